@@ -1,0 +1,38 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let package = Package(
+    name: "screentime",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "screentimed", targets: ["screentimed"]),
+        .executable(name: "stctl", targets: ["stctl"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/LebJe/TOMLKit", exact: "0.6.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        // The engine: events in, effects out. Pure; Foundation at most.
+        .target(name: "ScreenTimeCore"),
+        // The policy file: TOML text into the engine's validated Policy, with file:line errors.
+        .target(name: "ScreenTimePolicy", dependencies: [
+            "ScreenTimeCore",
+            .product(name: "TOMLKit", package: "TOMLKit"),
+        ]),
+        .executableTarget(name: "screentimed", dependencies: [
+            "ScreenTimeCore", "ScreenTimePolicy",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        .executableTarget(name: "stctl", dependencies: [
+            "ScreenTimeCore", "ScreenTimePolicy",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        // `make bench`: replay throughput on a generated week of events.
+        .executableTarget(name: "ReplayBenchmark", dependencies: ["ScreenTimeCore", "ScreenTimePolicy"]),
+        .testTarget(name: "ScreenTimeCoreTests", dependencies: ["ScreenTimeCore", "ScreenTimePolicy"]),
+        .testTarget(name: "ScreenTimePolicyTests", dependencies: ["ScreenTimePolicy"],
+                    resources: [.copy("Malformed")]),
+        .testTarget(name: "EndToEndTests", dependencies: ["ScreenTimeCore"]),
+    ]
+)

@@ -1,0 +1,116 @@
+/// Which app a process or a focused window is, by the policy's rules: the first matching entry
+/// wins; a program that only *looks like* an entry (by name, comm, app id or title) is a game when
+/// it looks like a game, and an untrusted impostor when it looks like a learning app.
+public struct AppMatch: Hashable, Sendable {
+    /// Index into `policy.apps`.
+    public var entry: Int
+    /// Learning only: the identity is one the policy trusts (an `exe` or `flatpak` match, and an
+    /// exe the child cannot write). Always true for other categories.
+    public var trusted: Bool
+}
+
+struct Classifier {
+    private let apps: [AppEntry]
+    /// Lower-cased names a program of each entry goes by: the file names of its exe paths, its Flatpak id.
+    private let knownNames: [Set<String>]
+
+    init(apps: [AppEntry]) {
+        self.apps = apps
+        self.knownNames = apps.map { entry in
+            var names = Set(entry.exe.compactMap { $0.literalBaseName?.lowercased() })
+            if let f = entry.flatpak { names.insert(f.lowercased()) }
+            return names
+        }
+    }
+
+    /// The app a running process is, from its identity alone (no window).
+    func classify(process p: ProcessFacts) -> AppMatch? {
+        let exe = ExeFacts(p)
+        for (i, entry) in apps.enumerated() where entry.hasIdentity && !entry.hasWindowMatchers {
+            if identityMatches(entry, exe) { return AppMatch(entry: i, trusted: isTrusted(entry, exe)) }
+        }
+        return lookAlike(exe: exe, window: nil)
+    }
+
+    /// The app a focused window is: entries with window matchers count here too.
+    func classify(window w: FocusedWindow, process p: ProcessFacts?) -> AppMatch? {
+        let exe = p.map(ExeFacts.init)
+        for (i, entry) in apps.enumerated() {
+            if entry.hasIdentity {
+                guard let exe, identityMatches(entry, exe) else { continue }
+            }
+            if let id = entry.appID {
+                guard let got = w.appID, got.equalsIgnoringCase(id) else { continue }
+            }
+            if let title = entry.title {
+                guard let got = w.title, title.matches(got) else { continue }
+            }
+            guard entry.hasIdentity || entry.hasWindowMatchers else { continue }
+            return AppMatch(entry: i, trusted: entry.category != .learning || (exe.map { isTrusted(entry, $0) } ?? false))
+        }
+        return lookAlike(exe: exe, window: w)
+    }
+
+    private func identityMatches(_ entry: AppEntry, _ exe: ExeFacts) -> Bool {
+        if let f = entry.flatpak, exe.flatpak == f { return true }
+        return entry.exe.contains { $0.matches(exe.path) }
+    }
+
+    /// Learning credit needs an identity the policy names and a binary the child cannot replace.
+    private func isTrusted(_ entry: AppEntry, _ exe: ExeFacts) -> Bool {
+        guard entry.category == .learning else { return true }
+        return entry.hasIdentity && identityMatches(entry, exe) && !exe.writable
+    }
+
+    private func lookAlike(exe: ExeFacts?, window: FocusedWindow?) -> AppMatch? {
+        var names: [String] = []
+        if let exe { names += exe.names }
+        if let id = window?.appID { names.append(id.lowercased()) }
+        let title = window?.title?.lowercased()
+        guard !names.isEmpty || title != nil else { return nil }
+        for (i, entry) in apps.enumerated() where entry.category != .neutral {
+            let known = knownNames[i]
+            let byName = names.contains { n in known.contains(n) || (n.count == 15 && known.contains { $0.hasPrefix(n) }) }
+            // A title that names a learning app is a claim; for games it is not enough (a web page about a game is not the game).
+            let byTitle = entry.category == .learning && title == entry.name.lowercased()
+            if byName || byTitle {
+                return AppMatch(entry: i, trusted: entry.category != .learning)
+            }
+        }
+        return nil
+    }
+}
+
+extension String {
+    func equalsIgnoringCase(_ other: String) -> Bool { lowercased() == other.lowercased() }
+}
+
+/// What of a process bears on its identity.
+struct ExeFacts {
+    var path: String
+    var flatpak: String?
+    var writable: Bool
+    /// Lower-cased names it goes by: exe file name, comm, argv[0]'s file name.
+    var names: [String]
+
+    init(_ p: ProcessFacts) {
+        var path = p.exe
+        if path.hasSuffix(" (deleted)") { path.removeLast(10) }
+        self.path = path
+        self.flatpak = p.flatpak
+        self.writable = p.exeWritable ?? ExeFacts.inChildWritablePlace(path)
+        var names: [String] = []
+        if let base = path.split(separator: "/").last { names.append(base.lowercased()) }
+        if let c = p.comm, !c.isEmpty { names.append(c.lowercased()) }
+        if let a0 = p.cmdline?.first, let base = a0.split(separator: "/").last { names.append(base.lowercased()) }
+        self.names = names
+    }
+
+    /// When the sampler did not say, these places count as writable by the child (policy spec).
+    static func inChildWritablePlace(_ path: String) -> Bool {
+        for prefix in ["/home/", "/tmp/", "/var/tmp/", "/dev/shm/", "/run/user/", "/root/"] where path.hasPrefix(prefix) {
+            return true
+        }
+        return false
+    }
+}

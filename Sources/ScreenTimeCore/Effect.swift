@@ -1,0 +1,64 @@
+/// What the engine tells the shell to do. The shell persists, notifies, signals and replies; it
+/// decides nothing.
+public enum Effect: Sendable, Equatable {
+    case sessionClosed(SessionRecord)
+    case ledger(LedgerEntry)
+    case warn(Warning)
+    case stop(StopOrder)
+    /// Pause mode: time is available again, let the paused process run.
+    case resume(pid: Int32, at: Microseconds)
+    /// A parent's request the engine refused; nothing changed.
+    case refused(Refusal)
+}
+
+public struct Warning: Sendable, Equatable {
+    public var at: Microseconds
+    public var remaining: Microseconds
+    /// What will stop the games when it runs out.
+    public var limit: Reason
+}
+
+public struct StopOrder: Sendable, Equatable {
+    public var at: Microseconds
+    public var pid: Int32
+    public var app: String
+    public var reason: Reason
+    public var action: Policy.StopAction
+    /// How many times this process has been told before (0: the first time).
+    public var repeatCount: Int
+}
+
+public struct Refusal: Sendable, Equatable {
+    public var at: Microseconds
+    public var request: String
+    public var reason: String
+}
+
+/// One usage session of a learning or reward app, judged.
+public struct SessionRecord: Sendable, Equatable {
+    public enum Verdict: String, Sendable { case credited, partial, rejected }
+
+    public var app: String
+    public var category: AppCategory
+    public var pid: Int32
+    /// Trusted wall times (µs since the epoch).
+    public var start: Microseconds
+    public var end: Microseconds
+    public var seconds: Microseconds
+    public var creditedSeconds: Microseconds
+    public var points: Int64
+    public var verdict: Verdict
+    /// Why time was not credited, in the order the rules ran, with how much each took.
+    public var refused: [(reason: Reason, seconds: Microseconds)]
+    /// Noticed but not held against the child (lenient periodic input).
+    public var flags: [Reason]
+
+    public var reasons: [Reason] { refused.map(\.reason) }
+
+    public static func == (a: SessionRecord, b: SessionRecord) -> Bool {
+        a.app == b.app && a.category == b.category && a.pid == b.pid && a.start == b.start && a.end == b.end
+            && a.seconds == b.seconds && a.creditedSeconds == b.creditedSeconds && a.points == b.points
+            && a.verdict == b.verdict && a.reasons == b.reasons && a.refused.map(\.seconds) == b.refused.map(\.seconds)
+            && a.flags == b.flags
+    }
+}

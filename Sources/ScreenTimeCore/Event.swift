@@ -1,0 +1,86 @@
+/// One observed fact, the vocabulary of `spec/replay.md`. The daemon's event log and
+/// `screentimed replay` both speak it; the engine knows nothing it was not told in one.
+public struct Event: Sendable, Equatable {
+    /// The wall clock as the machine showed it.
+    public var at: WallTime
+    /// Monotonic time, when the log has it. Durations come from it alone.
+    public var mono: Microseconds?
+    public var kind: Kind
+
+    public init(at: WallTime, mono: Microseconds? = nil, _ kind: Kind) {
+        self.at = at
+        self.mono = mono
+        self.kind = kind
+    }
+
+    public enum Kind: Sendable, Equatable {
+        case processStarted(ProcessFacts)
+        case processExited(pid: Int32)
+        case processCPU(pid: Int32, cpuMillis: Int64)
+        case focusChanged(FocusedWindow)
+        case input(count: Int64)
+        case idleChanged(idle: Bool, since: WallTime?)
+        case lockChanged(locked: Bool)
+        case redeem(minutes: Int64, by: String?)
+        case adjust(points: Int64, reason: String)
+        case tick
+    }
+
+    /// The `event` field's value for each kind.
+    public var name: String {
+        switch kind {
+        case .processStarted: return "process_started"
+        case .processExited: return "process_exited"
+        case .processCPU: return "process_cpu"
+        case .focusChanged: return "focus_changed"
+        case .input: return "input"
+        case .idleChanged: return "idle_changed"
+        case .lockChanged: return "lock_changed"
+        case .redeem: return "redeem"
+        case .adjust: return "adjust"
+        case .tick: return "tick"
+        }
+    }
+}
+
+/// What the sampler saw of one process. Only `exe` (and the Flatpak id) identify it; the rest are
+/// hints a child can choose freely.
+public struct ProcessFacts: Sendable, Equatable {
+    public var pid: Int32
+    /// The realpath of `/proc/PID/exe`; a deleted binary ends in ` (deleted)`.
+    public var exe: String
+    public var startTicks: Int64?
+    public var uid: UInt32?
+    public var comm: String?
+    public var cmdline: [String]?
+    public var cgroup: String?
+    public var flatpak: String?
+    /// The child can write the exe or its folder; nil when the sampler did not say.
+    public var exeWritable: Bool?
+
+    public init(pid: Int32, exe: String, startTicks: Int64? = nil, uid: UInt32? = nil, comm: String? = nil,
+                cmdline: [String]? = nil, cgroup: String? = nil, flatpak: String? = nil, exeWritable: Bool? = nil) {
+        self.pid = pid
+        self.exe = exe
+        self.startTicks = startTicks
+        self.uid = uid
+        self.comm = comm
+        self.cmdline = cmdline
+        self.cgroup = cgroup
+        self.flatpak = flatpak
+        self.exeWritable = exeWritable
+    }
+}
+
+/// The focused window as a desktop hook described it. `pid` nil: nothing is focused.
+public struct FocusedWindow: Sendable, Equatable {
+    public var pid: Int32?
+    public var appID: String?
+    public var title: String?
+
+    public init(pid: Int32?, appID: String? = nil, title: String? = nil) {
+        self.pid = pid
+        self.appID = appID
+        self.title = title
+    }
+}

@@ -1,0 +1,235 @@
+/// Reading and writing the event log's lines (`spec/replay.md`): one JSON object per line.
+/// Unknown fields are ignored; an unknown `event` is refused.
+public enum EventLog {
+    public struct LineError: Error, Equatable, Sendable {
+        public var reason: String
+    }
+
+    public static func decode(line: String) throws(LineError) -> Event {
+        var s = line
+        var result: Result<Event, LineError> = .failure(LineError(reason: ""))
+        s.withUTF8 { buf in
+            do throws(LineError) { result = .success(try decode(bytes: buf)) } catch { result = .failure(error) }
+        }
+        return try result.get()
+    }
+
+    public static func decode(bytes: UnsafeBufferPointer<UInt8>) throws(LineError) -> Event {
+        let value: JSONValue
+        do { value = try JSONLineReader.parse(bytes) } catch { throw LineError(reason: error.message) }
+        guard case .object(let fields) = value else {
+            throw LineError(reason: "an event must be a JSON object, not \(value.typeName)")
+        }
+        return try decode(Fields(fields))
+    }
+
+    static func decode(_ f: Fields) throws(LineError) -> Event {
+        let name = try f.string("event")
+        let atText = try f.string("at")
+        guard let at = RFC3339.parse(atText) else {
+            throw LineError(reason: "'at' is not an RFC 3339 time with offset: \"\(atText)\"")
+        }
+        var mono: Microseconds? = nil
+        if let m = f.value("mono"), m != .null {
+            guard case .number(let n) = m, let micros = n.micros, micros >= 0 else {
+                throw LineError(reason: "'mono' must be a non-negative number of seconds")
+            }
+            mono = micros
+        }
+        let kind: Event.Kind
+        switch name {
+        case "process_started":
+            let exe = try f.string("exe")
+            guard !exe.isEmpty else { throw LineError(reason: "'exe' must not be empty") }
+            kind = .processStarted(ProcessFacts(
+                pid: try f.pid("pid"), exe: exe, startTicks: try f.optionalInt("start_ticks"),
+                uid: try f.optionalInt("uid").map { UInt32(clamping: $0) }, comm: try f.optionalString("comm"),
+                cmdline: try f.optionalStrings("cmdline"), cgroup: try f.optionalString("cgroup"),
+                flatpak: try f.optionalString("flatpak"), exeWritable: try f.optionalBool("exe_writable")))
+        case "process_exited":
+            kind = .processExited(pid: try f.pid("pid"))
+        case "process_cpu":
+            let ms = try f.int("cpu_ms")
+            guard ms >= 0 else { throw LineError(reason: "'cpu_ms' must not be negative") }
+            kind = .processCPU(pid: try f.pid("pid"), cpuMillis: ms)
+        case "focus_changed":
+            guard f.value("pid") != nil else { throw LineError(reason: "missing field 'pid' (a number, or null for nothing focused)") }
+            let pid: Int32? = f.value("pid") == .null ? nil : try f.pid("pid")
+            kind = .focusChanged(FocusedWindow(pid: pid, appID: try f.optionalString("app_id"), title: try f.optionalString("title")))
+        case "input":
+            let count = try f.optionalInt("count") ?? 1
+            guard count >= 0 else { throw LineError(reason: "'count' must not be negative") }
+            kind = .input(count: count)
+        case "idle_changed":
+            var since: WallTime? = nil
+            if let s = try f.optionalString("since") {
+                guard let w = RFC3339.parse(s) else { throw LineError(reason: "'since' is not an RFC 3339 time with offset: \"\(s)\"") }
+                since = w
+            }
+            kind = .idleChanged(idle: try f.bool("idle"), since: since)
+        case "lock_changed":
+            kind = .lockChanged(locked: try f.bool("locked"))
+        case "redeem":
+            let minutes = try f.int("minutes")
+            guard minutes > 0, minutes <= 100_000 else { throw LineError(reason: "'minutes' must be a whole number from 1 to 100000") }
+            kind = .redeem(minutes: minutes, by: try f.optionalString("by"))
+        case "adjust":
+            let points = try f.int("points")
+            guard points != 0, abs(points) <= 1_000_000_000 else { throw LineError(reason: "'points' must be a non-zero whole number") }
+            kind = .adjust(points: points, reason: try f.string("reason"))
+        case "tick":
+            kind = .tick
+        default:
+            throw LineError(reason: "unknown event '\(name)'" + suggestion(for: name, among: knownEvents))
+        }
+        return Event(at: at, mono: mono, kind)
+    }
+
+    public static let knownEvents = ["process_started", "process_exited", "process_cpu", "focus_changed", "input",
+                                     "idle_changed", "lock_changed", "redeem", "adjust", "tick"]
+
+    /// One line of the log for an event, with `at` as it was observed.
+    public static func encode(_ e: Event) -> String {
+        var w = JSONWriter()
+        w.beginObject()
+        w.key("at"); w.string(RFC3339.format(micros: e.at.micros, utcOffsetSeconds: e.at.utcOffsetSeconds))
+        if let m = e.mono { w.key("mono"); w.micros(m) }
+        w.key("event"); w.string(e.name)
+        switch e.kind {
+        case .processStarted(let p):
+            w.key("pid"); w.int(Int64(p.pid))
+            w.key("exe"); w.string(p.exe)
+            if let v = p.startTicks { w.key("start_ticks"); w.int(v) }
+            if let v = p.uid { w.key("uid"); w.int(Int64(v)) }
+            if let v = p.comm { w.key("comm"); w.string(v) }
+            if let v = p.cmdline { w.key("cmdline"); w.beginArray(); for a in v { w.string(a) }; w.endArray() }
+            if let v = p.cgroup { w.key("cgroup"); w.string(v) }
+            if let v = p.flatpak { w.key("flatpak"); w.string(v) }
+            if let v = p.exeWritable { w.key("exe_writable"); w.bool(v) }
+        case .processExited(let pid):
+            w.key("pid"); w.int(Int64(pid))
+        case .processCPU(let pid, let ms):
+            w.key("pid"); w.int(Int64(pid)); w.key("cpu_ms"); w.int(ms)
+        case .focusChanged(let f):
+            w.key("pid"); if let p = f.pid { w.int(Int64(p)) } else { w.null() }
+            if let v = f.appID { w.key("app_id"); w.string(v) }
+            if let v = f.title { w.key("title"); w.string(v) }
+        case .input(let count):
+            w.key("count"); w.int(count)
+        case .idleChanged(let idle, let since):
+            w.key("idle"); w.bool(idle)
+            if let s = since { w.key("since"); w.string(RFC3339.format(micros: s.micros, utcOffsetSeconds: s.utcOffsetSeconds)) }
+        case .lockChanged(let locked):
+            w.key("locked"); w.bool(locked)
+        case .redeem(let minutes, let by):
+            w.key("minutes"); w.int(minutes)
+            if let b = by { w.key("by"); w.string(b) }
+        case .adjust(let points, let reason):
+            w.key("points"); w.int(points); w.key("reason"); w.string(reason)
+        case .tick:
+            break
+        }
+        w.endObject()
+        return w.output
+    }
+}
+
+/// Typed access to an event's fields, with errors that name the field and what it must be.
+struct Fields {
+    let fields: [(String, JSONValue)]
+    init(_ fields: [(String, JSONValue)]) { self.fields = fields }
+
+    func value(_ key: String) -> JSONValue? {
+        for (k, v) in fields where k == key { return v }
+        return nil
+    }
+
+    private func required(_ key: String, _ what: String) throws(EventLog.LineError) -> JSONValue {
+        guard let v = value(key) else { throw EventLog.LineError(reason: "missing field '\(key)' (\(what))") }
+        return v
+    }
+
+    private func wrongType(_ key: String, _ what: String, _ v: JSONValue) -> EventLog.LineError {
+        EventLog.LineError(reason: "'\(key)' must be \(what), not \(v.typeName)")
+    }
+
+    func string(_ key: String) throws(EventLog.LineError) -> String {
+        let v = try required(key, "a string")
+        guard case .string(let s) = v else { throw wrongType(key, "a string", v) }
+        return s
+    }
+
+    func optionalString(_ key: String) throws(EventLog.LineError) -> String? {
+        guard let v = value(key), v != .null else { return nil }
+        guard case .string(let s) = v else { throw wrongType(key, "a string", v) }
+        return s
+    }
+
+    func int(_ key: String) throws(EventLog.LineError) -> Int64 {
+        let v = try required(key, "a whole number")
+        guard case .number(let n) = v, let i = n.int64 else { throw wrongType(key, "a whole number", v) }
+        return i
+    }
+
+    func optionalInt(_ key: String) throws(EventLog.LineError) -> Int64? {
+        guard let v = value(key), v != .null else { return nil }
+        guard case .number(let n) = v, let i = n.int64 else { throw wrongType(key, "a whole number", v) }
+        return i
+    }
+
+    func pid(_ key: String) throws(EventLog.LineError) -> Int32 {
+        let i = try int(key)
+        guard i > 0, i <= Int64(Int32.max) else { throw EventLog.LineError(reason: "'\(key)' must be a process id (a positive whole number)") }
+        return Int32(i)
+    }
+
+    func bool(_ key: String) throws(EventLog.LineError) -> Bool {
+        let v = try required(key, "true or false")
+        guard case .bool(let b) = v else { throw wrongType(key, "true or false", v) }
+        return b
+    }
+
+    func optionalBool(_ key: String) throws(EventLog.LineError) -> Bool? {
+        guard let v = value(key), v != .null else { return nil }
+        guard case .bool(let b) = v else { throw wrongType(key, "true or false", v) }
+        return b
+    }
+
+    func optionalStrings(_ key: String) throws(EventLog.LineError) -> [String]? {
+        guard let v = value(key), v != .null else { return nil }
+        guard case .array(let items) = v else { throw wrongType(key, "an array of strings", v) }
+        var out: [String] = []
+        out.reserveCapacity(items.count)
+        for item in items {
+            guard case .string(let s) = item else { throw wrongType(key, "an array of strings", v) }
+            out.append(s)
+        }
+        return out
+    }
+}
+
+/// ` (did you mean 'x'?)` when a close word exists, else nothing.
+public func suggestion(for word: String, among candidates: [String]) -> String {
+    var best: (String, Int)? = nil
+    for c in candidates {
+        let d = editDistance(word.lowercased(), c.lowercased())
+        if d <= max(2, c.count / 3), best == nil || d < best!.1 { best = (c, d) }
+    }
+    return best.map { " (did you mean '\($0.0)'?)" } ?? ""
+}
+
+func editDistance(_ a: String, _ b: String) -> Int {
+    let a = Array(a.unicodeScalars), b = Array(b.unicodeScalars)
+    if a.isEmpty { return b.count }
+    if b.isEmpty { return a.count }
+    var prev = Array(0...b.count)
+    var cur = [Int](repeating: 0, count: b.count + 1)
+    for i in 1...a.count {
+        cur[0] = i
+        for j in 1...b.count {
+            cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+        }
+        swap(&prev, &cur)
+    }
+    return prev[b.count]
+}

@@ -1,0 +1,266 @@
+import Foundation
+
+/// A parent's rules, validated (`spec/policy.md`). Built from TOML by `ScreenTimePolicy`; the
+/// engine reads nothing else.
+public struct Policy: Sendable {
+    public var timeZone: TimeZone
+    public var points: Points
+    public var rewards: Rewards
+    public var validation: Validation
+    public var enforcement: Enforcement
+    public var parents: Parents
+    public var apps: [AppEntry]
+
+    public init(timeZone: TimeZone, points: Points, rewards: Rewards, validation: Validation,
+                enforcement: Enforcement, parents: Parents, apps: [AppEntry]) {
+        self.timeZone = timeZone
+        self.points = points
+        self.rewards = rewards
+        self.validation = validation
+        self.enforcement = enforcement
+        self.parents = parents
+        self.apps = apps
+    }
+
+    public struct Points: Sendable, Equatable {
+        public var learningPerHour: Int64
+        public var perRewardMinute: Int64
+        public var dailyLearningCap: Microseconds
+        public init(learningPerHour: Int64, perRewardMinute: Int64, dailyLearningCap: Microseconds) {
+            self.learningPerHour = learningPerHour
+            self.perRewardMinute = perRewardMinute
+            self.dailyLearningCap = dailyLearningCap
+        }
+    }
+
+    public enum CountsWhile: String, Sendable { case running, focused }
+
+    public struct Rewards: Sendable, Equatable {
+        public var dailyLimit: Microseconds?
+        public var weeklyLimit: Microseconds?
+        /// Nil: any hour. Sorted, not overlapping.
+        public var allowedHours: [HourWindow]?
+        public var redemptionExpiresAfter: Microseconds?
+        public var countsWhile: CountsWhile
+        public init(dailyLimit: Microseconds?, weeklyLimit: Microseconds?, allowedHours: [HourWindow]?,
+                    redemptionExpiresAfter: Microseconds?, countsWhile: CountsWhile) {
+            self.dailyLimit = dailyLimit
+            self.weeklyLimit = weeklyLimit
+            self.allowedHours = allowedHours
+            self.redemptionExpiresAfter = redemptionExpiresAfter
+            self.countsWhile = countsWhile
+        }
+    }
+
+    public enum Strictness: String, Sendable, CaseIterable { case lenient, moderate, strict }
+
+    /// What the periodic-input rule does when input looks machine-made.
+    public enum PeriodicInputAction: Sendable { case flagOnly, refuseTime, refuseSession }
+
+    public struct Validation: Sendable, Equatable {
+        public var strictness: Strictness
+        public var idleAfter: Microseconds
+        public var minSession: Microseconds
+        public var minFocusDwell: Microseconds
+        /// Learning is credited only with a focus hook (moderate, strict); lenient accepts CPU activity.
+        public var learningNeedsFocusHook: Bool
+        /// Input intervals with a coefficient of variation below this are machine-like.
+        public var periodicInputVariation: Double
+        public var periodicInputAction: PeriodicInputAction
+
+        public init(strictness: Strictness, idleAfter: Microseconds? = nil, minSession: Microseconds? = nil,
+                    minFocusDwell: Microseconds? = nil) {
+            self.strictness = strictness
+            let d = Validation.defaults(strictness)
+            self.idleAfter = idleAfter ?? d.idleAfter
+            self.minSession = minSession ?? d.minSession
+            self.minFocusDwell = minFocusDwell ?? d.minFocusDwell
+            self.learningNeedsFocusHook = strictness != .lenient
+            switch strictness {
+            case .lenient: periodicInputVariation = 0.05; periodicInputAction = .flagOnly
+            case .moderate: periodicInputVariation = 0.10; periodicInputAction = .refuseTime
+            case .strict: periodicInputVariation = 0.15; periodicInputAction = .refuseSession
+            }
+        }
+
+        /// The strictness table of the policy spec.
+        public static func defaults(_ s: Strictness) -> (idleAfter: Microseconds, minSession: Microseconds,
+                                                          minFocusDwell: Microseconds, dailyLearningCap: Microseconds,
+                                                          countsWhile: CountsWhile) {
+            switch s {
+            case .lenient: return (Seconds.of(minutes: 5), Seconds.of(minutes: 5), Seconds.of(10), Seconds.of(minutes: 180), .focused)
+            case .moderate: return (Seconds.of(minutes: 3), Seconds.of(minutes: 10), Seconds.of(30), Seconds.of(minutes: 120), .running)
+            case .strict: return (Seconds.of(minutes: 2), Seconds.of(minutes: 15), Seconds.of(60), Seconds.of(minutes: 90), .running)
+            }
+        }
+    }
+
+    public enum StopAction: String, Sendable { case terminate, pause }
+
+    public struct Enforcement: Sendable, Equatable {
+        /// Largest first.
+        public var warnBefore: [Microseconds]
+        public var action: StopAction
+        public var grace: Microseconds
+        public init(warnBefore: [Microseconds], action: StopAction, grace: Microseconds) {
+            self.warnBefore = warnBefore.sorted(by: >)
+            self.action = action
+            self.grace = grace
+        }
+    }
+
+    public struct Parents: Sendable, Equatable {
+        public var users: [String]
+        public var passphraseHash: String?
+        public init(users: [String], passphraseHash: String?) {
+            self.users = users
+            self.passphraseHash = passphraseHash
+        }
+    }
+}
+
+/// `"14:00-20:00"`: minutes after local midnight; `end` may be 1440 ("24:00").
+public struct HourWindow: Sendable, Equatable {
+    public var startMinute: Int
+    public var endMinute: Int
+    public init(startMinute: Int, endMinute: Int) {
+        self.startMinute = startMinute
+        self.endMinute = endMinute
+    }
+
+    public static func parse(_ text: String) -> HourWindow? {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 2, let a = minute(of: parts[0]), let b = minute(of: parts[1]), a < b, a < 1440 else { return nil }
+        return HourWindow(startMinute: a, endMinute: b)
+    }
+
+    static func minute(of s: Substring) -> Int? {
+        let p = s.split(separator: ":", omittingEmptySubsequences: false)
+        guard p.count == 2, p[0].count == 2, p[1].count == 2,
+              let h = Int(p[0]), let m = Int(p[1]), h >= 0, m >= 0, m < 60 else { return nil }
+        if h == 24 && m == 0 { return 1440 }
+        guard h < 24 else { return nil }
+        return h * 60 + m
+    }
+
+    public var text: String {
+        func hm(_ v: Int) -> String { RFC3339.pad(Int64(v / 60), 2) + ":" + RFC3339.pad(Int64(v % 60), 2) }
+        return hm(startMinute) + "-" + hm(endMinute)
+    }
+}
+
+public enum AppCategory: String, Sendable, CaseIterable { case learning, reward, neutral, blocked }
+
+/// One `[[apps]]` entry. `exe` and `flatpak` identify a process; `app_id` and `title` describe
+/// the focused window.
+public struct AppEntry: Sendable {
+    public var name: String
+    public var category: AppCategory
+    public var pointsPerHour: Int64?
+    public var exe: [ExePattern]
+    public var flatpak: String?
+    public var appID: String?
+    public var title: TitlePattern?
+
+    public init(name: String, category: AppCategory, pointsPerHour: Int64? = nil, exe: [ExePattern] = [],
+                flatpak: String? = nil, appID: String? = nil, title: TitlePattern? = nil) {
+        self.name = name
+        self.category = category
+        self.pointsPerHour = pointsPerHour
+        self.exe = exe
+        self.flatpak = flatpak
+        self.appID = appID
+        self.title = title
+    }
+
+    /// The entry says which program it is (by exe or Flatpak id), not only how its window looks.
+    public var hasIdentity: Bool { !exe.isEmpty || flatpak != nil }
+    public var hasWindowMatchers: Bool { appID != nil || title != nil }
+}
+
+/// A realpath pattern: `*` (not `/`), `**` (anything), `?`, `[...]`.
+public struct ExePattern: Sendable, Equatable {
+    public let text: String
+    private let bytes: [UInt8]
+    private let hasWildcards: Bool
+
+    public init(_ text: String) {
+        self.text = text
+        self.bytes = Array(text.utf8)
+        self.hasWildcards = text.contains { "*?[".contains($0) }
+    }
+
+    /// The program's file name when it is written out, e.g. `gcompris-qt` for `/usr/bin/gcompris-qt`.
+    public var literalBaseName: String? {
+        guard let base = text.split(separator: "/").last, !base.contains(where: { "*?[".contains($0) }) else { return nil }
+        return String(base)
+    }
+
+    public func matches(_ path: String) -> Bool {
+        if !hasWildcards { return path == text }
+        return Glob.match(pattern: bytes[...], path: Array(path.utf8)[...])
+    }
+}
+
+enum Glob {
+    static func match(pattern p: ArraySlice<UInt8>, path s: ArraySlice<UInt8>) -> Bool {
+        var p = p, s = s
+        while let c = p.first {
+            switch c {
+            case UInt8(ascii: "*"):
+                let doubleStar = p.dropFirst().first == UInt8(ascii: "*")
+                let rest = p.dropFirst(doubleStar ? 2 : 1)
+                var tail = s
+                while true {
+                    if match(pattern: rest, path: tail) { return true }
+                    guard let h = tail.first, doubleStar || h != UInt8(ascii: "/") else { return false }
+                    tail = tail.dropFirst()
+                }
+            case UInt8(ascii: "?"):
+                guard let h = s.first, h != UInt8(ascii: "/") else { return false }
+                p = p.dropFirst(); s = s.dropFirst()
+            case UInt8(ascii: "["):
+                guard let h = s.first, let close = p.dropFirst(2).firstIndex(of: UInt8(ascii: "]")) else { return false }
+                var set = p[(p.startIndex + 1)..<close]
+                let negate = set.first == UInt8(ascii: "!") || set.first == UInt8(ascii: "^")
+                if negate { set = set.dropFirst() }
+                var found = false
+                var k = set.startIndex
+                while k < set.endIndex {
+                    if k + 2 < set.endIndex, set[k + 1] == UInt8(ascii: "-") {
+                        if set[k] <= h && h <= set[k + 2] { found = true }
+                        k += 3
+                    } else {
+                        if set[k] == h { found = true }
+                        k += 1
+                    }
+                }
+                guard found != negate else { return false }
+                p = p[(close + 1)...]; s = s.dropFirst()
+            default:
+                guard s.first == c else { return false }
+                p = p.dropFirst(); s = s.dropFirst()
+            }
+        }
+        return s.isEmpty
+    }
+}
+
+/// A regular expression on window titles. Compiled once when the policy is loaded.
+public struct TitlePattern: @unchecked Sendable {
+    // NSRegularExpression is immutable and documented as safe to share between threads.
+    private let regex: NSRegularExpression
+    public let text: String
+
+    public init(_ text: String) throws {
+        var pattern = text
+        var options: NSRegularExpression.Options = []
+        if pattern.hasPrefix("(?i)") { pattern.removeFirst(4); options.insert(.caseInsensitive) }
+        self.regex = try NSRegularExpression(pattern: pattern, options: options)
+        self.text = text
+    }
+
+    public func matches(_ title: String) -> Bool {
+        regex.firstMatch(in: title, range: NSRange(title.startIndex..., in: title)) != nil
+    }
+}

@@ -1,0 +1,21 @@
+/// Why time was not credited, or why an app was stopped (`spec/replay.md`, reason codes).
+public enum Reason: String, Sendable, CaseIterable, Hashable {
+    // Learning time not credited.
+    case idle, locked, unfocused
+    case tooShort = "too_short"
+    case dailyCap = "daily_cap"
+    case untrustedExe = "untrusted_exe"
+    case concurrentReward = "concurrent_reward"
+    case periodicInput = "periodic_input"
+    case clockJump = "clock_jump"
+    case focusFlicker = "focus_flicker"
+    /// Added by screentime: the learning app ran, but no desktop hook reported focus, and the
+    /// policy's strictness needs one.
+    case noFocusHook = "no_focus_hook"
+    // Stops.
+    case noRewardTime = "no_reward_time"
+    case dailyLimit = "daily_limit"
+    case weeklyLimit = "weekly_limit"
+    case outsideHours = "outside_hours"
+    case blocked
+}

@@ -1,0 +1,130 @@
+/// The result of a replay (`spec/replay.md`): sessions, ledger, reward figures and actions,
+/// gathered from the engine's effects.
+public struct ReplayResult: Sendable {
+    public var sessions: [SessionRecord] = []
+    public var ledger: [LedgerEntry] = []
+    public var actions: [Effect] = []
+    public var refusals: [Refusal] = []
+    public var balance: Int64 = 0
+    public var reward = Engine.RewardFigures(granted: 0, used: 0, remaining: 0, expired: 0, usedToday: 0, availableNow: 0)
+
+    public init() {}
+
+    public mutating func collect(_ effects: [Effect]) {
+        for e in effects {
+            switch e {
+            case .sessionClosed(let s): sessions.append(s)
+            case .ledger(let l): ledger.append(l)
+            case .warn, .stop, .resume: actions.append(e)
+            case .refused(let r): refusals.append(r)
+            }
+        }
+    }
+
+    /// Runs a whole timeline through a fresh engine.
+    public static func replay(_ events: [Event], policy: Policy) -> ReplayResult {
+        var engine = Engine(policy: policy)
+        var effects: [Effect] = []
+        for e in events { engine.apply(e, into: &effects) }
+        engine.finish(into: &effects)
+        var result = ReplayResult()
+        result.collect(effects)
+        result.finish(engine)
+        return result
+    }
+
+    public mutating func finish(_ engine: Engine) {
+        balance = engine.ledger.balance
+        reward = engine.reward
+        sessions.sort { ($0.start, $0.end) < ($1.start, $1.end) }
+    }
+
+    /// The result as one JSON object; times in the policy's zone.
+    public func json(offset: (Microseconds) -> Int32) -> String {
+        var w = JSONWriter()
+        func time(_ key: String, _ v: Microseconds) {
+            w.key(key)
+            w.string(RFC3339.format(micros: v, utcOffsetSeconds: offset(v)))
+        }
+        w.beginObject()
+        w.key("balance"); w.int(balance)
+        w.key("sessions"); w.beginArray()
+        for s in sessions {
+            w.beginObject()
+            w.key("app"); w.string(s.app)
+            w.key("category"); w.string(s.category.rawValue)
+            w.key("pid"); w.int(Int64(s.pid))
+            time("start", s.start)
+            time("end", s.end)
+            w.key("seconds"); w.micros(s.seconds)
+            w.key("credited_seconds"); w.micros(s.creditedSeconds)
+            w.key("points"); w.int(s.points)
+            w.key("verdict"); w.string(s.verdict.rawValue)
+            w.key("reasons"); w.beginArray(); for r in s.refused { w.string(r.reason.rawValue) }; w.endArray()
+            w.key("refused_seconds"); w.beginObject()
+            for r in s.refused { w.key(r.reason.rawValue); w.micros(r.seconds) }
+            w.endObject()
+            if !s.flags.isEmpty { w.key("flags"); w.beginArray(); for f in s.flags { w.string(f.rawValue) }; w.endArray() }
+            w.endObject()
+        }
+        w.endArray()
+        w.key("ledger"); w.beginArray()
+        for e in ledger {
+            w.beginObject()
+            time("at", e.at)
+            w.key("kind"); w.string(e.kind.rawValue)
+            w.key("points"); w.int(e.points)
+            w.key("balance_after"); w.int(e.balanceAfter)
+            if let n = e.note {
+                w.key(e.kind == .earned ? "app" : e.kind == .redeemed ? "by" : "reason"); w.string(n)
+            }
+            if let r = e.rewardSeconds { w.key("reward_seconds"); w.micros(r) }
+            w.endObject()
+        }
+        w.endArray()
+        w.key("reward"); w.beginObject()
+        w.key("granted_seconds"); w.micros(reward.granted)
+        w.key("used_seconds"); w.micros(reward.used)
+        w.key("remaining_seconds"); w.micros(reward.remaining)
+        w.key("expired_seconds"); w.micros(reward.expired)
+        w.endObject()
+        w.key("actions"); w.beginArray()
+        for a in actions {
+            w.beginObject()
+            switch a {
+            case .warn(let warn):
+                time("at", warn.at)
+                w.key("action"); w.string("warn")
+                w.key("remaining_seconds"); w.micros(warn.remaining)
+                w.key("limit"); w.string(warn.limit.rawValue)
+            case .stop(let stop):
+                time("at", stop.at)
+                w.key("action"); w.string("stop")
+                w.key("pid"); w.int(Int64(stop.pid))
+                w.key("reason"); w.string(stop.reason.rawValue)
+                w.key("app"); w.string(stop.app)
+                w.key("mode"); w.string(stop.action.rawValue)
+                if stop.repeatCount > 0 { w.key("repeat"); w.int(Int64(stop.repeatCount)) }
+            case .resume(let pid, let at):
+                time("at", at)
+                w.key("action"); w.string("resume")
+                w.key("pid"); w.int(Int64(pid))
+            case .sessionClosed, .ledger, .refused:
+                break
+            }
+            w.endObject()
+        }
+        w.endArray()
+        w.key("refused"); w.beginArray()
+        for r in refusals {
+            w.beginObject()
+            time("at", r.at)
+            w.key("request"); w.string(r.request)
+            w.key("reason"); w.string(r.reason)
+            w.endObject()
+        }
+        w.endArray()
+        w.endObject()
+        return w.output
+    }
+}

@@ -1,0 +1,312 @@
+import Foundation
+import ScreenTimeCore
+
+/// A policy that cannot be used, with every problem found: `policy.toml:14: unknown key
+/// 'daily_limt' in [rewards] (did you mean 'daily_limit'?)`.
+public struct PolicyError: Error, CustomStringConvertible, Sendable {
+    public struct Problem: Sendable, Equatable {
+        public var line: Int
+        public var message: String
+    }
+
+    public var file: String
+    public var problems: [Problem]
+
+    public var description: String {
+        problems.map { "\(file):\($0.line): \($0.message)" }.joined(separator: "\n")
+    }
+}
+
+/// Reads a parent's policy file (`spec/policy.md`) into the engine's validated `Policy`.
+public enum PolicyLoader {
+    public static func load(path: String) throws(PolicyError) -> Policy {
+        let name = (path as NSString).lastPathComponent
+        guard let data = FileManager.default.contents(atPath: path) else {
+            let why = FileManager.default.fileExists(atPath: path) ? "cannot be read (check its permissions)" : "no such file"
+            throw PolicyError(file: path, problems: [.init(line: 0, message: why)])
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw PolicyError(file: name, problems: [.init(line: 1, message: "the file is not UTF-8 text")])
+        }
+        return try parse(text, file: path)
+    }
+
+    /// `systemZone`: the zone to use when the policy names none (the system's, never `TZ`).
+    public static func parse(_ text: String, file: String = "policy.toml",
+                             systemZone: @autoclosure () -> TimeZone = SystemTimeZone.current()) throws(PolicyError) -> Policy {
+        let root: TOMLNode
+        do { root = try TOMLDocument.parse(text) } catch {
+            throw PolicyError(file: file, problems: [.init(line: error.line, message: error.message)])
+        }
+        var reader = PolicyReader(lines: KeyLines(text))
+        let policy = reader.read(root, systemZone: systemZone)
+        guard let policy, reader.problems.isEmpty else {
+            throw PolicyError(file: file, problems: reader.problems.sorted { $0.line < $1.line })
+        }
+        return policy
+    }
+}
+
+/// The system's time zone: the `/etc/localtime` link, else `/etc/timezone`, else UTC.
+public enum SystemTimeZone {
+    public static func current() -> TimeZone {
+        if let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/etc/localtime"),
+           let r = target.range(of: "zoneinfo/"), let tz = TimeZone(identifier: String(target[r.upperBound...])) {
+            return tz
+        }
+        if let s = try? String(contentsOfFile: "/etc/timezone", encoding: .utf8),
+           let tz = TimeZone(identifier: s.trimmingCharacters(in: .whitespacesAndNewlines)) {
+            return tz
+        }
+        return TimeZone(identifier: "UTC")!
+    }
+}
+
+/// Walks the TOML tree, checking every key and value, and collects every problem with its line.
+struct PolicyReader {
+    let lines: KeyLines
+    private(set) var problems: [PolicyError.Problem] = []
+
+    init(lines: KeyLines) { self.lines = lines }
+
+    private mutating func problem(_ path: String, _ message: String) {
+        problems.append(.init(line: lines.line(of: path) ?? 1, message: message))
+    }
+
+    /// Checks a table's keys against the known ones; returns its entries by key.
+    private mutating func fields(_ node: TOMLNode, at path: String, known: [String], label: String) -> [String: TOMLNode] {
+        guard case .table(let entries) = node else {
+            problem(path, "'\(path)' must be a table, not \(node.typeName)")
+            return [:]
+        }
+        var out: [String: TOMLNode] = [:]
+        for (key, value) in entries {
+            if known.contains(key) {
+                out[key] = value
+            } else {
+                problem(join(path, key), "unknown key '\(key)'\(label)" + suggestion(for: key, among: known))
+            }
+        }
+        return out
+    }
+
+    private func join(_ path: String, _ key: String) -> String { path.isEmpty ? key : path + "." + key }
+
+    // MARK: Typed values
+
+    private mutating func string(_ f: [String: TOMLNode], _ key: String, _ path: String) -> String? {
+        guard let v = f[key] else { return nil }
+        guard case .string(let s) = v else { problem(join(path, key), "'\(key)' must be a string, not \(v.typeName)"); return nil }
+        return s
+    }
+
+    private mutating func integer(_ f: [String: TOMLNode], _ key: String, _ path: String, min: Int, max: Int = 1_000_000) -> Int64? {
+        guard let v = f[key] else { return nil }
+        guard case .integer(let i) = v else {
+            problem(join(path, key), "'\(key)' must be a whole number, not \(v.typeName)")
+            return nil
+        }
+        guard i >= min, i <= max else {
+            problem(join(path, key), "'\(key)' must be from \(min) to \(max), not \(i)")
+            return nil
+        }
+        return Int64(i)
+    }
+
+    /// A duration such as "90s", "10m", "2h", "7d".
+    private mutating func duration(_ f: [String: TOMLNode], _ key: String, _ path: String, allowZero: Bool = false) -> Microseconds? {
+        guard let v = f[key] else { return nil }
+        guard case .string(let s) = v else {
+            problem(join(path, key), "'\(key)' must be a duration in quotes such as \"10m\", not \(v.typeName)")
+            return nil
+        }
+        return durationValue(s, key: key, path: join(path, key), allowZero: allowZero)
+    }
+
+    private mutating func durationValue(_ s: String, key: String, path: String, allowZero: Bool) -> Microseconds? {
+        guard let d = DurationText.parse(s) else {
+            problem(path, "'\(key)' is not a duration: \"\(s)\" (write it like \"90s\", \"10m\", \"2h\" or \"7d\")")
+            return nil
+        }
+        guard d > 0 || allowZero else { problem(path, "'\(key)' must be longer than zero"); return nil }
+        return d
+    }
+
+    private mutating func stringList(_ f: [String: TOMLNode], _ key: String, _ path: String) -> [String]? {
+        guard let v = f[key] else { return nil }
+        if case .string(let s) = v { return [s] }
+        guard case .array(let items) = v else {
+            problem(join(path, key), "'\(key)' must be a list of strings, not \(v.typeName)")
+            return nil
+        }
+        var out: [String] = []
+        for item in items {
+            guard case .string(let s) = item else {
+                problem(join(path, key), "'\(key)' must be a list of strings, but holds \(item.typeName)")
+                return nil
+            }
+            out.append(s)
+        }
+        return out
+    }
+
+    private mutating func choice<T: RawRepresentable>(_ f: [String: TOMLNode], _ key: String, _ path: String, _ type: T.Type,
+                                                      options: [String]) -> T? where T.RawValue == String {
+        guard let s = string(f, key, path) else { return nil }
+        guard let v = T(rawValue: s) else {
+            problem(join(path, key), "'\(key)' must be one of \(options.joined(separator: ", ")), not \"\(s)\"" + suggestion(for: s, among: options))
+            return nil
+        }
+        return v
+    }
+
+    // MARK: The policy
+
+    mutating func read(_ root: TOMLNode, systemZone: () -> TimeZone) -> Policy? {
+        let top = fields(root, at: "", known: ["version", "timezone", "points", "rewards", "validation", "enforcement", "parents", "apps"], label: "")
+        if let v = top["version"] {
+            if case .integer(let n) = v, n == 1 {} else {
+                problem("version", "this screentime reads policy version 1; the file says version = \(v.typeNameOrValue)")
+            }
+        } else {
+            problems.append(.init(line: 1, message: "missing 'version = 1' at the top of the policy"))
+        }
+
+        var zone = TimeZone(identifier: "UTC")!
+        if let name = string(top, "timezone", "") {
+            if let tz = TimeZone(identifier: name), name.contains("/") || name == "UTC" || name == "GMT" {
+                zone = tz
+            } else {
+                problem("timezone", "unknown time zone \"\(name)\" (use a name from /usr/share/zoneinfo, such as \"Europe/Berlin\")")
+            }
+        } else {
+            zone = systemZone()
+        }
+
+        let validation = readValidation(top["validation"])
+        let defaults = Policy.Validation.defaults(validation.strictness)
+        let points = readPoints(top["points"], defaultCap: defaults.dailyLearningCap)
+        let rewards = readRewards(top["rewards"], defaultCountsWhile: defaults.countsWhile)
+        let enforcement = readEnforcement(top["enforcement"])
+        let parents = readParents(top["parents"])
+        let apps = readApps(top["apps"])
+
+        guard problems.isEmpty else { return nil }
+        return Policy(timeZone: zone, points: points, rewards: rewards, validation: validation,
+                      enforcement: enforcement, parents: parents, apps: apps)
+    }
+
+    private mutating func readPoints(_ node: TOMLNode?, defaultCap: Microseconds) -> Policy.Points {
+        let f = node.map { fields($0, at: "points", known: ["learning_per_hour", "per_reward_minute", "daily_learning_cap"], label: " in [points]") } ?? [:]
+        return Policy.Points(
+            learningPerHour: integer(f, "learning_per_hour", "points", min: 1) ?? 60,
+            perRewardMinute: integer(f, "per_reward_minute", "points", min: 1) ?? 2,
+            dailyLearningCap: duration(f, "daily_learning_cap", "points", allowZero: true) ?? defaultCap)
+    }
+
+    private mutating func readRewards(_ node: TOMLNode?, defaultCountsWhile: Policy.CountsWhile) -> Policy.Rewards {
+        let f = node.map { fields($0, at: "rewards", known: ["daily_limit", "weekly_limit", "allowed_hours", "redemption_expires_after", "counts_while"], label: " in [rewards]") } ?? [:]
+        var hours: [HourWindow]? = nil
+        if let texts = stringList(f, "allowed_hours", "rewards") {
+            var windows: [HourWindow] = []
+            for t in texts {
+                guard let w = HourWindow.parse(t) else {
+                    problem("rewards.allowed_hours", "'allowed_hours' has \"\(t)\", which is not a time window like \"14:00-20:00\" (HH:MM-HH:MM, start before end, \"24:00\" ends the day)")
+                    continue
+                }
+                windows.append(w)
+            }
+            windows.sort { $0.startMinute < $1.startMinute }
+            for (a, b) in zip(windows, windows.dropFirst()) where b.startMinute < a.endMinute {
+                problem("rewards.allowed_hours", "'allowed_hours' windows \"\(a.text)\" and \"\(b.text)\" overlap")
+            }
+            hours = windows
+        }
+        return Policy.Rewards(
+            dailyLimit: duration(f, "daily_limit", "rewards", allowZero: true),
+            weeklyLimit: duration(f, "weekly_limit", "rewards", allowZero: true),
+            allowedHours: hours,
+            redemptionExpiresAfter: duration(f, "redemption_expires_after", "rewards"),
+            countsWhile: choice(f, "counts_while", "rewards", Policy.CountsWhile.self, options: ["running", "focused"]) ?? defaultCountsWhile)
+    }
+
+    private mutating func readValidation(_ node: TOMLNode?) -> Policy.Validation {
+        let f = node.map { fields($0, at: "validation", known: ["strictness", "idle_after", "min_session", "min_focus_dwell"], label: " in [validation]") } ?? [:]
+        let strictness = choice(f, "strictness", "validation", Policy.Strictness.self, options: ["lenient", "moderate", "strict"]) ?? .moderate
+        return Policy.Validation(strictness: strictness,
+                                 idleAfter: duration(f, "idle_after", "validation"),
+                                 minSession: duration(f, "min_session", "validation", allowZero: true),
+                                 minFocusDwell: duration(f, "min_focus_dwell", "validation", allowZero: true))
+    }
+
+    private mutating func readEnforcement(_ node: TOMLNode?) -> Policy.Enforcement {
+        let f = node.map { fields($0, at: "enforcement", known: ["warn_before", "action", "grace"], label: " in [enforcement]") } ?? [:]
+        var warn: [Microseconds] = [Seconds.of(minutes: 5), Seconds.of(minutes: 1)]
+        if let texts = stringList(f, "warn_before", "enforcement") {
+            warn = texts.compactMap { durationValue($0, key: "warn_before", path: "enforcement.warn_before", allowZero: false) }
+        }
+        return Policy.Enforcement(warnBefore: Array(Set(warn)),
+                                  action: choice(f, "action", "enforcement", Policy.StopAction.self, options: ["terminate", "pause"]) ?? .terminate,
+                                  grace: duration(f, "grace", "enforcement", allowZero: true) ?? Seconds.of(15))
+    }
+
+    private mutating func readParents(_ node: TOMLNode?) -> Policy.Parents {
+        let f = node.map { fields($0, at: "parents", known: ["users", "passphrase_hash"], label: " in [parents]") } ?? [:]
+        let hash = string(f, "passphrase_hash", "parents")
+        if let h = hash, !(h.hasPrefix("$y$") || h.hasPrefix("$6$") || h.hasPrefix("$gy$")) {
+            problem("parents.passphrase_hash", "'passphrase_hash' is not a yescrypt hash (make one with: mkpasswd -m yescrypt)")
+        }
+        return Policy.Parents(users: stringList(f, "users", "parents") ?? [], passphraseHash: hash)
+    }
+
+    private mutating func readApps(_ node: TOMLNode?) -> [AppEntry] {
+        guard let node else { return [] }
+        guard case .array(let items) = node else {
+            problem("apps", "'apps' must be written as [[apps]] tables, not \(node.typeName)")
+            return []
+        }
+        var out: [AppEntry] = []
+        var names: Set<String> = []
+        for (i, item) in items.enumerated() {
+            let path = "apps[\(i)]"
+            let f = fields(item, at: path, known: ["name", "category", "points_per_hour", "exe", "flatpak", "app_id", "title"], label: " in [[apps]]")
+            guard let name = string(f, "name", path), !name.isEmpty else {
+                if f["name"] == nil { problem(path, "an [[apps]] entry needs a name") }
+                continue
+            }
+            if !names.insert(name).inserted { problem(join(path, "name"), "two [[apps]] entries are named \"\(name)\"") }
+            guard f["category"] != nil else { problem(path, "the app \"\(name)\" needs a category (learning, reward, neutral or blocked)"); continue }
+            guard let category = choice(f, "category", path, AppCategory.self, options: AppCategory.allCases.map(\.rawValue)) else { continue }
+            let rate = integer(f, "points_per_hour", path, min: 1)
+            if rate != nil, category != .learning {
+                problem(join(path, "points_per_hour"), "'points_per_hour' only applies to learning apps; \"\(name)\" is \(category.rawValue)")
+            }
+            var exe: [ExePattern] = []
+            for p in stringList(f, "exe", path) ?? [] {
+                guard p.hasPrefix("/") else { problem(join(path, "exe"), "'exe' must hold full paths starting with '/', not \"\(p)\""); continue }
+                exe.append(ExePattern(p))
+            }
+            var title: TitlePattern? = nil
+            if let t = string(f, "title", path) {
+                do { title = try TitlePattern(t) } catch { problem(join(path, "title"), "'title' is not a valid regular expression: \"\(t)\"") }
+            }
+            let entry = AppEntry(name: name, category: category, pointsPerHour: rate, exe: exe,
+                                 flatpak: string(f, "flatpak", path), appID: string(f, "app_id", path), title: title)
+            if !entry.hasIdentity && !entry.hasWindowMatchers {
+                problem(path, "the app \"\(name)\" matches nothing: give 'exe', 'flatpak', 'app_id' or 'title'")
+            }
+            out.append(entry)
+        }
+        return out
+    }
+}
+
+extension TOMLNode {
+    var typeNameOrValue: String {
+        switch self {
+        case .integer(let i): return String(i)
+        case .string(let s): return "\"\(s)\""
+        default: return typeName
+        }
+    }
+}

@@ -1,0 +1,68 @@
+import ArgumentParser
+import Foundation
+import ScreenTimeCore
+import ScreenTimePolicy
+
+/// `screentimed replay --policy P EVENTS.jsonl`: the engine, offline, over an event log.
+struct Replay: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Replay an event log through the engine and print the result as JSON.",
+        discussion: "Exit status 2 and 'file:line: reason' on stderr when the policy or an event line is malformed.")
+
+    @Option(name: .long, help: "The policy file (TOML) to judge the events by.")
+    var policy: String
+
+    @Argument(help: "The event log: one JSON event per line ('-' for standard input).")
+    var events: String
+
+    @Flag(name: .long, help: "Indent the JSON result for reading.")
+    var pretty = false
+
+    func run() throws {
+        let loaded: Policy
+        do throws(PolicyError) { loaded = try PolicyLoader.load(path: policy) } catch {
+            FileHandle.standardError.write(Data((error.description + "\n").utf8))
+            throw ExitCode(2)
+        }
+        let data: Data
+        if events == "-" {
+            data = FileHandle.standardInput.readDataToEndOfFile()
+        } else {
+            guard let d = FileManager.default.contents(atPath: events) else {
+                FileHandle.standardError.write(Data("\(events): cannot be read (no such file, or no permission)\n".utf8))
+                throw ExitCode(2)
+            }
+            data = d
+        }
+        var engine = Engine(policy: loaded)
+        var result = ReplayResult()
+        var effects: [Effect] = []
+        var failure: String? = nil
+        data.withUnsafeBytes { raw in
+            EventLogLines.forEach(in: raw.bindMemory(to: UInt8.self)) { lineNumber, line in
+                do throws(EventLog.LineError) {
+                    engine.apply(try EventLog.decode(bytes: line), into: &effects)
+                } catch {
+                    failure = "\(events):\(lineNumber): \(error.reason)"
+                    return false
+                }
+                result.collect(effects)
+                effects.removeAll(keepingCapacity: true)
+                return true
+            }
+        }
+        if let failure {
+            FileHandle.standardError.write(Data((failure + "\n").utf8))
+            throw ExitCode(2)
+        }
+        engine.finish(into: &effects)
+        result.collect(effects)
+        result.finish(engine)
+        var text = result.json(offset: engine.utcOffset(at:))
+        if pretty, let obj = try? JSONSerialization.jsonObject(with: Data(text.utf8)),
+           let d = try? JSONSerialization.data(withJSONObject: obj, options: [.prettyPrinted, .sortedKeys]) {
+            text = String(decoding: d, as: UTF8.self)
+        }
+        print(text)
+    }
+}

@@ -1,0 +1,1 @@
+print("stctl: not built yet")

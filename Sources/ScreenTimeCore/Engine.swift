@@ -85,6 +85,7 @@ public struct Engine: Sendable {
             for key in sessions.keys { sessions[key]!.clockJumped += abs(by) }
         case .rebooted:
             endEverything(at: t)
+            clock.completeReboot()
             enterDay(containing: t)
         }
         handle(event, at: t)
@@ -115,6 +116,10 @@ public struct Engine: Sendable {
                 }
             } else {
                 processAppeared(facts)
+            }
+            // The focused window may belong to it: a program seen after its window, or one that exec'd.
+            if let window = focus, window.pid == facts.pid {
+                focusMatch = classifier.classify(window: window, process: facts)
             }
             refreshSessions(at: t)
         case .processExited(let pid):

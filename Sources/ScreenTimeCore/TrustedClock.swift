@@ -26,7 +26,18 @@ public struct TrustedClock: Sendable {
     /// How far the wall clock stands from the trusted calendar since the last jump.
     private var drift: Microseconds = 0
 
+    private var pendingReboot: Microseconds?
+
     public init() {}
+
+    /// After a reboot: the calendar may move forward to the new wall clock, never back.
+    public mutating func completeReboot() {
+        guard let wall = pendingReboot else { return }
+        pendingReboot = nil
+        anchorWall = max(wall, self.wall(at: now))
+        anchorTime = now
+        drift = wall - anchorWall
+    }
 
     /// Trusted wall time (µs since the epoch) at an engine time.
     public func wall(at time: Microseconds) -> Microseconds { anchorWall + (time - anchorTime) }
@@ -44,12 +55,10 @@ public struct TrustedClock: Sendable {
         }
         if let m = mono {
             if let lm = lastMono, m < lm - Self.tolerance {
-                // A new boot: the monotonic clock restarted. Nothing of the old boot survives it;
-                // the calendar may move forward to the new wall clock, never back.
+                // A new boot: the monotonic clock restarted. Engine time goes on from where it was;
+                // the caller ends the old boot, then `completeReboot()` moves the calendar.
                 shift = now - m
-                anchorWall = max(wall, self.wall(at: now))
-                anchorTime = now
-                drift = wall - anchorWall
+                pendingReboot = wall
                 return .rebooted
             }
             if lastMono == nil { shift = now - m }

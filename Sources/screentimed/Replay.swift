@@ -24,16 +24,12 @@ struct Replay: ParsableCommand {
             FileHandle.standardError.write(Data((error.description + "\n").utf8))
             throw ExitCode(2)
         }
-        let data: Data
-        if events == "-" {
-            data = FileHandle.standardInput.readDataToEndOfFile()
-        } else {
-            guard let d = FileManager.default.contents(atPath: events) else {
-                FileHandle.standardError.write(Data("\(events): cannot be read (no such file, or no permission)\n".utf8))
-                throw ExitCode(2)
-            }
-            data = d
+        let input = events == "-" ? FileHandle.standardInput : FileHandle(forReadingAtPath: events)
+        guard let input else {
+            FileHandle.standardError.write(Data("\(events): cannot be read (no such file, or no permission)\n".utf8))
+            throw ExitCode(2)
         }
+        let data = input.readDataToEndOfFile()
         var engine = Engine(policy: loaded)
         var result = ReplayResult()
         var effects: [Effect] = []

@@ -1,0 +1,54 @@
+# screentime — see README.md. `make run` and `make test` work on a fresh Debian 12 with Swift.
+SWIFT       ?= swift
+PREFIX      ?= /usr/local
+DESTDIR     ?=
+BINDIR       = $(DESTDIR)$(PREFIX)/bin
+SHAREDIR     = $(DESTDIR)$(PREFIX)/share/screentime
+SHARED      ?= ../shared
+DEBIAN_PKGS  = python3
+
+.PHONY: all build run test bench install uninstall deps clean
+
+all: build
+
+# Installs what the build and tests need and is missing (root on Debian: apt-get).
+deps:
+	@command -v $(SWIFT) >/dev/null || { echo "make: swift is not on PATH; install Swift 6 (https://www.swift.org/install/linux/)" >&2; exit 1; }
+	@missing=""; for p in $(DEBIAN_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $$missing; \
+	  else echo "make: missing Debian packages:$$missing (run: sudo apt-get install$$missing)" >&2; exit 1; fi; \
+	fi
+
+build: deps
+	$(SWIFT) build
+
+# Until the live daemon exists (issues #3, #5), `make run` replays the bundled demo day through
+# the engine on the default policy and prints the result.
+run: build
+	$(SWIFT) run screentimed replay --pretty --policy policies/default.toml policies/demo-day.jsonl
+
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test
+	@if [ -x $(SHARED)/tools/check-scenario ]; then \
+	  SCREENTIMED=.build/debug/screentimed $(SHARED)/tools/check-scenario $(SHARED)/scenarios/*/; \
+	else echo "make: $(SHARED)/tools/check-scenario is not beside this clone; the same scenarios ran above from Tests/Scenarios/shared"; fi
+
+bench: deps
+	$(SWIFT) build -c release --product ReplayBenchmark
+	.build/release/ReplayBenchmark
+
+install: deps
+	$(SWIFT) build -c release --product screentimed
+	$(SWIFT) build -c release --product stctl
+	install -d $(BINDIR) $(SHAREDIR)/policies
+	install -m 0755 .build/release/screentimed .build/release/stctl $(BINDIR)/
+	install -m 0644 policies/default.toml $(SHAREDIR)/policies/
+
+uninstall:
+	rm -f $(BINDIR)/screentimed $(BINDIR)/stctl
+	rm -rf $(SHAREDIR)
+
+clean:
+	rm -rf .build

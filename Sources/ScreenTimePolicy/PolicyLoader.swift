@@ -292,7 +292,8 @@ struct PolicyReader {
             }
             let entry = AppEntry(name: name, category: category, pointsPerHour: rate, exe: exe,
                                  flatpak: string(f, "flatpak", path), appID: string(f, "app_id", path), title: title)
-            if !entry.hasIdentity && !entry.hasWindowMatchers {
+            // (Only when no matcher was written at all: a wrong one was reported already.)
+            if ["exe", "flatpak", "app_id", "title"].allSatisfy({ f[$0] == nil }) {
                 problem(path, "the app \"\(name)\" matches nothing: give 'exe', 'flatpak', 'app_id' or 'title'")
             }
             out.append(entry)

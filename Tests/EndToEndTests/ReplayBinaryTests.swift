@@ -1,0 +1,139 @@
+import Foundation
+import Testing
+
+/// Runs the real `screentimed` binary, as a parent or CI would.
+@Suite("screentimed replay, end to end")
+struct ReplayBinaryTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let binary = root.appendingPathComponent(".build/debug/screentimed").path
+    static let scenarios = root.appendingPathComponent("Tests/Scenarios/shared")
+    static let scenarioNames = (try? FileManager.default.contentsOfDirectory(atPath: scenarios.path).sorted()) ?? []
+
+    struct Run {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    static func run(_ args: [String], stdin: String? = nil) throws -> Run {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: binary)
+        p.arguments = args
+        let out = Pipe(), err = Pipe(), input = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        p.standardInput = input
+        try p.run()
+        if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
+        try input.fileHandleForWriting.close()
+        let o = out.fileHandleForReading.readDataToEndOfFile()
+        let e = err.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return Run(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
+    }
+
+    static func temp(_ name: String, _ text: String) throws -> String {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("screentime-e2e-\(getpid())")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let url = dir.appendingPathComponent(name)
+        try text.write(to: url, atomically: true, encoding: .utf8)
+        return url.path
+    }
+
+    static var policy: String { scenarios.appendingPathComponent("honest-half-hour/policy.toml").path }
+
+    @Test("the shared scenarios hold against the binary", arguments: scenarioNames)
+    func sharedScenario(_ name: String) throws {
+        let folder = Self.scenarios.appendingPathComponent(name)
+        let r = try Self.run(["replay", "--policy", folder.appendingPathComponent("policy.toml").path,
+                              folder.appendingPathComponent("events.jsonl").path])
+        #expect(r.status == 0, "\(r.stderr)")
+        let result = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        let expect = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: folder.appendingPathComponent("expect.json"))) as? [String: Any])
+        let ledger = result["ledger"] as? [[String: Any]] ?? []
+        let reward = result["reward"] as? [String: Any] ?? [:]
+        let figures: [String: Double?] = [
+            "balance": (result["balance"] as? NSNumber)?.doubleValue,
+            "learning_points": ledger.filter { $0["kind"] as? String == "earned" }.reduce(0.0) { $0 + (($1["points"] as? NSNumber)?.doubleValue ?? 0) },
+            "reward_used_seconds": (reward["used_seconds"] as? NSNumber)?.doubleValue,
+            "reward_remaining_seconds": (reward["remaining_seconds"] as? NSNumber)?.doubleValue,
+        ]
+        for (key, value) in figures {
+            guard let range = expect[key] as? [NSNumber] else { continue }
+            let v = try #require(value)
+            #expect(range[0].doubleValue <= v && v <= range[1].doubleValue, "\(name): \(key) = \(v), expected \(range)")
+        }
+        let reasons = Set((result["sessions"] as? [[String: Any]] ?? []).flatMap { $0["reasons"] as? [String] ?? [] })
+        for code in expect["reasons_include"] as? [String] ?? [] { #expect(reasons.contains(code), "\(name): no reason \(code)") }
+        for code in expect["reasons_exclude"] as? [String] ?? [] { #expect(!reasons.contains(code), "\(name): reason \(code)") }
+        let actions = result["actions"] as? [[String: Any]] ?? []
+        for want in expect["actions_include"] as? [[String: Any]] ?? [] {
+            let found = actions.contains { a in
+                a["action"] as? String == want["action"] as? String
+                    && (want["pid"] == nil || (a["pid"] as? NSNumber) == (want["pid"] as? NSNumber))
+                    && (want["reason"] == nil || (want["reason"] as? [String] ?? []).contains(a["reason"] as? String ?? ""))
+            }
+            #expect(found, "\(name): no action like \(want)")
+        }
+    }
+
+    @Test("a malformed event line: exit 2, 'file:line: reason' on stderr, nothing on stdout")
+    func malformedLine() throws {
+        let events = try Self.temp("bad.jsonl", """
+            {"at": "2026-11-23T15:00:00+01:00", "event": "tick"}
+
+            {"at": "2026-11-23T15:00:01+01:00", "event": "process_exited"}
+            """)
+        let r = try Self.run(["replay", "--policy", Self.policy, events])
+        #expect(r.status == 2)
+        #expect(r.stdout.isEmpty)
+        #expect(r.stderr == "\(events):3: missing field 'pid' (a whole number)\n")
+    }
+
+    @Test("an unknown event is refused; unknown fields are ignored")
+    func unknownEvent() throws {
+        let events = try Self.temp("unknown.jsonl", """
+            {"at": "2026-11-23T15:00:00+01:00", "event": "tick", "hostname": "kidslaptop"}
+            {"at": "2026-11-23T15:00:01+01:00", "event": "proces_started", "pid": 1, "exe": "/bin/true"}
+            """)
+        let r = try Self.run(["replay", "--policy", Self.policy, events])
+        #expect(r.status == 2)
+        #expect(r.stdout.isEmpty)
+        #expect(r.stderr == "\(events):2: unknown event 'proces_started' (did you mean 'process_started'?)\n")
+    }
+
+    @Test("not JSON, a bad time, a wrong type: each named with its line", arguments: [
+        ("{\"at\": \"2026-11-23T15:00:00+01:00\", \"event\": \"tick\"", "not valid JSON at column 52: unexpected end of line, expected '}'"),
+        ("{\"at\": \"2026-11-23 15:00\", \"event\": \"tick\"}", "'at' is not an RFC 3339 time with offset: \"2026-11-23 15:00\""),
+        ("{\"at\": \"2026-11-23T15:00:00+01:00\", \"event\": \"redeem\", \"minutes\": \"20\"}", "'minutes' must be a whole number, not a string"),
+        ("{\"at\": \"2026-11-23T15:00:00+01:00\", \"event\": \"redeem\", \"minutes\": 0}", "'minutes' must be a whole number from 1 to 100000"),
+        ("[1, 2]", "an event must be a JSON object, not an array"),
+    ])
+    func malformedKinds(_ line: String, _ reason: String) throws {
+        let events = try Self.temp("kinds-\(UUID().uuidString).jsonl", line + "\n")
+        let r = try Self.run(["replay", "--policy", Self.policy, events])
+        #expect(r.status == 2)
+        #expect(r.stdout.isEmpty)
+        #expect(r.stderr == "\(events):1: \(reason)\n")
+    }
+
+    @Test("a malformed policy: exit 2 with file:line")
+    func malformedPolicy() throws {
+        let policy = try Self.temp("policy.toml", "version = 1\n[rewards]\ndaily_limt = \"90m\"\n")
+        let events = try Self.temp("empty.jsonl", "")
+        let r = try Self.run(["replay", "--policy", policy, events])
+        #expect(r.status == 2)
+        #expect(r.stdout.isEmpty)
+        #expect(r.stderr == "\(policy):3: unknown key 'daily_limt' in [rewards] (did you mean 'daily_limit'?)\n")
+    }
+
+    @Test("events from standard input; the result is one JSON object")
+    func standardInput() throws {
+        let r = try Self.run(["replay", "--policy", Self.policy, "-"], stdin: """
+            {"at": "2026-11-23T15:00:00+01:00", "event": "adjust", "points": 12, "reason": "chores"}
+            """)
+        #expect(r.status == 0)
+        let obj = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        #expect((obj["balance"] as? NSNumber)?.intValue == 12)
+    }
+}

@@ -1,1 +1,137 @@
-print("bench")
+import Foundation
+import ScreenTimeCore
+import ScreenTimePolicy
+
+// `make bench`: replay throughput on a generated week of events, decoding included and not.
+// Ratios matter more than absolute numbers on a shared machine; all are measured in one run.
+
+let policyText = """
+    version = 1
+    timezone = "Europe/Berlin"
+    [rewards]
+    daily_limit = "90m"
+    weekly_limit = "7h"
+    allowed_hours = ["07:00-20:00"]
+    redemption_expires_after = "7d"
+    [[apps]]
+    name = "GCompris"
+    category = "learning"
+    exe = ["/usr/bin/gcompris-qt"]
+    [[apps]]
+    name = "TuxMath"
+    category = "learning"
+    exe = ["/usr/games/tuxmath"]
+    [[apps]]
+    name = "SuperTuxKart"
+    category = "reward"
+    exe = ["/usr/games/supertuxkart"]
+    [[apps]]
+    name = "Terminal"
+    category = "neutral"
+    exe = ["/usr/bin/xterm"]
+    """
+
+/// A week of a child's afternoons: 25 background processes sampled every minute, learning with
+/// input every few seconds, games after redemptions, locks and idle stretches.
+func generateWeek() -> [Event] {
+    var rng = SystemRandomNumberGenerator()
+    _ = rng
+    var seed: UInt64 = 2026
+    func next() -> Double {
+        seed = seed &* 6364136223846793005 &+ 1442695040888963407
+        return Double(seed >> 11) / Double(1 << 53)
+    }
+    var events: [Event] = []
+    let origin = RFC3339.parse("2026-11-23T14:00:00+01:00")!.micros
+    func add(_ s: Double, _ k: Event.Kind) {
+        let m = Int64(s * 1e6)
+        events.append(Event(at: WallTime(micros: origin + m, utcOffsetSeconds: 3600), mono: 1_000_000_000 + m, k))
+    }
+    for day in 0..<7 {
+        let base = Double(day) * 86_400
+        var cpu: [Int32: Int64] = [:]
+        for p in 0..<25 {
+            let pid = Int32(1000 + day * 100 + p)
+            add(base, .processStarted(ProcessFacts(pid: pid, exe: p == 0 ? "/usr/bin/xterm" : "/usr/lib/x86_64-linux-gnu/helper\(p)",
+                                                   startTicks: Int64(pid), uid: 1000)))
+            cpu[pid] = 0
+        }
+        add(base + 1, .adjust(points: 40, reason: "chores"))
+        add(base + 2, .redeem(minutes: 20, by: "mom"))
+        var t = base + 10
+        let learner = Int32(5000 + day)
+        add(t, .processStarted(ProcessFacts(pid: learner, exe: day % 2 == 0 ? "/usr/bin/gcompris-qt" : "/usr/games/tuxmath", startTicks: 1, uid: 1000)))
+        add(t, .focusChanged(FocusedWindow(pid: learner, appID: "learning", title: "Learning")))
+        let learnEnd = t + 2.5 * 3600
+        var nextSample = t + 60
+        while t < learnEnd {
+            t += 0.3 + next() * 4
+            if t >= nextSample {
+                for (pid, ms) in cpu.sorted(by: { $0.key < $1.key }) { cpu[pid] = ms + 300; add(nextSample, .processCPU(pid: pid, cpuMillis: ms + 300)) }
+                nextSample += 60
+            }
+            if next() < 0.002 { add(t, .lockChanged(locked: true)); t += 120; add(t, .lockChanged(locked: false)) }
+            if next() < 0.001 { add(t, .idleChanged(idle: true, since: nil)); t += 400; add(t, .idleChanged(idle: false, since: nil)) }
+            add(t, .input(count: 3))
+        }
+        add(t, .processExited(pid: learner))
+        let game = Int32(6000 + day)
+        add(t + 60, .processStarted(ProcessFacts(pid: game, exe: "/usr/games/supertuxkart", startTicks: 1, uid: 1000)))
+        add(t + 60, .focusChanged(FocusedWindow(pid: game, appID: "supertuxkart", title: "SuperTuxKart")))
+        var g = t + 60
+        while g < t + 60 + 1500 { g += 0.2 + next(); add(g, .input(count: 10)) }
+        add(g, .processExited(pid: game))
+        for pid in cpu.keys.sorted() { add(base + 86_000, .processExited(pid: pid)) }
+    }
+    return events
+}
+
+func measure(_ label: String, events: Int, repeat runs: Int = 5, _ body: () -> Void) -> Double {
+    var best = Double.infinity
+    for _ in 0..<runs {
+        let start = ContinuousClock.now
+        body()
+        let d = ContinuousClock.now - start
+        best = min(best, Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18)
+    }
+    let rate = Double(events) / best
+    print("\(label): \(events) events in \(String(format: "%.3f", best)) s = \(String(format: "%.0f", rate)) events/s (best of \(runs))")
+    return rate
+}
+
+let policy = try! PolicyLoader.parse(policyText)
+let events = generateWeek()
+let log = events.map(EventLog.encode).joined(separator: "\n") + "\n"
+let bytes = Array(log.utf8)
+print("A generated week: \(events.count) events, \(bytes.count / 1024) KiB of JSON lines")
+
+var sink = 0
+let engineRate = measure("engine only (events already decoded)", events: events.count) {
+    var engine = Engine(policy: policy)
+    var effects: [Effect] = []
+    for e in events { engine.apply(e, into: &effects) }
+    engine.finish(into: &effects)
+    sink &+= effects.count
+}
+let decodeRate = measure("decoding only (JSON lines to events)", events: events.count) {
+    bytes.withUnsafeBufferPointer { buf in
+        EventLogLines.forEach(in: buf) { _, line in
+            if (try? EventLog.decode(bytes: line)) != nil { sink &+= 1 }
+            return true
+        }
+    }
+}
+let replayRate = measure("replay (decode + engine), as `screentimed replay`", events: events.count) {
+    var engine = Engine(policy: policy)
+    var effects: [Effect] = []
+    bytes.withUnsafeBufferPointer { buf in
+        EventLogLines.forEach(in: buf) { _, line in
+            if let e = try? EventLog.decode(bytes: line) { engine.apply(e, into: &effects) }
+            return true
+        }
+    }
+    engine.finish(into: &effects)
+    sink &+= effects.count
+}
+print("target: 1,000,000 events/s for replay; engine/replay ratio \(String(format: "%.2f", engineRate / replayRate))")
+if sink == 42 { print("") }

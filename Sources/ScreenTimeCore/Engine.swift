@@ -45,6 +45,9 @@ public struct Engine: Sendable {
 
     // Sessions, points, reward time.
     private var sessions: [AppMatch: OpenSession] = [:]
+    /// Learning sessions that ended less than `idle_after` after the last input: whether that tail
+    /// was idle is known only when the next input comes or the gap grows past the threshold.
+    private var awaitingJudgement: [(session: OpenSession, end: Microseconds)] = []
     private var learningCredited: [Int64: Microseconds] = [:]
     /// Points not yet paid, in µs × points/hour: nothing is lost to rounding.
     private var pointRemainder: Int64 = 0
@@ -99,6 +102,7 @@ public struct Engine: Sendable {
         for key in sessions.keys.sorted(by: { sessions[$0]!.start < sessions[$1]!.start || (sessions[$0]!.start == sessions[$1]!.start && $0.entry < $1.entry) }) {
             close(key, at: now)
         }
+        judgeAwaiting()
         effects.append(contentsOf: out)
         out.removeAll()
     }
@@ -141,6 +145,7 @@ public struct Engine: Sendable {
         case .input:
             if let last = lastInput, t - last > policy.validation.idleAfter { idle.add(last, t) }
             lastInput = t
+            judgeAwaiting()
             if let run = periodicDetector.input(at: t) { periodicInput.insert(run.start, run.end) }
         case .idleChanged(let isIdle, let since):
             var from = t
@@ -293,12 +298,29 @@ public struct Engine: Sendable {
     private mutating func close(_ key: AppMatch, at end: Microseconds) {
         guard var s = sessions.removeValue(forKey: key) else { return }
         s.endUse(at: end, minDwell: minDwell(key))
+        if category(key) == .learning, let last = lastInput, end - last <= policy.validation.idleAfter, !s.used.isEmpty {
+            awaitingJudgement.append((s, end))
+        } else {
+            settle(s, end: end)
+        }
+        forgetOldTimes()
+    }
+
+    /// Judges the sessions whose last input gap is now resolved (or, at the end, as far as it is known).
+    private mutating func judgeAwaiting() {
+        guard !awaitingJudgement.isEmpty else { return }
+        let waiting = awaitingJudgement
+        awaitingJudgement.removeAll()
+        for (s, end) in waiting { settle(s, end: end) }
+        forgetOldTimes()
+    }
+
+    private mutating func settle(_ s: OpenSession, end: Microseconds) {
         let record = judge(s, end: end)
         out.append(.sessionClosed(record))
         if record.points > 0 {
             out.append(.ledger(ledger.append(.earned, points: record.points, at: record.end, note: record.app)))
         }
-        forgetOldTimes()
     }
 
     private mutating func judge(_ s: OpenSession, end: Microseconds) -> SessionRecord {
@@ -308,7 +330,8 @@ public struct Engine: Sendable {
                                    verdict: .rejected, refused: [], flags: [])
         guard entry.category == .learning else { return record }
         var idleTimes = idle.asOf(end)
-        if let last = lastInput, end - last > policy.validation.idleAfter { idleTimes.insert(last, end) }
+        // The gap since the last input is idle once it is longer than idle_after, back to its start.
+        if let last = lastInput, max(now, end) - last > policy.validation.idleAfter { idleTimes.insert(last, end) }
         let evidence = SessionEvidence(session: s, end: end, idle: idleTimes, locked: lockedTime.asOf(end),
                                        rewardRunning: rewardRunning.asOf(end), periodicInput: periodicInput,
                                        focusHookSeen: focusHookSeen, validation: policy.validation)
@@ -351,7 +374,7 @@ public struct Engine: Sendable {
 
     /// Keeps the judging timelines only as far back as an open session reaches.
     private mutating func forgetOldTimes() {
-        let horizon = sessions.values.map(\.start).min() ?? now
+        let horizon = (sessions.values.map(\.start) + awaitingJudgement.map(\.session.start)).min() ?? now
         idle.forget(before: horizon)
         lockedTime.forget(before: horizon)
         rewardRunning.forget(before: horizon)
@@ -390,6 +413,7 @@ public struct Engine: Sendable {
             out.append(.ledger(ledger.append(.expired, points: 0, at: clock.wall(at: t), note: "reward time not used in time", rewardSeconds: lost)))
         }
         splitUnusedSessions(at: t)
+        if let last = lastInput, t - last > policy.validation.idleAfter { judgeAwaiting() }
         enforce(at: t)
     }
 
@@ -397,14 +421,13 @@ public struct Engine: Sendable {
         var best = Microseconds.max
         func consider(_ d: Microseconds) { if d > now, d < best { best = d } }
         consider(dayEnd)
+        if !awaitingJudgement.isEmpty, let last = lastInput { consider(last + policy.validation.idleAfter + 1) }
         if let e = budget.nextExpiry { consider(e) }
         if let spans = allowedSpans { for s in spans { consider(s.start); consider(s.end) } }
         for s in sessions.values where s.inUseSince == nil {
             if let last = s.lastUseEnd { consider(last + policy.validation.idleAfter) }
         }
-        if policy.enforcement.action == .terminate || !stopping.isEmpty {
-            for told in stopping.values { consider(told.at + policy.enforcement.grace) }
-        }
+        for told in stopping.values { consider(told.at + retellDelay(told.count)) }
         if rewardCounting {
             let available = availableNow().seconds
             if available > 0 {
@@ -470,32 +493,43 @@ public struct Engine: Sendable {
 
     private mutating func enforce(at t: Microseconds) {
         let (available, limit) = availableNow()
-        let wall = clock.wall(at: t)
         if available <= 0 {
-            for pid in rewardPids.union(focusedRewardPid.map { [$0] } ?? []).sorted()
-            where stopping[pid] == nil && !paused.contains(pid) {
-                tellStop(pid, reason: limit, at: t, action: policy.enforcement.action)
-            }
+            var due = rewardPids.filter { stopping[$0] == nil && !paused.contains($0) }
+            if let pid = focusedRewardPid, stopping[pid] == nil, !paused.contains(pid) { due.insert(pid) }
+            for pid in due.sorted() { tellStop(pid, reason: limit, at: t, action: policy.enforcement.action) }
         } else {
-            for pid in paused.sorted() { out.append(.resume(pid: pid, at: wall)) }
-            paused.removeAll()
-            for (pid, told) in stopping where told.reason != .blocked { stopping[pid] = nil }
+            if !paused.isEmpty {
+                for pid in paused.sorted() { out.append(.resume(pid: pid, at: clock.wall(at: t))) }
+                paused.removeAll()
+            }
+            if !stopping.isEmpty { stopping = stopping.filter { $0.value.reason == .blocked } }
             if rewardCounting {
-                let crossed = policy.enforcement.warnBefore.filter { available <= $0 && !warned.contains($0) }
-                if !crossed.isEmpty {
-                    warned.formUnion(crossed)
-                    out.append(.warn(Warning(at: wall, remaining: available, limit: limit)))
+                var crossed = false
+                for w in policy.enforcement.warnBefore where available <= w && !warned.contains(w) {
+                    warned.insert(w)
+                    crossed = true
                 }
+                if crossed { out.append(.warn(Warning(at: clock.wall(at: t), remaining: available, limit: limit))) }
             }
         }
-        warned = warned.filter { $0 >= available }
-        for pid in blockedPids.union(blockedFocusPid.map { [$0] } ?? []).sorted() where stopping[pid] == nil {
-            tellStop(pid, reason: .blocked, at: t, action: .terminate)
+        if !warned.isEmpty { warned = warned.filter { $0 >= available } }
+        if !blockedPids.isEmpty || blockedFocusPid != nil {
+            var due = blockedPids.filter { stopping[$0] == nil }
+            if let pid = blockedFocusPid, stopping[pid] == nil { due.insert(pid) }
+            for pid in due.sorted() { tellStop(pid, reason: .blocked, at: t, action: .terminate) }
         }
-        // A process still alive after the grace period is told again.
-        for (pid, told) in stopping.sorted(by: { $0.key < $1.key }) where t - told.at >= policy.enforcement.grace {
-            tellStop(pid, reason: told.reason, at: t, action: .terminate, count: told.count + 1)
+        // A process still alive after the grace period is told again, then less and less often.
+        if !stopping.isEmpty {
+            for (pid, told) in stopping.sorted(by: { $0.key < $1.key }) where t - told.at >= retellDelay(told.count) {
+                tellStop(pid, reason: told.reason, at: t, action: .terminate, count: told.count + 1)
+            }
         }
+    }
+
+    /// Grace after the first stop, then twice as long each time, at most 10 minutes.
+    private func retellDelay(_ count: Int) -> Microseconds {
+        let grace = max(policy.enforcement.grace, Seconds.micro)
+        return min(grace << min(count, 20), max(grace, Seconds.of(minutes: 10)))
     }
 
     private var blockedFocusPid: Int32? {

@@ -1,6 +1,6 @@
 /// A small, strict JSON reader for one line of the event log. The log is read at millions of lines a
 /// second, and its errors must say exactly what is wrong, so it is done by hand.
-public indirect enum JSONValue: Sendable, Equatable {
+public enum JSONValue: Sendable, Equatable {
     case string(String)
     case number(JSONNumber)
     case bool(Bool)
@@ -33,42 +33,36 @@ public indirect enum JSONValue: Sendable, Equatable {
     }
 }
 
-/// A JSON number kept as its decimal digits, so `1732370400.123456` becomes microseconds exactly.
+/// A JSON number kept as decimal digits (mantissa × 10^exponent), so `1732370400.123456`
+/// becomes microseconds exactly. Numbers with more than 18 significant digits keep only a Double.
 public struct JSONNumber: Sendable, Equatable {
-    public var negative: Bool
-    public var integerDigits: [UInt8]   // ASCII digits
-    public var fractionDigits: [UInt8]
+    public var mantissa: Int64
     public var exponent: Int
+    /// False when the digits did not fit the mantissa; then only `double` is exact enough.
+    public var exact: Bool
+    public var double: Double
 
     public var int64: Int64? {
-        guard fractionDigits.allSatisfy({ $0 == 48 }), exponent == 0, integerDigits.count <= 18 else { return nil }
-        var v: Int64 = 0
-        for d in integerDigits { v = v * 10 + Int64(d - 48) }
-        return negative ? -v : v
+        guard exact else { return nil }
+        if exponent == 0 { return mantissa }
+        if exponent < 0 {
+            var v = mantissa, e = exponent
+            while e < 0 { guard v % 10 == 0 else { return nil }; v /= 10; e += 1 }
+            return v
+        }
+        var v = mantissa
+        for _ in 0..<exponent { let (r, o) = v.multipliedReportingOverflow(by: 10); if o { return nil }; v = r }
+        return v
     }
 
     /// The value times 10^6, rounded toward zero; nil when out of range.
     public var micros: Int64? {
-        var digits = integerDigits + fractionDigits
-        var scale = 6 - fractionDigits.count + exponent
-        if scale < 0 {
-            guard -scale <= digits.count else { return 0 }
-            digits.removeLast(-scale)
-            scale = 0
-        }
-        guard digits.count + scale <= 18 else { return nil }
-        var v: Int64 = 0
-        for d in digits { v = v * 10 + Int64(d - 48) }
-        for _ in 0..<scale { v *= 10 }
-        return negative ? -v : v
-    }
-
-    public var double: Double {
-        var s = negative ? "-" : ""
-        s += String(decoding: integerDigits, as: UTF8.self)
-        if !fractionDigits.isEmpty { s += "." + String(decoding: fractionDigits, as: UTF8.self) }
-        if exponent != 0 { s += "e\(exponent)" }
-        return Double(s) ?? .nan
+        guard exact else { return double.isFinite && abs(double) < 9e12 ? Int64(double * 1e6) : nil }
+        var v = mantissa
+        var e = exponent + 6
+        while e < 0 { v /= 10; e += 1 }
+        while e > 0 { let (r, o) = v.multipliedReportingOverflow(by: 10); if o { return nil }; v = r; e -= 1 }
+        return v
     }
 }
 
@@ -246,19 +240,28 @@ public struct JSONLineReader {
     }
 
     private mutating func number() throws(JSONLineError) -> JSONNumber {
-        var n = JSONNumber(negative: false, integerDigits: [], fractionDigits: [], exponent: 0)
-        if b[i] == UInt8(ascii: "-") { n.negative = true; i += 1 }
+        let start = i
+        var negative = false
+        if b[i] == UInt8(ascii: "-") { negative = true; i += 1 }
+        var mantissa: Int64 = 0
+        var exponent = 0
+        var exact = true
+        var significant = 0
         let intStart = i
-        while i < b.count, b[i] >= 48, b[i] <= 57 { i += 1 }
+        while i < b.count, b[i] >= 48, b[i] <= 57 {
+            if significant < 18 { mantissa = mantissa * 10 + Int64(b[i] - 48); if mantissa > 0 { significant += 1 } } else { exponent += 1; exact = exact && b[i] == 48 }
+            i += 1
+        }
         guard i > intStart else { throw fail("a number needs digits") }
         if i - intStart > 1, b[intStart] == 48 { throw fail("a number may not start with 0") }
-        n.integerDigits = Array(b[intStart..<i])
         if i < b.count, b[i] == UInt8(ascii: ".") {
             i += 1
             let f = i
-            while i < b.count, b[i] >= 48, b[i] <= 57 { i += 1 }
+            while i < b.count, b[i] >= 48, b[i] <= 57 {
+                if significant < 18 { mantissa = mantissa * 10 + Int64(b[i] - 48); exponent -= 1; if mantissa > 0 { significant += 1 } } else if b[i] != 48 { exact = false }
+                i += 1
+            }
             guard i > f else { throw fail("a number needs digits after '.'") }
-            n.fractionDigits = Array(b[f..<i])
         }
         if i < b.count, b[i] == UInt8(ascii: "e") || b[i] == UInt8(ascii: "E") {
             i += 1
@@ -271,8 +274,16 @@ public struct JSONLineReader {
             var ev = 0
             while i < b.count, b[i] >= 48, b[i] <= 57 { ev = min(ev * 10 + Int(b[i] - 48), 10_000); i += 1 }
             guard i > e else { throw fail("a number needs digits after 'e'") }
-            n.exponent = sign * ev
+            exponent += sign * ev
         }
-        return n
+        let double: Double
+        if exact {
+            var d = Double(negative ? -mantissa : mantissa)
+            if exponent > 0 { for _ in 0..<min(exponent, 400) { d *= 10 } } else if exponent < 0 { for _ in 0..<min(-exponent, 400) { d /= 10 } }
+            double = d
+        } else {
+            double = Double(String(decoding: UnsafeBufferPointer(rebasing: b[start..<i]), as: UTF8.self)) ?? .nan
+        }
+        return JSONNumber(mantissa: negative ? -mantissa : mantissa, exponent: exponent, exact: exact, double: double)
     }
 }

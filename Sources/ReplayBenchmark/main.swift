@@ -86,7 +86,7 @@ func generateWeek() -> [Event] {
     return events
 }
 
-func measure(_ label: String, events: Int, repeat runs: Int = 5, _ body: () -> Void) -> Double {
+func measure(_ label: String, events: Int, repeat runs: Int = 9, _ body: () -> Void) -> Double {
     var best = Double.infinity
     for _ in 0..<runs {
         let start = ContinuousClock.now

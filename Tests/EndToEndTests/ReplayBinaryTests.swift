@@ -137,3 +137,42 @@ struct ReplayBinaryTests {
         #expect((obj["balance"] as? NSNumber)?.intValue == 12)
     }
 }
+
+@Suite("stctl policy check, end to end")
+struct PolicyCheckBinaryTests {
+    static let stctl = ReplayBinaryTests.root.appendingPathComponent(".build/debug/stctl").path
+
+    static func run(_ args: [String]) throws -> ReplayBinaryTests.Run {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: stctl)
+        p.arguments = args
+        let out = Pipe(), err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        try p.run()
+        let o = out.fileHandleForReading.readDataToEndOfFile()
+        let e = err.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return .init(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
+    }
+
+    @Test("the default policy is good, and the summary says what it allows")
+    func good() throws {
+        let r = try Self.run(["policy", "check", ReplayBinaryTests.root.appendingPathComponent("policies/default.toml").path])
+        #expect(r.status == 0)
+        #expect(r.stdout.contains("learning      60 points an hour, at most 2 h 00 min a day"))
+        #expect(r.stdout.contains("only 07:00-12:00, 14:00-20:00"))
+    }
+
+    @Test("a bad policy: exit 1, every problem with its line")
+    func bad() throws {
+        let path = try ReplayBinaryTests.temp("check-\(UUID().uuidString).toml", "version = 1\n[points]\nlearning_per_hour = 0\n[rewards]\ndaily_limt = \"1h\"\n")
+        let r = try Self.run(["policy", "check", path])
+        #expect(r.status == 1)
+        #expect(r.stderr == "\(path):3: 'learning_per_hour' must be from 1 to 1000000, not 0\n\(path):5: unknown key 'daily_limt' in [rewards] (did you mean 'daily_limit'?)\n")
+        let j = try Self.run(["policy", "check", "--json", path])
+        let obj = try #require(try JSONSerialization.jsonObject(with: Data(j.stdout.utf8)) as? [String: Any])
+        #expect(obj["ok"] as? Bool == false)
+        #expect((obj["problems"] as? [[String: Any]])?.map { ($0["line"] as? NSNumber)?.intValue } == [3, 5])
+    }
+}

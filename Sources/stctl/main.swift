@@ -1,1 +1,0 @@
-print("stctl: not built yet")

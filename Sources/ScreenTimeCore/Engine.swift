@@ -115,8 +115,10 @@ public struct Engine: Sendable {
                     processGone(facts.pid)          // the pid was reused by a new process
                     processAppeared(facts)
                 } else {
-                    setMatch(of: facts.pid, to: classifier.classify(process: facts))   // exec: same pid, new program
+                    // exec: same pid, a new program, judged afresh (stopped again if it is a game too).
+                    setMatch(of: facts.pid, to: classifier.classify(process: facts))
                     processes[facts.pid]!.facts = facts
+                    stopping[facts.pid] = nil
                 }
             } else {
                 processAppeared(facts)

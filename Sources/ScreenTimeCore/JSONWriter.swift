@@ -68,3 +68,52 @@ public struct JSONWriter {
         output += "\""
     }
 }
+
+extension JSONWriter {
+    /// Indents compact JSON for people, keeping the order of keys; empty `[]` and `{}` stay on one line.
+    public static func indented(_ compact: String, by unit: String = "  ") -> String {
+        var out = ""
+        var depth = 0
+        var inString = false
+        var escaped = false
+        let chars = Array(compact)
+        var i = 0
+        func newline() { out += "\n" + String(repeating: unit, count: depth) }
+        while i < chars.count {
+            let c = chars[i]
+            if inString {
+                out.append(c)
+                if escaped { escaped = false } else if c == "\\" { escaped = true } else if c == "\"" { inString = false }
+                i += 1
+                continue
+            }
+            switch c {
+            case "\"":
+                inString = true
+                out.append(c)
+            case "{", "[":
+                if i + 1 < chars.count, chars[i + 1] == (c == "{" ? "}" : "]") {
+                    out += c == "{" ? "{}" : "[]"
+                    i += 1
+                } else {
+                    out.append(c)
+                    depth += 1
+                    newline()
+                }
+            case "}", "]":
+                depth -= 1
+                newline()
+                out.append(c)
+            case ",":
+                out.append(c)
+                newline()
+            case ":":
+                out += ": "
+            default:
+                out.append(c)
+            }
+            i += 1
+        }
+        return out
+    }
+}

@@ -54,11 +54,7 @@ struct Replay: ParsableCommand {
         engine.finish(into: &effects)
         result.collect(effects)
         result.finish(engine)
-        var text = result.json(offset: engine.utcOffset(at:))
-        if pretty, let obj = try? JSONSerialization.jsonObject(with: Data(text.utf8)),
-           let d = try? JSONSerialization.data(withJSONObject: obj, options: [.prettyPrinted, .sortedKeys]) {
-            text = String(decoding: d, as: UTF8.self)
-        }
-        print(text)
+        let text = result.json(offset: engine.utcOffset(at:))
+        print(pretty ? JSONWriter.indented(text) : text)
     }
 }

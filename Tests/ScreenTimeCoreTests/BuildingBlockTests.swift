@@ -118,3 +118,20 @@ struct BuildingBlockTests {
         #expect(suggestion(for: "zzz", among: ["daily_limit"]) == "")
     }
 }
+
+@Test("indented JSON keeps key order and strings as they are")
+func indentedJSON() {
+    #expect(JSONWriter.indented(#"{"b":1,"a":[],"s":"x,{y}:\"z\"","o":{"k":[1,2]}}"#) == """
+        {
+          "b": 1,
+          "a": [],
+          "s": "x,{y}:\\"z\\"",
+          "o": {
+            "k": [
+              1,
+              2
+            ]
+          }
+        }
+        """)
+}

@@ -260,3 +260,16 @@ struct RewardScenarioTests {
         #expect(r.stops.first?.app == "SuperTuxKart")
     }
 }
+
+@Suite("Reward scenarios: exec")
+struct RewardExecTests {
+    @Test("a game that exec's a neutral program is no longer told to stop")
+    func gameExecsNeutral() {
+        var tl = Timeline()
+        tl.start(0, pid: 9, exe: kart, ticks: 5)
+        tl.start(5, pid: 9, exe: "/usr/bin/bash", ticks: 5)
+        tl.exit(10 * M, pid: 9)
+        let r = tl.replay(testPolicy())
+        #expect(r.stops.map(\.at) == [wall(0)])
+    }
+}

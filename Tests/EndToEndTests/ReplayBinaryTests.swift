@@ -16,8 +16,13 @@ struct ReplayBinaryTests {
     }
 
     static func run(_ args: [String], stdin: String? = nil) throws -> Run {
+        try runBinary(binary, args, stdin: stdin)
+    }
+
+    /// Runs a built binary of this package to its end.
+    static func runBinary(_ path: String, _ args: [String], stdin: String? = nil) throws -> Run {
         let p = Process()
-        p.executableURL = URL(fileURLWithPath: binary)
+        p.executableURL = URL(fileURLWithPath: path)
         p.arguments = args
         let out = Pipe(), err = Pipe(), input = Pipe()
         p.standardOutput = out
@@ -143,17 +148,7 @@ struct PolicyCheckBinaryTests {
     static let stctl = ReplayBinaryTests.root.appendingPathComponent(".build/debug/stctl").path
 
     static func run(_ args: [String]) throws -> ReplayBinaryTests.Run {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: stctl)
-        p.arguments = args
-        let out = Pipe(), err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        try p.run()
-        let o = out.fileHandleForReading.readDataToEndOfFile()
-        let e = err.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return .init(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
+        try ReplayBinaryTests.runBinary(stctl, args)
     }
 
     @Test("the default policy is good, and the summary says what it allows")

@@ -9,6 +9,8 @@ public enum Effect: Sendable, Equatable {
     case resume(pid: Int32, at: Microseconds)
     /// A parent's request the engine refused; nothing changed.
     case refused(Refusal)
+    /// The wall clock jumped by `by` (µs) against the monotonic clock; the calendar did not follow.
+    case clockJumped(at: Microseconds, by: Microseconds)
 }
 
 public struct Warning: Sendable, Equatable {

@@ -86,6 +86,7 @@ public struct Engine: Sendable {
         case .steady: break
         case .jumped(let by):
             for key in sessions.keys { sessions[key]!.clockJumped += abs(by) }
+            out.append(.clockJumped(at: clock.wall(at: t), by: by))
         case .rebooted:
             endEverything(at: t)
             clock.completeReboot()
@@ -99,7 +100,7 @@ public struct Engine: Sendable {
 
     /// Ends the timeline: open sessions close at the last event's time and are judged.
     public mutating func finish(into effects: inout [Effect]) {
-        for key in sessions.keys.sorted(by: { sessions[$0]!.start < sessions[$1]!.start || (sessions[$0]!.start == sessions[$1]!.start && $0.entry < $1.entry) }) {
+        for key in sessions.keys.sorted(by: { (sessions[$0]!.start, $0.entry) < (sessions[$1]!.start, $1.entry) }) {
             close(key, at: now)
         }
         judgeAwaiting()

@@ -5,6 +5,7 @@ public struct ReplayResult: Sendable {
     public var ledger: [LedgerEntry] = []
     public var actions: [Effect] = []
     public var refusals: [Refusal] = []
+    public var clockJumps: [(at: Microseconds, by: Microseconds)] = []
     public var balance: Int64 = 0
     public var reward = Engine.RewardFigures(granted: 0, used: 0, remaining: 0, expired: 0, usedToday: 0, availableNow: 0)
 
@@ -17,6 +18,7 @@ public struct ReplayResult: Sendable {
             case .ledger(let l): ledger.append(l)
             case .warn, .stop, .resume: actions.append(e)
             case .refused(let r): refusals.append(r)
+            case .clockJumped(let at, let by): clockJumps.append((at, by))
             }
         }
     }
@@ -109,9 +111,17 @@ public struct ReplayResult: Sendable {
                 time("at", at)
                 w.key("action"); w.string("resume")
                 w.key("pid"); w.int(Int64(pid))
-            case .sessionClosed, .ledger, .refused:
+            case .sessionClosed, .ledger, .refused, .clockJumped:
                 break
             }
+            w.endObject()
+        }
+        w.endArray()
+        w.key("clock_jumps"); w.beginArray()
+        for j in clockJumps {
+            w.beginObject()
+            time("at", j.at)
+            w.key("seconds"); w.micros(j.by)
             w.endObject()
         }
         w.endArray()

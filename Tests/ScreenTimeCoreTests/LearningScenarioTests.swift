@@ -326,6 +326,8 @@ struct LearningScenarioTests {
         #expect(s.end == wall(30 * M))
         #expect(s.reasons == [.clockJump])
         #expect(r.balance == 30)
+        #expect(r.clockJumps.map(\.at) == [wall(10 * M + 1)])
+        #expect(r.clockJumps.map(\.by) == [sec(3600)])
     }
 
     @Test("exec: a shell that exec's GCompris starts counting at the exec")

@@ -6,9 +6,9 @@
 /// its own deadlines (a warning due, reward time running out, a day ending, a grant expiring, a
 /// session going unused) so that each happens at its exact moment, not at the next event.
 public struct Engine: Sendable {
-    public let policy: Policy
-    private let classifier: Classifier
-    private let calendar: PolicyCalendar
+    public private(set) var policy: Policy
+    private var classifier: Classifier
+    private var calendar: PolicyCalendar
     public private(set) var clock = TrustedClock()
     /// Engine time up to which everything has been accounted.
     public private(set) var now: Microseconds = 0
@@ -94,6 +94,36 @@ public struct Engine: Sendable {
         }
         handle(event, at: t)
         enforce(at: t)
+        effects.append(contentsOf: out)
+        out.removeAll(keepingCapacity: true)
+    }
+
+    /// A new policy from now on. Sessions in progress end now and are judged by the old one;
+    /// what runs is classified again and goes on under the new one. Points, reward minutes and
+    /// today's use are kept.
+    public mutating func adopt(_ newPolicy: Policy, into effects: inout [Effect]) {
+        for key in sessions.keys.sorted(by: { (sessions[$0]!.start, $0.entry) < (sessions[$1]!.start, $1.entry) }) {
+            close(key, at: now)
+        }
+        judgeAwaiting()
+        policy = newPolicy
+        classifier = Classifier(apps: newPolicy.apps)
+        calendar = PolicyCalendar(timeZone: newPolicy.timeZone)
+        periodicDetector = PeriodicInputDetector(threshold: newPolicy.validation.periodicInputVariation,
+                                                 maxGap: newPolicy.validation.idleAfter)
+        for pid in processes.keys.sorted() { setMatch(of: pid, to: classifier.classify(process: processes[pid]!.facts)) }
+        if let window = focus, let pid = window.pid {
+            focusMatch = classifier.classify(window: window, process: processes[pid]?.facts)
+        }
+        stopping = stopping.filter { blockedPids.contains($0.key) || rewardPids.contains($0.key) }
+        warned = []
+        if started {
+            let oldWeek = day.weekKey
+            enterDay(containing: now)
+            if day.weekKey != oldWeek { budget.startDay(newWeek: true) }
+            refreshSessions(at: now)
+            enforce(at: now)
+        }
         effects.append(contentsOf: out)
         out.removeAll(keepingCapacity: true)
     }

@@ -273,3 +273,32 @@ struct RewardExecTests {
         #expect(r.stops.map(\.at) == [wall(0)])
     }
 }
+
+@Suite("A new policy")
+struct PolicyChangeTests {
+    @Test("a new policy ends the sessions in progress and judges what follows by its rules")
+    func adopt() {
+        var tl = Timeline()
+        tl.start(0, pid: 1, exe: gcompris)
+        tl.focus(0, pid: 1)
+        let events = tl.events
+        var engine = Engine(policy: testPolicy())
+        var effects: [Effect] = []
+        for e in events { engine.apply(e, into: &effects) }
+        var later = Timeline()
+        later.tick(20 * M)
+        for e in later.events { engine.apply(e, into: &effects) }
+        // From 15:20 GCompris earns 120 points an hour.
+        engine.adopt(testPolicy(["points.learning_per_hour": "120"]), into: &effects)
+        var end = Timeline()
+        end.exit(40 * M, pid: 1)
+        for e in end.events { engine.apply(e, into: &effects) }
+        engine.finish(into: &effects)
+        var r = ReplayResult()
+        r.collect(effects)
+        r.finish(engine)
+        #expect(r.learningSessions.map(\.start) == [wall(0), wall(20 * M)])
+        #expect(r.learningSessions.map(\.points) == [20, 40])
+        #expect(r.balance == 60)
+    }
+}

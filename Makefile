@@ -5,7 +5,7 @@ DESTDIR     ?=
 BINDIR       = $(DESTDIR)$(PREFIX)/bin
 SHAREDIR     = $(DESTDIR)$(PREFIX)/share/screentime
 SHARED      ?= ../shared
-DEBIAN_PKGS  = python3
+DEBIAN_PKGS  = python3 sqlite3 libsqlite3-dev
 
 .PHONY: all build run test bench install uninstall deps clean
 

@@ -11,6 +11,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/LebJe/TOMLKit", exact: "0.6.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         // The engine: events in, effects out. Pure; Foundation at most.
@@ -20,8 +21,13 @@ let package = Package(
             "ScreenTimeCore",
             .product(name: "TOMLKit", package: "TOMLKit"),
         ]),
+        // The state of a child in SQLite: event log, policy history, hash-chained ledger, sessions.
+        .target(name: "ScreenTimeStore", dependencies: [
+            "ScreenTimeCore",
+            .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
         .executableTarget(name: "screentimed", dependencies: [
-            "ScreenTimeCore", "ScreenTimePolicy",
+            "ScreenTimeCore", "ScreenTimePolicy", "ScreenTimeStore",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "stctl", dependencies: [
@@ -33,6 +39,7 @@ let package = Package(
         .testTarget(name: "ScreenTimeCoreTests", dependencies: ["ScreenTimeCore", "ScreenTimePolicy"]),
         .testTarget(name: "ScreenTimePolicyTests", dependencies: ["ScreenTimePolicy"],
                     resources: [.copy("Malformed")]),
+        .testTarget(name: "ScreenTimeStoreTests", dependencies: ["ScreenTimeStore", "ScreenTimeCore"]),
         .testTarget(name: "EndToEndTests", dependencies: ["ScreenTimeCore"]),
     ]
 )

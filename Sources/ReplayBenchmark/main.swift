@@ -34,8 +34,6 @@ let policyText = """
 /// A week of a child's afternoons: 25 background processes sampled every minute, learning with
 /// input every few seconds, games after redemptions, locks and idle stretches.
 func generateWeek() -> [Event] {
-    var rng = SystemRandomNumberGenerator()
-    _ = rng
     var seed: UInt64 = 2026
     func next() -> Double {
         seed = seed &* 6364136223846793005 &+ 1442695040888963407

@@ -12,6 +12,15 @@ public struct LedgerEntry: Sendable, Equatable {
     public var note: String?
     /// redeemed: reward seconds granted; expired: reward seconds that expired unused.
     public var rewardSeconds: Microseconds?
+
+    public init(at: Microseconds, kind: Kind, points: Int64, balanceAfter: Int64, note: String? = nil, rewardSeconds: Microseconds? = nil) {
+        self.at = at
+        self.kind = kind
+        self.points = points
+        self.balanceAfter = balanceAfter
+        self.note = note
+        self.rewardSeconds = rewardSeconds
+    }
 }
 
 public struct Ledger: Sendable {

@@ -9,5 +9,5 @@ struct ScreenTimeDaemon: ParsableCommand {
             Live observation (the /proc sampler, logind and desktop hooks) and the control socket are \
             not built yet; today screentimed runs the engine over an event log with 'screentimed replay'.
             """,
-        subcommands: [Replay.self])
+        subcommands: [Replay.self, Import.self, Check.self])
 }

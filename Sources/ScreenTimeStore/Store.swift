@@ -1,0 +1,237 @@
+import Foundation
+import GRDB
+import ScreenTimeCore
+
+/// A problem with the state database, said the way a person can act on it.
+public struct StoreError: Error, CustomStringConvertible, Sendable {
+    public var description: String
+    public init(description: String) { self.description = description }
+}
+
+/// A ledger entry as stored: its place in the chain and the hashes that tie it to the one before.
+public struct StoredLedgerEntry: Sendable, Equatable {
+    public var seq: Int64
+    public var entry: LedgerEntry
+    public var previousHash: String
+    public var hash: String
+}
+
+/// The state of one child in SQLite (WAL): the event log, the policies in force, the ledger and the
+/// judged sessions. Written in batches, one transaction each; the ledger is append-only and every
+/// entry carries the SHA-256 of the one before, so an edit, a deletion or an insertion shows.
+public final class Store: Sendable {
+    public let path: String
+    private let pool: DatabasePool
+
+    public static let genesisHash = String(repeating: "0", count: 64)
+
+    public init(path: String) throws(StoreError) {
+        self.path = path
+        var config = Configuration()
+        config.busyMode = .timeout(5)
+        config.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+        }
+        do {
+            pool = try DatabasePool(path: path, configuration: config)
+        } catch {
+            throw StoreError(description: "\(path): cannot open the state database: \(Store.explain(error))")
+        }
+        try migrate()
+    }
+
+    // MARK: Schema
+
+    private static let migrations = ["v1-event-log-ledger-sessions"]
+
+    private func migrate() throws(StoreError) {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration(Store.migrations[0]) { db in
+            try db.execute(sql: """
+                CREATE TABLE event (
+                    seq INTEGER PRIMARY KEY,
+                    line TEXT NOT NULL
+                );
+                CREATE TABLE policy (
+                    seq INTEGER PRIMARY KEY,
+                    from_event INTEGER NOT NULL,
+                    text TEXT NOT NULL
+                );
+                CREATE TABLE ledger (
+                    seq INTEGER PRIMARY KEY,
+                    at_micros INTEGER NOT NULL,
+                    kind TEXT NOT NULL CHECK (kind IN ('earned', 'redeemed', 'adjusted', 'expired')),
+                    points INTEGER NOT NULL,
+                    balance_after INTEGER NOT NULL,
+                    note TEXT,
+                    reward_micros INTEGER,
+                    previous_hash TEXT NOT NULL,
+                    hash TEXT NOT NULL UNIQUE
+                );
+                CREATE TABLE session (
+                    seq INTEGER PRIMARY KEY,
+                    app TEXT NOT NULL,
+                    category TEXT NOT NULL,
+                    pid INTEGER NOT NULL,
+                    start_micros INTEGER NOT NULL,
+                    end_micros INTEGER NOT NULL,
+                    micros INTEGER NOT NULL,
+                    credited_micros INTEGER NOT NULL,
+                    points INTEGER NOT NULL,
+                    verdict TEXT NOT NULL,
+                    reasons TEXT NOT NULL
+                );
+                CREATE INDEX session_by_start ON session(start_micros);
+                """)
+        }
+        do {
+            try pool.write { db in
+                let applied = try migrator.appliedIdentifiers(db)
+                if let unknown = applied.first(where: { !Store.migrations.contains($0) }) {
+                    throw StoreError(description: "\(path): this database was written by a newer screentime (it has schema change '\(unknown)'); install that version again, or move the file away to start anew")
+                }
+            }
+            try migrator.migrate(pool)
+        } catch let e as StoreError {
+            throw e
+        } catch {
+            throw StoreError(description: "\(path): cannot prepare the state database: \(Store.explain(error))")
+        }
+    }
+
+    // MARK: Writing
+
+    /// What one commit writes: a policy adopted before the events (its text), the events as log
+    /// lines, and the ledger entries and sessions they caused.
+    public struct Batch: Sendable {
+        public var policy: String?
+        public var events: [String] = []
+        public var ledger: [LedgerEntry] = []
+        public var sessions: [SessionRecord] = []
+
+        public init() {}
+        public var isEmpty: Bool { policy == nil && events.isEmpty && ledger.isEmpty && sessions.isEmpty }
+    }
+
+    public func commit(_ batch: Batch) throws(StoreError) {
+        guard !batch.isEmpty else { return }
+        do {
+            try pool.write { db in
+                if let text = batch.policy {
+                    let next = (try Int64.fetchOne(db, sql: "SELECT max(seq) FROM event") ?? 0) + 1
+                    try db.execute(sql: "INSERT INTO policy (from_event, text) VALUES (?, ?)", arguments: [next, text])
+                }
+                let insertEvent = try db.cachedStatement(sql: "INSERT INTO event (line) VALUES (?)")
+                for line in batch.events { try insertEvent.execute(arguments: [line]) }
+                var previous = try String.fetchOne(db, sql: "SELECT hash FROM ledger ORDER BY seq DESC LIMIT 1") ?? Store.genesisHash
+                var seq = (try Int64.fetchOne(db, sql: "SELECT max(seq) FROM ledger") ?? 0) + 1
+                for e in batch.ledger {
+                    let hash = Store.hash(seq: seq, e, previous: previous)
+                    try db.execute(sql: """
+                        INSERT INTO ledger (seq, at_micros, kind, points, balance_after, note, reward_micros, previous_hash, hash)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        """, arguments: [seq, e.at, e.kind.rawValue, e.points, e.balanceAfter, e.note, e.rewardSeconds, previous, hash])
+                    previous = hash
+                    seq += 1
+                }
+                for s in batch.sessions {
+                    try db.execute(sql: """
+                        INSERT INTO session (app, category, pid, start_micros, end_micros, micros, credited_micros, points, verdict, reasons)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        """, arguments: [s.app, s.category.rawValue, Int64(s.pid), s.start, s.end, s.seconds, s.creditedSeconds,
+                                         s.points, s.verdict.rawValue, s.reasons.map(\.rawValue).joined(separator: ",")])
+                }
+            }
+        } catch {
+            throw StoreError(description: "\(path): could not save \(batch.events.count) events: \(Store.explain(error))")
+        }
+    }
+
+    /// The hash of a ledger entry: SHA-256 over its fields and the hash before it.
+    static func hash(seq: Int64, _ e: LedgerEntry, previous: String) -> String {
+        SHA256.hex("\(seq)|\(e.at)|\(e.kind.rawValue)|\(e.points)|\(e.balanceAfter)|\(e.note ?? "")|\(e.rewardSeconds.map(String.init) ?? "")|\(previous)")
+    }
+
+    // MARK: Reading
+
+    public func events() throws(StoreError) -> [(seq: Int64, line: String)] {
+        try read("read the event log") { db in
+            try Row.fetchAll(db, sql: "SELECT seq, line FROM event ORDER BY seq").map { ($0["seq"], $0["line"]) }
+        }
+    }
+
+    /// Policies in force, each from the event it applies to.
+    public func policies() throws(StoreError) -> [(fromEvent: Int64, text: String)] {
+        try read("read the policy history") { db in
+            try Row.fetchAll(db, sql: "SELECT from_event, text FROM policy ORDER BY seq").map { ($0["from_event"], $0["text"]) }
+        }
+    }
+
+    public func ledger() throws(StoreError) -> [StoredLedgerEntry] {
+        try read("read the ledger") { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM ledger ORDER BY seq").map { row in
+                let kindText: String = row["kind"]
+                return StoredLedgerEntry(
+                    seq: row["seq"],
+                    entry: LedgerEntry(at: row["at_micros"], kind: LedgerEntry.Kind(rawValue: kindText) ?? .adjusted,
+                                       points: row["points"], balanceAfter: row["balance_after"], note: row["note"],
+                                       rewardSeconds: row["reward_micros"]),
+                    previousHash: row["previous_hash"], hash: row["hash"])
+            }
+        }
+    }
+
+    public func sessionCount() throws(StoreError) -> Int {
+        try read("count sessions") { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM session") ?? 0 }
+    }
+
+    /// `PRAGMA integrity_check`: "ok", or what SQLite found.
+    public func integrityCheck() throws(StoreError) -> String {
+        try read("check the database") { db in
+            try String.fetchAll(db, sql: "PRAGMA integrity_check").joined(separator: "; ")
+        }
+    }
+
+    /// The first ledger entry whose chain is broken, with what is wrong; nil when the chain is whole.
+    public func firstBrokenLink() throws(StoreError) -> (seq: Int64, problem: String)? {
+        var previous = Store.genesisHash
+        var balance: Int64 = 0
+        var expectedSeq: Int64 = 1
+        for row in try ledger() {
+            if row.seq != expectedSeq {
+                return (row.seq, "entry \(expectedSeq) is missing (deleted?)")
+            }
+            if row.previousHash != previous {
+                return (row.seq, "it does not follow the entry before it (an entry was deleted or inserted)")
+            }
+            if Store.hash(seq: row.seq, row.entry, previous: previous) != row.hash {
+                return (row.seq, "its contents do not match its hash (edited?)")
+            }
+            balance += row.entry.points
+            if row.entry.balanceAfter != balance {
+                return (row.seq, "its balance \(row.entry.balanceAfter) is not the sum of the entries up to it (\(balance))")
+            }
+            previous = row.hash
+            expectedSeq += 1
+        }
+        return nil
+    }
+
+    private func read<T>(_ what: String, _ body: @Sendable (Database) throws -> T) throws(StoreError) -> T {
+        do { return try pool.read(body) } catch {
+            throw StoreError(description: "\(path): could not \(what): \(Store.explain(error))")
+        }
+    }
+
+    static func explain(_ error: any Error) -> String {
+        guard let e = error as? DatabaseError else { return "\(error)" }
+        switch e.resultCode {
+        case .SQLITE_FULL: return "the disk is full"
+        case .SQLITE_READONLY: return "the database is read-only (check the folder's permissions and free space)"
+        case .SQLITE_CORRUPT, .SQLITE_NOTADB: return "the file is damaged or not a screentime database"
+        case .SQLITE_BUSY, .SQLITE_LOCKED: return "another program holds the database locked"
+        case .SQLITE_CANTOPEN: return "the file cannot be opened (does the folder exist, and may it be written?)"
+        default: return e.message ?? "\(e.resultCode)"
+        }
+    }
+}

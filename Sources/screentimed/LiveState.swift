@@ -1,0 +1,101 @@
+import ScreenTimeCore
+import ScreenTimePolicy
+import ScreenTimeStore
+
+/// The engine and the store of one child, kept in step: every event is appended to the log before
+/// it is applied, and what it caused is saved in the same transaction. Start-up rebuilds the
+/// engine by replaying the stored log under the stored policies — the same path `check` and
+/// `replay` take.
+struct LiveState {
+    private(set) var engine: Engine
+    let store: Store
+    private var batch = Store.Batch()
+    private var effects: [Effect] = []
+    /// The policy text in force, as stored.
+    private(set) var policyText: String
+
+    /// What a replay of the stored log produced: the engine as it stands, and the ledger it wrote.
+    struct Rebuilt {
+        var engine: Engine
+        var policyText: String
+        var ledger: [LedgerEntry]
+        var events: Int
+    }
+
+    /// Replays the stored log under the stored policies. Nil when nothing is stored yet.
+    static func rebuild(from store: Store) throws -> Rebuilt? {
+        let policies = try store.policies()
+        guard let first = policies.first else { return nil }
+        var engine = Engine(policy: try PolicyLoader.parse(first.text, file: "\(store.path) (policy 1)"))
+        var effects: [Effect] = []
+        var next = 1
+        var text = first.text
+        let events = try store.events()
+        for (seq, line) in events {
+            while next < policies.count, policies[next].fromEvent <= seq {
+                text = policies[next].text
+                engine.adopt(try PolicyLoader.parse(text, file: "\(store.path) (policy \(next + 1))"), into: &effects)
+                next += 1
+            }
+            do { engine.apply(try EventLog.decode(line: line), into: &effects) } catch {
+                throw StoreError(description: "\(store.path): stored event \(seq) cannot be read: \(error.reason)")
+            }
+        }
+        while next < policies.count {
+            text = policies[next].text
+            engine.adopt(try PolicyLoader.parse(text, file: "\(store.path) (policy \(next + 1))"), into: &effects)
+            next += 1
+        }
+        let ledger = effects.compactMap { if case .ledger(let l) = $0 { return l } else { return nil } }
+        return Rebuilt(engine: engine, policyText: text, ledger: ledger, events: events.count)
+    }
+
+    /// Opens a child's state, replaying what is stored; `policyText` becomes the policy in force
+    /// (recorded only when it differs from the stored one).
+    init(store: Store, policyText: String, policyFile: String) throws {
+        self.store = store
+        let policy = try PolicyLoader.parse(policyText, file: policyFile)
+        if var rebuilt = try LiveState.rebuild(from: store) {
+            if rebuilt.policyText != policyText {
+                rebuilt.engine.adopt(policy, into: &effects)
+                batch.policy = policyText
+            }
+            engine = rebuilt.engine
+        } else {
+            engine = Engine(policy: policy)
+            batch.policy = policyText
+        }
+        self.policyText = policyText
+        collect()
+    }
+
+    /// Logs an event and applies it. Redemptions and adjustments are saved at once.
+    mutating func ingest(_ event: Event) throws {
+        batch.events.append(EventLog.encode(event))
+        engine.apply(event, into: &effects)
+        collect()
+        switch event.kind {
+        case .redeem, .adjust: try flush()
+        default: break
+        }
+    }
+
+    /// Saves everything not yet saved, in one transaction.
+    mutating func flush() throws {
+        try store.commit(batch)
+        batch = Store.Batch()
+    }
+
+    var unsavedEvents: Int { batch.events.count }
+
+    private mutating func collect() {
+        for e in effects {
+            switch e {
+            case .ledger(let l): batch.ledger.append(l)
+            case .sessionClosed(let s): batch.sessions.append(s)
+            case .warn, .stop, .resume, .refused, .clockJumped: break
+            }
+        }
+        effects.removeAll(keepingCapacity: true)
+    }
+}

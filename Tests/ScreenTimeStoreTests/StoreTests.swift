@@ -1,0 +1,89 @@
+import Foundation
+import ScreenTimeCore
+@testable import ScreenTimeStore
+import Testing
+
+@Suite("The state database")
+struct StoreTests {
+    static func freshPath() throws -> String {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("screentime-store-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        return dir.appendingPathComponent("screentime.sqlite").path
+    }
+
+    @Test("SHA-256 of the standard test vectors")
+    func sha256() {
+        #expect(SHA256.hex("") == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+        #expect(SHA256.hex("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        #expect(SHA256.hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq")
+                == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
+    }
+
+    @Test("batches survive closing and opening the file; the ledger is chained")
+    func roundTrip() throws {
+        let path = try Self.freshPath()
+        do {
+            let store = try Store(path: path)
+            var a = Store.Batch()
+            a.policy = "version = 1\n"
+            a.events = ["{\"e\":1}", "{\"e\":2}"]
+            a.ledger = [LedgerEntry(at: 10, kind: .adjusted, points: 60, balanceAfter: 60, note: "chores")]
+            try store.commit(a)
+            var b = Store.Batch()
+            b.policy = "version = 1\n# changed\n"
+            b.events = ["{\"e\":3}"]
+            b.ledger = [LedgerEntry(at: 20, kind: .redeemed, points: -40, balanceAfter: 20, note: "mom", rewardSeconds: 1_200_000_000)]
+            try store.commit(b)
+        }
+        let store = try Store(path: path)
+        #expect(try store.events().map(\.line) == ["{\"e\":1}", "{\"e\":2}", "{\"e\":3}"])
+        #expect(try store.policies().map(\.fromEvent) == [1, 3])
+        let ledger = try store.ledger()
+        #expect(ledger.map(\.entry.points) == [60, -40])
+        #expect(ledger[0].previousHash == Store.genesisHash)
+        #expect(ledger[1].previousHash == ledger[0].hash)
+        #expect(ledger[1].entry.rewardSeconds == 1_200_000_000)
+        #expect(try store.firstBrokenLink() == nil)
+        #expect(try store.integrityCheck() == "ok")
+    }
+
+    @Test("a balance that is not the sum of the entries is found")
+    func wrongBalance() throws {
+        let store = try Store(path: try Self.freshPath())
+        var a = Store.Batch()
+        a.ledger = [LedgerEntry(at: 1, kind: .adjusted, points: 5, balanceAfter: 5),
+                    LedgerEntry(at: 2, kind: .adjusted, points: 5, balanceAfter: 11)]
+        try store.commit(a)
+        let broken = try store.firstBrokenLink()
+        #expect(broken?.seq == 2)
+        #expect(broken?.problem == "its balance 11 is not the sum of the entries up to it (10)")
+    }
+
+    @Test("a database from a newer screentime is refused, not emptied")
+    func newerSchema() throws {
+        let path = try Self.freshPath()
+        _ = try Store(path: path)
+        let sqlite = Process()
+        sqlite.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+        sqlite.arguments = [path, "INSERT INTO grdb_migrations VALUES ('v9-from-the-future')"]
+        try sqlite.run()
+        sqlite.waitUntilExit()
+        #expect(sqlite.terminationStatus == 0)
+        #expect {
+            try Store(path: path)
+        } throws: { error in
+            (error as? StoreError)?.description == "\(path): this database was written by a newer screentime (it has schema change 'v9-from-the-future'); install that version again, or move the file away to start anew"
+        }
+    }
+
+    @Test("a file that is not a database is refused with a clear message")
+    func notADatabase() throws {
+        let path = try Self.freshPath()
+        try Data(repeating: 0x41, count: 8192).write(to: URL(fileURLWithPath: path))
+        #expect {
+            try Store(path: path)
+        } throws: { error in
+            (error as? StoreError)?.description.hasSuffix("the file is damaged or not a screentime database") == true
+        }
+    }
+}

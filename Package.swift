@@ -26,8 +26,10 @@ let package = Package(
             "ScreenTimeCore",
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
+        // The Linux shell: the /proc sampler, clocks, user accounts. Each C call wrapped once.
+        .target(name: "ScreenTimeLinux", dependencies: ["ScreenTimeCore"]),
         .executableTarget(name: "screentimed", dependencies: [
-            "ScreenTimeCore", "ScreenTimePolicy", "ScreenTimeStore",
+            "ScreenTimeCore", "ScreenTimePolicy", "ScreenTimeStore", "ScreenTimeLinux",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "stctl", dependencies: [
@@ -40,6 +42,7 @@ let package = Package(
         .testTarget(name: "ScreenTimePolicyTests", dependencies: ["ScreenTimePolicy"],
                     resources: [.copy("Malformed")]),
         .testTarget(name: "ScreenTimeStoreTests", dependencies: ["ScreenTimeStore", "ScreenTimeCore"]),
+        .testTarget(name: "ScreenTimeLinuxTests", dependencies: ["ScreenTimeLinux", "ScreenTimeCore"]),
         .testTarget(name: "EndToEndTests", dependencies: ["ScreenTimeCore"]),
     ]
 )

@@ -81,6 +81,10 @@ public struct Engine: Sendable {
             now = t
             enterDay(containing: t)
         }
+        if case .daemonStarted = event.kind {
+            // Nothing was observed while the daemon was down: what it knew ends where it stopped.
+            endEverything(at: now)
+        }
         advance(to: t)
         switch observation {
         case .steady: break
@@ -192,7 +196,7 @@ public struct Engine: Sendable {
             redeem(minutes: minutes, by: by, at: t)
         case .adjust(let points, let reason):
             out.append(.ledger(ledger.append(.adjusted, points: points, at: clock.wall(at: t), note: reason)))
-        case .tick:
+        case .tick, .daemonStarted:
             break
         }
         rewardRunning.set(!rewardPids.isEmpty || focusedRewardPid != nil, at: t)

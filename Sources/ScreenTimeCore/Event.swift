@@ -24,6 +24,9 @@ public struct Event: Sendable, Equatable {
         case redeem(minutes: Int64, by: String?)
         case adjust(points: Int64, reason: String)
         case tick
+        /// Added by screentime: the daemon (re)started. Whatever it knew ended at the event before;
+        /// the sampler reports what runs now afresh.
+        case daemonStarted
     }
 
     /// The `event` field's value for each kind.
@@ -39,6 +42,7 @@ public struct Event: Sendable, Equatable {
         case .redeem: return "redeem"
         case .adjust: return "adjust"
         case .tick: return "tick"
+        case .daemonStarted: return "daemon_started"
         }
     }
 }

@@ -79,6 +79,8 @@ public enum EventLog {
             kind = .adjust(points: points, reason: try f.string("reason"))
         case "tick":
             kind = .tick
+        case "daemon_started":
+            kind = .daemonStarted
         default:
             throw LineError(reason: "unknown event '\(name)'" + suggestion(for: name, among: knownEvents))
         }
@@ -86,7 +88,7 @@ public enum EventLog {
     }
 
     public static let knownEvents = ["process_started", "process_exited", "process_cpu", "focus_changed", "input",
-                                     "idle_changed", "lock_changed", "redeem", "adjust", "tick"]
+                                     "idle_changed", "lock_changed", "redeem", "adjust", "tick", "daemon_started"]
 
     /// One line of the log for an event, with `at` as it was observed.
     public static func encode(_ e: Event) -> String {
@@ -126,7 +128,7 @@ public enum EventLog {
             if let b = by { w.key("by"); w.string(b) }
         case .adjust(let points, let reason):
             w.key("points"); w.int(points); w.key("reason"); w.string(reason)
-        case .tick:
+        case .tick, .daemonStarted:
             break
         }
         w.endObject()

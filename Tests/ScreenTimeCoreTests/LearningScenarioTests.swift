@@ -425,3 +425,23 @@ struct LearningScenarioTests {
         #expect(r.balance == 35)
     }
 }
+
+@Suite("Daemon restarts")
+struct DaemonRestartTests {
+    @Test("a session open when the daemon died ends at the last event it logged, not at the restart")
+    func restartEndsSessions() {
+        var tl = Timeline()
+        tl.start(0, pid: 1, exe: gcompris)
+        tl.focus(0, pid: 1)
+        tl.tick(15 * M)                      // the last event logged before the crash
+        tl.add(25 * M, .daemonStarted)       // ten minutes later
+        tl.start(25 * M, pid: 1, exe: gcompris)
+        tl.focus(25 * M, pid: 1)
+        tl.exit(40 * M, pid: 1)
+        let r = tl.replay(testPolicy())
+        #expect(r.learningSessions.map(\.start) == [wall(0), wall(25 * M)])
+        #expect(r.learningSessions.map(\.end) == [wall(15 * M), wall(40 * M)])
+        #expect(r.learningSessions.map(\.creditedSeconds) == [sec(15 * M), sec(15 * M)])
+        #expect(r.balance == 30)
+    }
+}

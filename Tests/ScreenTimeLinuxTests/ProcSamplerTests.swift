@@ -1,0 +1,163 @@
+import Foundation
+import ScreenTimeCore
+@testable import ScreenTimeLinux
+import Testing
+
+/// The sampler against real processes, run as uid 65534 (nobody) with `setpriv` so that the
+/// watched uid holds only what the test starts.
+@Suite("/proc sampler", .serialized)
+struct ProcSamplerTests {
+    static let nobody: UInt32 = 65534
+
+    /// A folder with copies of `sleep` under other names; `open` makes it writable by everyone.
+    static func folder(open: Bool = false) throws -> String {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("screentime-proc-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: open ? 0o777 : 0o755])
+        for name in ["gcompris-qt", "supertuxkart"] {
+            try FileManager.default.copyItem(atPath: "/bin/sleep", toPath: "\(dir)/\(name)")
+        }
+        return dir
+    }
+
+    static func spawn(_ args: [String]) throws -> Process {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+        p.arguments = ["--reuid=\(nobody)", "--regid=\(nobody)", "--clear-groups"] + args
+        try p.run()
+        return p
+    }
+
+    static func end(_ p: Process) {
+        if p.isRunning { kill(p.processIdentifier, SIGKILL) }
+        p.waitUntilExit()
+    }
+
+    /// Samples until `done` holds for the events seen so far (real processes take a moment to exec).
+    static func sample(_ s: inout ProcSampler, until done: ([Event.Kind]) -> Bool) -> [Event.Kind] {
+        var all: [Event.Kind] = []
+        let deadline = Date().addingTimeInterval(5)
+        while Date() < deadline {
+            s.sample(at: SystemClock.monoMicros(), into: &all)
+            if done(all) { return all }
+            usleep(20_000)
+        }
+        return all
+    }
+
+    static func started(_ events: [Event.Kind], pid: Int32) -> [ProcessFacts] {
+        events.compactMap { if case .processStarted(let f) = $0, f.pid == pid { return f } else { return nil } }
+    }
+
+    @Test("a copied binary under another name is seen with its real path, name and owner")
+    func copiedBinary() throws {
+        let dir = try Self.folder()
+        let p = try Self.spawn(["\(dir)/gcompris-qt", "30"])
+        defer { Self.end(p) }
+        var s = ProcSampler(uids: [Self.nobody])
+        let events = Self.sample(&s) { Self.started($0, pid: p.processIdentifier).contains { $0.exe.hasSuffix("/gcompris-qt") } }
+        let f = try #require(Self.started(events, pid: p.processIdentifier).last)
+        #expect(f.exe == "\(dir)/gcompris-qt")
+        #expect(f.comm == "gcompris-qt")
+        #expect(f.cmdline == ["\(dir)/gcompris-qt", "30"])
+        #expect(f.uid == Self.nobody)
+        #expect(f.exeWritable == false)
+        #expect(f.startTicks != nil)
+        Self.end(p)
+        let after = Self.sample(&s) { $0.contains(.processExited(pid: p.processIdentifier)) }
+        #expect(after.contains(.processExited(pid: p.processIdentifier)))
+    }
+
+    @Test("a binary in a folder the child can write is reported writable")
+    func writableFolder() throws {
+        let dir = try Self.folder(open: true)
+        let p = try Self.spawn(["\(dir)/supertuxkart", "30"])
+        defer { Self.end(p) }
+        var s = ProcSampler(uids: [Self.nobody])
+        let events = Self.sample(&s) { Self.started($0, pid: p.processIdentifier).contains { $0.exe.hasSuffix("/supertuxkart") } }
+        #expect(Self.started(events, pid: p.processIdentifier).last?.exeWritable == true)
+    }
+
+    @Test("an exec keeps the pid and is seen as a new program")
+    func exec() throws {
+        let dir = try Self.folder()
+        let p = try Self.spawn(["/bin/sh", "-c", "read x < /dev/null; sleep 0.3; exec \(dir)/supertuxkart 30"])
+        defer { Self.end(p) }
+        var s = ProcSampler(uids: [Self.nobody])
+        let events = Self.sample(&s) { Self.started($0, pid: p.processIdentifier).contains { $0.exe.hasSuffix("/supertuxkart") } }
+        let programs = Self.started(events, pid: p.processIdentifier).map(\.exe)
+        #expect(programs.first.map { !$0.hasSuffix("/supertuxkart") } == true)
+        #expect(programs.last == "\(dir)/supertuxkart")
+        #expect(!events.contains(.processExited(pid: p.processIdentifier)))
+    }
+
+    @Test("a deleted binary is reported as such")
+    func deletedBinary() throws {
+        let dir = try Self.folder()
+        let p = try Self.spawn(["\(dir)/gcompris-qt", "30"])
+        defer { Self.end(p) }
+        var s = ProcSampler(uids: [Self.nobody])
+        _ = Self.sample(&s) { Self.started($0, pid: p.processIdentifier).contains { $0.exe.hasSuffix("/gcompris-qt") } }
+        try FileManager.default.removeItem(atPath: "\(dir)/gcompris-qt")
+        let events = Self.sample(&s) { Self.started($0, pid: p.processIdentifier).contains { $0.exe.hasSuffix(" (deleted)") } }
+        #expect(Self.started(events, pid: p.processIdentifier).last?.exe == "\(dir)/gcompris-qt (deleted)")
+    }
+
+    @Test("processes of other users are not reported")
+    func otherUsers() throws {
+        let dir = try Self.folder()
+        let mine = Process()
+        mine.executableURL = URL(fileURLWithPath: "\(dir)/gcompris-qt")
+        mine.arguments = ["30"]
+        try mine.run()
+        defer { Self.end(mine) }
+        let child = try Self.spawn(["\(dir)/supertuxkart", "30"])
+        defer { Self.end(child) }
+        var s = ProcSampler(uids: [Self.nobody])
+        let events = Self.sample(&s) { Self.started($0, pid: child.processIdentifier).contains { $0.exe.hasSuffix("/supertuxkart") } }
+        #expect(Self.started(events, pid: mine.processIdentifier).isEmpty)
+        #expect(!Self.started(events, pid: child.processIdentifier).isEmpty)
+    }
+
+    @Test("a Flatpak's id is read from its cgroup scope")
+    func flatpakScope() {
+        #expect(ProcSampler.flatpakID(inCgroup: "/user.slice/user-1000.slice/user@1000.service/app.slice/app-flatpak-org.kde.gcompris-12345.scope") == "org.kde.gcompris")
+        #expect(ProcSampler.flatpakID(inCgroup: "/user.slice/user-1000.slice/session-2.scope") == nil)
+        #expect(ProcSampler.flatpakID(inCgroup: "/app.slice/app-flatpak-org.x.Y-abc.scope") == nil)
+    }
+
+    @Test("stat is parsed after the last ')': a comm may hold spaces and parentheses")
+    func statLine() {
+        let line = "4242 (a) b (c) S 1 4242 4242 0 -1 4194304 100 0 0 0 250 50 0 0 20 0 1 0 987654 1000 200 18446744073709551615\n"
+        let s = StatLine(Array(line.utf8))
+        #expect(s?.userTicks == 250)
+        #expect(s?.systemTicks == 50)
+        #expect(s?.startTicks == 987654)
+    }
+
+    /// Pid reuse cannot be forced on a real machine in a test's time, so this one case runs on a
+    /// /proc-shaped folder the test writes (the only stand-in in these tests).
+    @Test("a pid reused by a new process (another start time) is an exit and a start")
+    func pidReuse() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("fakeproc-\(UUID().uuidString)").path
+        let p = "\(root)/4242"
+        try FileManager.default.createDirectory(atPath: p, withIntermediateDirectories: true)
+        func write(start: Int, exe: String) throws {
+            try "4242 (game) S 1 1 1 0 -1 0 0 0 0 0 10 5 0 0 20 0 1 0 \(start) 0 0\n".write(toFile: "\(p)/stat", atomically: true, encoding: .utf8)
+            try? FileManager.default.removeItem(atPath: "\(p)/exe")
+            try FileManager.default.createSymbolicLink(atPath: "\(p)/exe", withDestinationPath: exe)
+        }
+        try write(start: 100, exe: "/usr/games/supertuxkart")
+        let me = UInt32(getuid())
+        var s = ProcSampler(uids: [me], fs: ProcFS(root: root))
+        var events: [Event.Kind] = []
+        s.sample(at: 0, into: &events)
+        #expect(Self.started(events, pid: 4242).map(\.startTicks) == [100])
+        events.removeAll()
+        try write(start: 200, exe: "/usr/bin/gcompris-qt")
+        s.sample(at: 1_000_000, into: &events)
+        #expect(events.first == .processExited(pid: 4242))
+        #expect(Self.started(events, pid: 4242).map(\.exe) == ["/usr/bin/gcompris-qt"])
+        #expect(Self.started(events, pid: 4242).map(\.startTicks) == [200])
+    }
+}

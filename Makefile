@@ -7,7 +7,7 @@ SHAREDIR     = $(DESTDIR)$(PREFIX)/share/screentime
 SHARED      ?= ../shared
 DEBIAN_PKGS  = python3 sqlite3 libsqlite3-dev
 
-.PHONY: all build run test bench install uninstall deps clean
+.PHONY: all build run demo test bench install uninstall deps clean
 
 all: build
 
@@ -23,9 +23,13 @@ deps:
 build: deps
 	$(SWIFT) build
 
-# Until the live daemon exists (issues #3, #5), `make run` replays the bundled demo day through
-# the engine on the default policy and prints the result.
+# The daemon in the foreground, for you, on the default policy, with its state in ./state.
+# Ctrl-C stops it (everything is saved); `screentimed check --state-dir state` verifies the state.
 run: build
+	$(SWIFT) run screentimed --policy policies/default.toml --state-dir state
+
+# A bundled afternoon replayed through the engine: what it earns, costs and stops.
+demo: build
 	$(SWIFT) run screentimed replay --pretty --policy policies/default.toml policies/demo-day.jsonl
 
 test: deps

@@ -587,6 +587,10 @@ public struct Engine: Sendable {
 
     // MARK: - What the shell and stctl read
 
+    /// How long after the last event something is due (a warning, a stop, a day's end, …): the
+    /// daemon sends a `tick` then, so that it happens on time.
+    public var timeToNextDeadline: Microseconds? { nextDeadline().map { $0 - now } }
+
     public struct RewardFigures: Sendable, Equatable {
         public var granted: Microseconds
         public var used: Microseconds

@@ -71,8 +71,9 @@ public struct ProcSampler {
         }
         var cmdline: [String]? = nil
         if fs.read(pid, "cmdline", into: &buffer), !buffer.isEmpty {
+            // A hint only, and command lines can carry secrets: the first few words, cut short.
             cmdline = buffer.split(separator: 0, omittingEmptySubsequences: false).dropLast(buffer.last == 0 ? 1 : 0)
-                .map { String(decoding: $0, as: UTF8.self) }
+                .prefix(ProcSampler.cmdlineWords).map { String(decoding: $0.prefix(ProcSampler.cmdlineWordBytes), as: UTF8.self) }
         }
         var cgroup: String? = nil
         if fs.read(pid, "cgroup", into: &buffer) {
@@ -85,6 +86,9 @@ public struct ProcSampler {
         return ProcessFacts(pid: pid, exe: exe, startTicks: startTicks, uid: uid, comm: comm, cmdline: cmdline,
                             cgroup: cgroup, flatpak: cgroup.flatMap(ProcSampler.flatpakID), exeWritable: writable)
     }
+
+    static let cmdlineWords = 4
+    static let cmdlineWordBytes = 200
 
     /// `…/app-flatpak-org.kde.gcompris-12345.scope` → `org.kde.gcompris`.
     static func flatpakID(inCgroup path: String) -> String? {

@@ -69,15 +69,28 @@ struct LiveState {
         collect()
     }
 
-    /// Logs an event and applies it. Redemptions and adjustments are saved at once.
-    mutating func ingest(_ event: Event) throws {
+    /// Logs an event and applies it; returns what the shell must act on (warnings, stops, …).
+    /// Redemptions and adjustments are saved at once.
+    @discardableResult
+    mutating func ingest(_ event: Event) throws -> [Effect] {
         batch.events.append(EventLog.encode(event))
         engine.apply(event, into: &effects)
-        collect()
+        let actions = collect()
         switch event.kind {
         case .redeem, .adjust: try flush()
         default: break
         }
+        return actions
+    }
+
+    /// A new policy from now on (recorded with the events it rules).
+    mutating func adopt(policyText text: String, file: String) throws {
+        try flush()
+        engine.adopt(try PolicyLoader.parse(text, file: file), into: &effects)
+        batch.policy = text
+        policyText = text
+        collect()
+        try flush()
     }
 
     /// Saves everything not yet saved, in one transaction.
@@ -88,14 +101,18 @@ struct LiveState {
 
     var unsavedEvents: Int { batch.events.count }
 
-    private mutating func collect() {
+    /// Moves what is to be saved into the batch; returns the rest.
+    @discardableResult
+    private mutating func collect() -> [Effect] {
+        var actions: [Effect] = []
         for e in effects {
             switch e {
             case .ledger(let l): batch.ledger.append(l)
             case .sessionClosed(let s): batch.sessions.append(s)
-            case .warn, .stop, .resume, .refused, .clockJumped: break
+            case .warn, .stop, .resume, .refused, .clockJumped: actions.append(e)
             }
         }
         effects.removeAll(keepingCapacity: true)
+        return actions
     }
 }

@@ -6,8 +6,9 @@ struct ScreenTimeDaemon: ParsableCommand {
         commandName: "screentimed",
         abstract: "The screentime daemon: learning time in, points and reward minutes out.",
         discussion: """
-            Live observation (the /proc sampler, logind and desktop hooks) and the control socket are \
-            not built yet; today screentimed runs the engine over an event log with 'screentimed replay'.
+            Without a subcommand, runs the daemon in the foreground (see 'screentimed run --help'). \
+            Not built yet: logind, desktop hooks, the control socket and enforcement.
             """,
-        subcommands: [Replay.self, Import.self, Check.self])
+        subcommands: [Run.self, Replay.self, Import.self, Check.self],
+        defaultSubcommand: Run.self)
 }

@@ -1,0 +1,103 @@
+import Dispatch
+import Foundation
+import ScreenTimeCore
+import ScreenTimeLinux
+import ScreenTimePolicy
+import ScreenTimeStore
+import Synchronization
+
+/// Signals turned into requests the run loop reads.
+final class Requests: Sendable {
+    let stop = Atomic<Bool>(false)
+    let reload = Atomic<Bool>(false)
+}
+
+/// The live daemon: samples /proc, stamps each observation with both clocks, logs and applies it,
+/// saves every second, and says what it would enforce. SIGTERM/SIGINT: save and stop; SIGHUP:
+/// reload the policy (a bad one is refused and the old one kept).
+struct Daemon {
+    var live: LiveState
+    var sampler: ProcSampler
+    let policyPath: String
+    let sampleEvery: Microseconds
+    let log: (String) -> Void
+
+    func describe(_ e: Effect, _ engine: Engine) -> String? {
+        func at(_ w: Microseconds) -> String { RFC3339.format(micros: w, utcOffsetSeconds: engine.utcOffset(at: w)) }
+        switch e {
+        case .warn(let w): return "\(at(w.at)) warn: \(DurationText.words(w.remaining)) of game time left (\(w.limit.rawValue))"
+        case .stop(let s): return "\(at(s.at)) stop \(s.app) (pid \(s.pid)): \(s.reason.rawValue) [enforcement is not built yet: nothing was signalled]"
+        case .resume(let pid, let w): return "\(at(w)) resume pid \(pid)"
+        case .refused(let r): return "\(at(r.at)) refused \(r.request): \(r.reason)"
+        case .clockJumped(let w, let by): return "\(at(w)) the wall clock jumped by \(by / Seconds.micro) s; the calendar did not follow"
+        case .ledger, .sessionClosed: return nil
+        }
+    }
+
+    mutating func run(requests: Requests) throws {
+        var kinds: [Event.Kind] = []
+        var lastMono = SystemClock.monoMicros()
+        var failing: String? = nil
+        func stamp(_ kind: Event.Kind) -> Event {
+            lastMono = SystemClock.monoMicros()
+            return Event(at: WallTime(micros: SystemClock.wallMicros()), mono: lastMono, kind)
+        }
+        try live.ingest(stamp(.daemonStarted))
+        log("watching uid \(sampler.uids.sorted().map(String.init).joined(separator: ", ")); state in \(live.store.path); policy \(policyPath)")
+        while !requests.stop.load(ordering: .relaxed) {
+            if requests.reload.exchange(false, ordering: .relaxed) { reloadPolicy() }
+            kinds.removeAll(keepingCapacity: true)
+            sampler.sample(at: SystemClock.monoMicros(), into: &kinds)
+            var actions: [Effect] = []
+            for k in kinds { actions += try live.ingest(stamp(k)) }
+            if let due = live.engine.timeToNextDeadline, SystemClock.monoMicros() - lastMono >= due {
+                actions += try live.ingest(stamp(.tick))
+            }
+            for a in actions { if let line = describe(a, live.engine) { log(line) } }
+            do {
+                try live.flush()
+                if failing != nil { log("saving works again"); failing = nil }
+            } catch {
+                // Keep the engine running on what it knows; everything unsaved is saved on the next try.
+                let message = "\(error)"
+                if failing != message { log("cannot save (will retry every second): \(message)") }
+                failing = message
+            }
+            var slept: Microseconds = 0
+            while slept < sampleEvery, !requests.stop.load(ordering: .relaxed), !requests.reload.load(ordering: .relaxed) {
+                let step = min(50_000, sampleEvery - slept)
+                usleep(UInt32(step))
+                slept += step
+            }
+        }
+        try live.flush()
+        log("stopped; everything is saved")
+    }
+
+    private mutating func reloadPolicy() {
+        do {
+            let text = try String(contentsOfFile: policyPath, encoding: .utf8)
+            _ = try PolicyLoader.parse(text, file: policyPath)
+            if text != live.policyText {
+                try live.adopt(policyText: text, file: policyPath)
+                log("policy reloaded from \(policyPath)")
+            }
+        } catch {
+            log("policy not reloaded, the old one stays in force: \(error)")
+        }
+    }
+}
+
+/// SIGTERM, SIGINT and SIGHUP, delivered to `requests` instead of ending the process.
+func handleSignals(_ requests: Requests) -> [DispatchSourceSignal] {
+    let queue = DispatchQueue(label: "screentimed.signals")
+    return [(SIGTERM, false), (SIGINT, false), (SIGHUP, true)].map { (number, reload) in
+        signal(number, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
+        source.setEventHandler {
+            if reload { requests.reload.store(true, ordering: .relaxed) } else { requests.stop.store(true, ordering: .relaxed) }
+        }
+        source.resume()
+        return source
+    }
+}

@@ -1,0 +1,69 @@
+import ArgumentParser
+import Foundation
+import ScreenTimeCore
+import ScreenTimeLinux
+import ScreenTimePolicy
+import ScreenTimeStore
+
+/// `screentimed`: the daemon, in the foreground, for the user running it (user mode).
+struct Run: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Run the daemon in the foreground for the user running it (the default command).",
+        discussion: """
+            Watches the user's processes in /proc and keeps their state. Stops (saving everything) on \
+            SIGTERM or Ctrl-C; SIGHUP reloads the policy, keeping the old one if the new one is bad. \
+            Not built yet: logind, desktop hooks, the control socket, enforcement (stops are only logged).
+            """)
+
+    @Option(name: .long, help: "The policy (default: /etc/screentime/USER.toml, else $XDG_CONFIG_HOME/screentime/policy.toml).")
+    var policy: String?
+
+    @OptionGroup var state: StateOptions
+
+    @Option(name: .long, help: "How often /proc is sampled, e.g. \"1s\" or \"200ms\"... written as a duration (\"1s\").")
+    var sampleEvery: String = "1s"
+
+    @Option(name: .long, help: "How often each process's CPU time is reported (\"60s\").")
+    var cpuEvery: String = "60s"
+
+    func run() throws {
+        let uid = UInt32(getuid())
+        let path = try policy ?? Run.defaultPolicyPath(uid: uid)
+        guard let every = DurationText.parse(sampleEvery), every > 0 else { throw fail("--sample-every: not a duration: \"\(sampleEvery)\"", code: 2) }
+        guard let cpu = DurationText.parse(cpuEvery), cpu > 0 else { throw fail("--cpu-every: not a duration: \"\(cpuEvery)\"", code: 2) }
+        let text: String
+        do {
+            _ = try PolicyLoader.load(path: path)
+            text = try String(contentsOfFile: path, encoding: .utf8)
+        } catch let e as PolicyError {
+            throw fail(e.description, code: 2)
+        }
+        let log: (String) -> Void = { FileHandle.standardError.write(Data("screentimed: \($0)\n".utf8)) }
+        do {
+            let live = try LiveState(store: try state.open(create: true), policyText: text, policyFile: path)
+            var daemon = Daemon(live: live, sampler: ProcSampler(uids: [uid], cpuEvery: cpu), policyPath: path,
+                                sampleEvery: every, log: log)
+            let requests = Requests()
+            let sources = handleSignals(requests)
+            try daemon.run(requests: requests)
+            sources.forEach { $0.cancel() }
+        } catch let e as StoreError {
+            throw fail("screentimed: \(e.description)", code: 1)
+        } catch let e as PolicyError {
+            throw fail("screentimed: \(e.description)", code: 1)
+        }
+    }
+
+    /// DESIGN.md §1, user mode: the parent's file in /etc wins over the child's own.
+    static func defaultPolicyPath(uid: UInt32) throws -> String {
+        let env = ProcessInfo.processInfo.environment
+        if let name = UserAccount.lookup(uid: uid)?.name, FileManager.default.fileExists(atPath: "/etc/screentime/\(name).toml") {
+            return "/etc/screentime/\(name).toml"
+        }
+        let config = env["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? ((env["HOME"] ?? NSHomeDirectory()) + "/.config")
+        let own = config + "/screentime/policy.toml"
+        if FileManager.default.fileExists(atPath: own) { return own }
+        throw fail("no policy: write /etc/screentime/USER.toml or \(own) (start from policies/default.toml), or pass --policy FILE", code: 2)
+    }
+}

@@ -160,31 +160,39 @@ public enum RFC3339 {
     }
 }
 
-/// Parses policy durations: `"90s"`, `"10m"`, `"2h"`, `"7d"`, and sums like `"1h30m"`.
+/// Parses durations: `"90s"`, `"10m"`, `"2h"`, `"7d"`, `"250ms"`, and sums like `"1h30m"`.
 public enum DurationText {
     public static func parse(_ text: String) -> Microseconds? {
         var total: Microseconds = 0
         var number: Int64? = nil
         var sawUnit = false
-        for ch in text {
+        let chars = Array(text)
+        var i = 0
+        while i < chars.count {
+            let ch = chars[i]
             if let d = ch.wholeNumberValue, ch.isASCII {
                 let (v, o) = (number ?? 0).multipliedReportingOverflow(by: 10)
                 guard !o, v <= 1_000_000_000 else { return nil }
                 number = v + Int64(d)
+                i += 1
                 continue
             }
             guard let n = number else { return nil }
-            let unit: Int64
+            let micros: Int64
             switch ch {
-            case "s": unit = 1
-            case "m": unit = 60
-            case "h": unit = 3600
-            case "d": unit = 86_400
+            case "m" where i + 1 < chars.count && chars[i + 1] == "s":
+                micros = 1000
+                i += 1
+            case "s": micros = Seconds.micro
+            case "m": micros = 60 * Seconds.micro
+            case "h": micros = 3600 * Seconds.micro
+            case "d": micros = 86_400 * Seconds.micro
             default: return nil
             }
-            total += n * unit * Seconds.micro
+            total += n * micros
             number = nil
             sawUnit = true
+            i += 1
         }
         guard number == nil, sawUnit else { return nil }
         return total

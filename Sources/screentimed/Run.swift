@@ -21,7 +21,7 @@ struct Run: ParsableCommand {
 
     @OptionGroup var state: StateOptions
 
-    @Option(name: .long, help: "How often /proc is sampled, e.g. \"1s\" or \"200ms\"... written as a duration (\"1s\").")
+    @Option(name: .long, help: "How often /proc is sampled: a duration such as \"1s\" or \"200ms\".")
     var sampleEvery: String = "1s"
 
     @Option(name: .long, help: "How often each process's CPU time is reported (\"60s\").")

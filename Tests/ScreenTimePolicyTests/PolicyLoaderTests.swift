@@ -55,9 +55,15 @@ struct PolicyLoaderTests {
         #expect(plain.timeZone == .gmt)
     }
 
-    @Test("durations", arguments: [("90s", 90), ("10m", 600), ("2h", 7200), ("7d", 604_800), ("1h30m", 5400)])
+    @Test("durations", arguments: [("90s", 90), ("10m", 600), ("2h", 7200), ("7d", 604_800), ("1h30m", 5400), ("1m30s", 90)])
     func durations(_ text: String, _ seconds: Int64) {
         #expect(DurationText.parse(text) == Seconds.of(seconds))
+    }
+
+    @Test("milliseconds")
+    func milliseconds() {
+        #expect(DurationText.parse("250ms") == 250_000)
+        #expect(DurationText.parse("1s500ms") == 1_500_000)
     }
 
     @Test("not durations", arguments: ["", "10", "m", "10 m", "1.5h", "-5m", "10w"])

@@ -1,7 +1,7 @@
 /// Which app a process or a focused window is, by the policy's rules: the first matching entry
 /// wins; a program that only *looks like* an entry (by name, comm, app id or title) is a game when
 /// it looks like a game, and an untrusted impostor when it looks like a learning app.
-public struct AppMatch: Hashable, Sendable {
+public struct AppMatch: Hashable, Sendable, Codable {
     /// Index into `policy.apps`.
     public var entry: Int
     /// Learning only: the identity is one the policy trusts (an `exe` or `flatpak` match, and an

@@ -9,10 +9,10 @@ public struct Engine: Sendable {
     public private(set) var policy: Policy
     private var classifier: Classifier
     private var calendar: PolicyCalendar
-    public private(set) var clock = TrustedClock()
+    public internal(set) var clock = TrustedClock()
     /// Engine time up to which everything has been accounted.
-    public private(set) var now: Microseconds = 0
-    private var started = false
+    public internal(set) var now: Microseconds = 0
+    var started = false
 
     // The calendar day in force, in engine time.
     private var day = PolicyCalendar.Day(key: 0, weekKey: 0, start: 0, end: 0, allowed: nil)
@@ -20,45 +20,53 @@ public struct Engine: Sendable {
     private var allowedSpans: [(start: Microseconds, end: Microseconds)]?
 
     // What is running and what the child is looking at.
-    private struct TrackedProcess: Sendable {
+    struct TrackedProcess: Sendable, Codable {
         var facts: ProcessFacts
         var match: AppMatch?
-        var lastCPU: (millis: Int64, at: Microseconds)?
+        var lastCPU: CPUSample?
     }
-    private var processes: [Int32: TrackedProcess] = [:]
-    private var presence: [AppMatch: Set<Int32>] = [:]
-    private var rewardPids: Set<Int32> = []
-    private var blockedPids: Set<Int32> = []
-    private var focus: FocusedWindow?
-    private var focusMatch: AppMatch?
-    private var focusHookSeen = false
-    private var locked = false
+    struct CPUSample: Sendable, Codable {
+        var millis: Int64
+        var at: Microseconds
+    }
+    var processes: [Int32: TrackedProcess] = [:]
+    var presence: [AppMatch: Set<Int32>] = [:]
+    var rewardPids: Set<Int32> = []
+    var blockedPids: Set<Int32> = []
+    var focus: FocusedWindow?
+    var focusMatch: AppMatch?
+    var focusHookSeen = false
+    var locked = false
 
     // What the rules judge sessions by.
-    private var idle = Stretches()
-    private var lockedTime = Stretches()
-    private var rewardRunning = Stretches()
-    private var periodicInput = IntervalSet()
-    private var cpuClaimed = IntervalSet()
-    private var lastInput: Microseconds?
-    private var periodicDetector: PeriodicInputDetector
+    var idle = Stretches()
+    var lockedTime = Stretches()
+    var rewardRunning = Stretches()
+    var periodicInput = IntervalSet()
+    var cpuClaimed = IntervalSet()
+    var lastInput: Microseconds?
+    var periodicDetector: PeriodicInputDetector
 
     // Sessions, points, reward time.
-    private var sessions: [AppMatch: OpenSession] = [:]
+    var sessions: [AppMatch: OpenSession] = [:]
     /// Learning sessions that ended less than `idle_after` after the last input: whether that tail
     /// was idle is known only when the next input comes or the gap grows past the threshold.
-    private var awaitingJudgement: [(session: OpenSession, end: Microseconds)] = []
-    private var learningCredited: [Int64: Microseconds] = [:]
+    var awaitingJudgement: [AwaitingSession] = []
+    struct AwaitingSession: Sendable, Codable {
+        var session: OpenSession
+        var end: Microseconds
+    }
+    var learningCredited: [Int64: Microseconds] = [:]
     /// Points not yet paid, in µs × points/hour: nothing is lost to rounding.
-    private var pointRemainder: Int64 = 0
-    public private(set) var ledger = Ledger()
-    private var budget = RewardBudget()
+    var pointRemainder: Int64 = 0
+    public internal(set) var ledger = Ledger()
+    var budget = RewardBudget()
 
     // Enforcement.
-    private var warned: Set<Microseconds> = []
-    private struct Told: Sendable { var at: Microseconds; var count: Int; var reason: Reason }
-    private var stopping: [Int32: Told] = [:]
-    private var paused: Set<Int32> = []
+    var warned: Set<Microseconds> = []
+    struct Told: Sendable, Codable { var at: Microseconds; var count: Int; var reason: Reason }
+    var stopping: [Int32: Told] = [:]
+    var paused: Set<Int32> = []
 
     private var out: [Effect] = []
 
@@ -209,7 +217,7 @@ public struct Engine: Sendable {
         setMatch(of: facts.pid, to: classifier.classify(process: facts))
     }
 
-    private mutating func setMatch(of pid: Int32, to match: AppMatch?) {
+    mutating func setMatch(of pid: Int32, to match: AppMatch?) {
         if let old = processes[pid]?.match {
             presence[old]?.remove(pid)
             if presence[old]?.isEmpty == true { presence[old] = nil }
@@ -240,7 +248,7 @@ public struct Engine: Sendable {
     /// Lenient policies without a focus hook count a learning app as used while it works the CPU.
     private mutating func cpuSample(pid: Int32, millis: Int64, at t: Microseconds) {
         guard var p = processes[pid] else { return }
-        defer { p.lastCPU = (millis, t); processes[pid] = p }
+        defer { p.lastCPU = CPUSample(millis: millis, at: t); processes[pid] = p }
         guard !focusHookSeen, !policy.validation.learningNeedsFocusHook,
               let match = p.match, policy.apps[match.entry].category == .learning,
               let prev = p.lastCPU, t > prev.at, sessions[match] != nil else { return }
@@ -336,7 +344,7 @@ public struct Engine: Sendable {
         guard var s = sessions.removeValue(forKey: key) else { return }
         s.endUse(at: end, minDwell: minDwell(key))
         if category(key) == .learning, let last = lastInput, end - last <= policy.validation.idleAfter, !s.used.isEmpty {
-            awaitingJudgement.append((s, end))
+            awaitingJudgement.append(AwaitingSession(session: s, end: end))
         } else {
             settle(s, end: end)
         }
@@ -348,7 +356,7 @@ public struct Engine: Sendable {
         guard !awaitingJudgement.isEmpty else { return }
         let waiting = awaitingJudgement
         awaitingJudgement.removeAll()
-        for (s, end) in waiting { settle(s, end: end) }
+        for w in waiting { settle(w.session, end: w.end) }
         forgetOldTimes()
     }
 
@@ -475,7 +483,7 @@ public struct Engine: Sendable {
         return best == .max ? nil : best
     }
 
-    private mutating func enterDay(containing t: Microseconds) {
+    mutating func enterDay(containing t: Microseconds) {
         day = calendar.day(containing: clock.wall(at: t), allowedHours: policy.rewards.allowedHours)
         dayEnd = clock.time(atWall: day.end)
         allowedSpans = day.allowed.map { $0.map { (clock.time(atWall: $0.start), clock.time(atWall: $0.end)) } }

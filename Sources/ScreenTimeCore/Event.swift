@@ -49,7 +49,7 @@ public struct Event: Sendable, Equatable {
 
 /// What the sampler saw of one process. Only `exe` (and the Flatpak id) identify it; the rest are
 /// hints a child can choose freely.
-public struct ProcessFacts: Sendable, Equatable {
+public struct ProcessFacts: Sendable, Equatable, Codable {
     public var pid: Int32
     /// The realpath of `/proc/PID/exe`; a deleted binary ends in ` (deleted)`.
     public var exe: String
@@ -77,7 +77,7 @@ public struct ProcessFacts: Sendable, Equatable {
 }
 
 /// The focused window as a desktop hook described it. `pid` nil: nothing is focused.
-public struct FocusedWindow: Sendable, Equatable {
+public struct FocusedWindow: Sendable, Equatable, Codable {
     public var pid: Int32?
     public var appID: String?
     public var title: String?

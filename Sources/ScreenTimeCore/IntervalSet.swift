@@ -1,10 +1,10 @@
 /// A set of half-open time intervals [start, end), sorted and disjoint. Sessions are judged by
 /// measuring what part of their use falls into the times the user was idle, the screen locked, a
 /// game running, and so on.
-public struct IntervalSet: Sendable, Equatable {
+public struct IntervalSet: Sendable, Equatable, Codable {
     public private(set) var spans: [Span] = []
 
-    public struct Span: Sendable, Equatable {
+    public struct Span: Sendable, Equatable, Codable {
         public var start: Microseconds
         public var end: Microseconds
         public var length: Microseconds { end - start }
@@ -111,7 +111,7 @@ public struct IntervalSet: Sendable, Equatable {
 
 /// A condition that is on or off over time (idle, locked, a game running): closed spans plus the
 /// one still open.
-struct Stretches {
+struct Stretches: Sendable, Codable {
     private(set) var closed = IntervalSet()
     private(set) var openSince: Microseconds?
 

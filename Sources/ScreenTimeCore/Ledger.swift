@@ -1,7 +1,7 @@
-/// The points ledger: append-only; every entry carries the balance after it, and the balance is
-/// always the sum of the entries.
-public struct LedgerEntry: Sendable, Equatable {
-    public enum Kind: String, Sendable { case earned, redeemed, adjusted, expired }
+/// One entry of the points ledger: append-only; every entry carries the balance after it, and the
+/// balance is always the sum of the entries.
+public struct LedgerEntry: Sendable, Equatable, Codable {
+    public enum Kind: String, Sendable, Codable { case earned, redeemed, adjusted, expired }
 
     /// Trusted wall time (µs since the epoch).
     public var at: Microseconds
@@ -23,18 +23,16 @@ public struct LedgerEntry: Sendable, Equatable {
     }
 }
 
-public struct Ledger: Sendable {
-    public private(set) var entries: [LedgerEntry] = []
+/// The engine's side of the ledger: the balance, and the entries it makes. The entries leave as
+/// effects (the store keeps them); the engine keeps only what the next entry needs.
+public struct Ledger: Sendable, Codable {
     public private(set) var balance: Int64 = 0
 
-    public init() {}
+    public init(balance: Int64 = 0) { self.balance = balance }
 
-    @discardableResult
     mutating func append(_ kind: LedgerEntry.Kind, points: Int64, at: Microseconds, note: String? = nil,
                          rewardSeconds: Microseconds? = nil) -> LedgerEntry {
         balance += points
-        let e = LedgerEntry(at: at, kind: kind, points: points, balanceAfter: balance, note: note, rewardSeconds: rewardSeconds)
-        entries.append(e)
-        return e
+        return LedgerEntry(at: at, kind: kind, points: points, balanceAfter: balance, note: note, rewardSeconds: rewardSeconds)
     }
 }

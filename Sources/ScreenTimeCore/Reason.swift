@@ -1,5 +1,5 @@
 /// Why time was not credited, or why an app was stopped (`spec/replay.md`, reason codes).
-public enum Reason: String, Sendable, CaseIterable, Hashable {
+public enum Reason: String, Sendable, CaseIterable, Hashable, Codable {
     // Learning time not credited.
     case idle, locked, unfocused
     case tooShort = "too_short"

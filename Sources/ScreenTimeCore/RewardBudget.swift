@@ -1,7 +1,7 @@
 /// Reward minutes: granted by redemptions, used while a reward app counts, expiring when the
 /// policy says, and bounded by the daily and weekly limits.
-struct RewardBudget: Sendable {
-    struct Grant: Sendable {
+struct RewardBudget: Sendable, Codable {
+    struct Grant: Sendable, Codable {
         var remaining: Microseconds
         /// Engine time it expires at; nil: never.
         var expiresAt: Microseconds?
@@ -59,7 +59,7 @@ struct RewardBudget: Sendable {
 
 /// Finds machine-made input: 20 or more intervals between inputs whose coefficient of variation is
 /// below the strictness threshold. A gap longer than the idle threshold starts over.
-struct PeriodicInputDetector: Sendable {
+struct PeriodicInputDetector: Sendable, Codable {
     static let intervalsNeeded = 20
     let threshold: Double
     let maxGap: Microseconds

@@ -1,6 +1,6 @@
 /// A usage session still going on: one app, from when it appeared until it is gone, or until it
 /// went unused for longer than the idle threshold. Times are engine times.
-struct OpenSession: Sendable {
+struct OpenSession: Sendable, Codable {
     let key: AppMatch
     let pid: Int32
     let start: Microseconds

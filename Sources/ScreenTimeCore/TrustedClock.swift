@@ -3,11 +3,11 @@
 /// Engine time advances only with the monotonic clock (or the wall clock in a log without `mono`),
 /// and never backwards. The calendar time is the wall clock as it was first seen, carried forward
 /// by engine time: a wall-clock jump the monotonic clock does not confirm moves neither.
-public struct TrustedClock: Sendable {
+public struct TrustedClock: Sendable, Codable {
     /// Wall and monotonic readings of one moment may differ by this much before it is a jump.
     public static let tolerance: Microseconds = 2 * Seconds.micro
 
-    public enum Observation: Equatable, Sendable {
+    public enum Observation: Equatable, Sendable, Codable {
         case steady
         /// The wall clock moved by this much more (or less) than the monotonic clock.
         case jumped(by: Microseconds)

@@ -203,3 +203,34 @@ extension Array {
         isEmpty ? nil : self[rng.below(count)]
     }
 }
+
+@Suite("Checkpoints")
+struct CheckpointTests {
+    @Test("an engine restored from a checkpoint (through JSON) goes on exactly like the one it came from",
+          arguments: Array(PropertyTests.seeds.prefix(60)))
+    func restoreMatches(_ seed: UInt64) throws {
+        let g = PropertyTests.generate(seed: seed)
+        var split = SplitMix(seed: seed ^ 0xC0FFEE)
+        let k = split.below(g.events.count)
+        var whole = Engine(policy: g.policy)
+        var first = Engine(policy: g.policy)
+        var wholeEffects: [Effect] = []
+        var ignored: [Effect] = []
+        for e in g.events[..<k] {
+            whole.apply(e, into: &ignored)
+            first.apply(e, into: &ignored)
+        }
+        let data = try JSONEncoder().encode(first.checkpoint)
+        var restored = Engine(policy: g.policy, checkpoint: try JSONDecoder().decode(Engine.Checkpoint.self, from: data))
+        var restoredEffects: [Effect] = []
+        for e in g.events[k...] {
+            whole.apply(e, into: &wholeEffects)
+            restored.apply(e, into: &restoredEffects)
+        }
+        whole.finish(into: &wholeEffects)
+        restored.finish(into: &restoredEffects)
+        #expect(restoredEffects == wholeEffects, "seed \(seed), split at \(k)")
+        #expect(restored.ledger.balance == whole.ledger.balance)
+        #expect(restored.reward == whole.reward)
+    }
+}

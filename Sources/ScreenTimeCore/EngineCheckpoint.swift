@@ -1,0 +1,85 @@
+import Foundation
+
+extension Engine {
+    /// Everything the engine knows at one moment, to start again from there instead of from the
+    /// first event. Restored with the same policy, it goes on exactly as the engine it came from.
+    public struct Checkpoint: Codable, Sendable {
+        /// Bumped when the layout changes; an older checkpoint is ignored (the log is replayed instead).
+        public static let currentFormat = 1
+        public var format: Int
+        var clock: TrustedClock
+        var now: Microseconds
+        var started: Bool
+        var processes: [TrackedPID]
+        var focus: FocusedWindow?
+        var focusMatch: AppMatch?
+        var focusHookSeen: Bool
+        var locked: Bool
+        var idle: Stretches
+        var lockedTime: Stretches
+        var rewardRunning: Stretches
+        var periodicInput: IntervalSet
+        var cpuClaimed: IntervalSet
+        var lastInput: Microseconds?
+        var periodicDetector: PeriodicInputDetector
+        var sessions: [OpenSession]
+        var awaitingJudgement: [AwaitingSession]
+        var learningCredited: [Int64: Microseconds]
+        var pointRemainder: Int64
+        var balance: Int64
+        var budget: RewardBudget
+        var warned: [Microseconds]
+        var stopping: [ToldPID]
+        var paused: [Int32]
+
+        struct TrackedPID: Codable, Sendable { var pid: Int32; var process: TrackedProcess }
+        struct ToldPID: Codable, Sendable { var pid: Int32; var told: Told }
+    }
+
+    public var checkpoint: Checkpoint {
+        Checkpoint(
+            format: Checkpoint.currentFormat, clock: clock, now: now, started: started,
+            processes: processes.keys.sorted().map { Checkpoint.TrackedPID(pid: $0, process: processes[$0]!) },
+            focus: focus, focusMatch: focusMatch, focusHookSeen: focusHookSeen, locked: locked,
+            idle: idle, lockedTime: lockedTime, rewardRunning: rewardRunning,
+            periodicInput: periodicInput, cpuClaimed: cpuClaimed, lastInput: lastInput, periodicDetector: periodicDetector,
+            sessions: sessions.values.sorted { ($0.start, $0.key.entry) < ($1.start, $1.key.entry) },
+            awaitingJudgement: awaitingJudgement, learningCredited: learningCredited, pointRemainder: pointRemainder,
+            balance: ledger.balance, budget: budget, warned: warned.sorted(),
+            stopping: stopping.keys.sorted().map { Checkpoint.ToldPID(pid: $0, told: stopping[$0]!) },
+            paused: paused.sorted())
+    }
+
+    /// An engine that goes on from a checkpoint, under the policy it was taken with.
+    public init(policy: Policy, checkpoint c: Checkpoint) {
+        self.init(policy: policy)
+        clock = c.clock
+        now = c.now
+        started = c.started
+        for t in c.processes {
+            processes[t.pid] = TrackedProcess(facts: t.process.facts, match: nil, lastCPU: t.process.lastCPU)
+            setMatch(of: t.pid, to: t.process.match)
+        }
+        focus = c.focus
+        focusMatch = c.focusMatch
+        focusHookSeen = c.focusHookSeen
+        locked = c.locked
+        idle = c.idle
+        lockedTime = c.lockedTime
+        rewardRunning = c.rewardRunning
+        periodicInput = c.periodicInput
+        cpuClaimed = c.cpuClaimed
+        lastInput = c.lastInput
+        periodicDetector = c.periodicDetector
+        sessions = Dictionary(uniqueKeysWithValues: c.sessions.map { ($0.key, $0) })
+        awaitingJudgement = c.awaitingJudgement
+        learningCredited = c.learningCredited
+        pointRemainder = c.pointRemainder
+        ledger = Ledger(balance: c.balance)
+        budget = c.budget
+        warned = Set(c.warned)
+        stopping = Dictionary(uniqueKeysWithValues: c.stopping.map { ($0.pid, $0.told) })
+        paused = Set(c.paused)
+        if started { enterDay(containing: now) }
+    }
+}

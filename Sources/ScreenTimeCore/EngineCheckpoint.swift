@@ -24,7 +24,7 @@ extension Engine {
         var periodicDetector: PeriodicInputDetector
         var sessions: [OpenSession]
         var awaitingJudgement: [AwaitingSession]
-        var learningCredited: [Int64: Microseconds]
+        var learningCredited: [DayCredit]
         var pointRemainder: Int64
         var balance: Int64
         var budget: RewardBudget
@@ -34,6 +34,14 @@ extension Engine {
 
         struct TrackedPID: Codable, Sendable { var pid: Int32; var process: TrackedProcess }
         struct ToldPID: Codable, Sendable { var pid: Int32; var told: Told }
+        struct DayCredit: Codable, Sendable { var day: Int64; var credited: Microseconds }
+    }
+
+    /// The checkpoint as stored: JSON with sorted keys, the same bytes for the same state.
+    public var checkpointData: Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return (try? encoder.encode(checkpoint)) ?? Data()
     }
 
     public var checkpoint: Checkpoint {
@@ -44,7 +52,8 @@ extension Engine {
             idle: idle, lockedTime: lockedTime, rewardRunning: rewardRunning,
             periodicInput: periodicInput, cpuClaimed: cpuClaimed, lastInput: lastInput, periodicDetector: periodicDetector,
             sessions: sessions.values.sorted { ($0.start, $0.key.entry) < ($1.start, $1.key.entry) },
-            awaitingJudgement: awaitingJudgement, learningCredited: learningCredited, pointRemainder: pointRemainder,
+            awaitingJudgement: awaitingJudgement,
+            learningCredited: learningCredited.keys.sorted().map { Checkpoint.DayCredit(day: $0, credited: learningCredited[$0]!) }, pointRemainder: pointRemainder,
             balance: ledger.balance, budget: budget, warned: warned.sorted(),
             stopping: stopping.keys.sorted().map { Checkpoint.ToldPID(pid: $0, told: stopping[$0]!) },
             paused: paused.sorted())
@@ -73,7 +82,7 @@ extension Engine {
         periodicDetector = c.periodicDetector
         sessions = Dictionary(uniqueKeysWithValues: c.sessions.map { ($0.key, $0) })
         awaitingJudgement = c.awaitingJudgement
-        learningCredited = c.learningCredited
+        learningCredited = Dictionary(uniqueKeysWithValues: c.learningCredited.map { ($0.day, $0.credited) })
         pointRemainder = c.pointRemainder
         ledger = Ledger(balance: c.balance)
         budget = c.budget

@@ -42,7 +42,7 @@ public final class Store: Sendable {
 
     // MARK: Schema
 
-    private static let migrations = ["v1-event-log-ledger-sessions"]
+    private static let migrations = ["v1-event-log-ledger-sessions", "v2-checkpoints"]
 
     private func migrate() throws(StoreError) {
         var migrator = DatabaseMigrator()
@@ -84,6 +84,15 @@ public final class Store: Sendable {
                 CREATE INDEX session_by_start ON session(start_micros);
                 """)
         }
+        migrator.registerMigration(Store.migrations[1]) { db in
+            try db.execute(sql: """
+                CREATE TABLE checkpoint (
+                    event_seq INTEGER PRIMARY KEY,
+                    policy_seq INTEGER NOT NULL REFERENCES policy(seq),
+                    state BLOB NOT NULL
+                );
+                """)
+        }
         do {
             try pool.write { db in
                 let applied = try migrator.appliedIdentifiers(db)
@@ -108,13 +117,15 @@ public final class Store: Sendable {
         public var events: [String] = []
         public var ledger: [LedgerEntry] = []
         public var sessions: [SessionRecord] = []
+        /// The engine's state after the last event of the batch (`Engine.Checkpoint`, encoded).
+        public var checkpoint: Data?
 
         public init() {}
         public var isEmpty: Bool { policy == nil && events.isEmpty && ledger.isEmpty && sessions.isEmpty }
     }
 
     public func commit(_ batch: Batch) throws(StoreError) {
-        guard !batch.isEmpty else { return }
+        guard !batch.isEmpty || batch.checkpoint != nil else { return }
         do {
             try pool.write { db in
                 if let text = batch.policy {
@@ -141,6 +152,13 @@ public final class Store: Sendable {
                         """, arguments: [s.app, s.category.rawValue, Int64(s.pid), s.start, s.end, s.seconds, s.creditedSeconds,
                                          s.points, s.verdict.rawValue, s.reasons.map(\.rawValue).joined(separator: ",")])
                 }
+                if let state = batch.checkpoint, let last = try Int64.fetchOne(db, sql: "SELECT max(seq) FROM event"),
+                   let policy = try Int64.fetchOne(db, sql: "SELECT max(seq) FROM policy") {
+                    try db.execute(sql: "INSERT OR REPLACE INTO checkpoint (event_seq, policy_seq, state) VALUES (?, ?, ?)",
+                                   arguments: [last, policy, state])
+                    // Only the newest few are kept: each one replaces the whole log before it.
+                    try db.execute(sql: "DELETE FROM checkpoint WHERE event_seq NOT IN (SELECT event_seq FROM checkpoint ORDER BY event_seq DESC LIMIT 3)")
+                }
             }
         } catch {
             throw StoreError(description: "\(path): could not save \(batch.events.count) events: \(Store.explain(error))")
@@ -154,16 +172,25 @@ public final class Store: Sendable {
 
     // MARK: Reading
 
-    public func events() throws(StoreError) -> [(seq: Int64, line: String)] {
+    /// The event log, or its part after `seq`.
+    public func events(after seq: Int64 = 0) throws(StoreError) -> [(seq: Int64, line: String)] {
         try read("read the event log") { db in
-            try Row.fetchAll(db, sql: "SELECT seq, line FROM event ORDER BY seq").map { ($0["seq"], $0["line"]) }
+            try Row.fetchAll(db, sql: "SELECT seq, line FROM event WHERE seq > ? ORDER BY seq", arguments: [seq]).map { ($0["seq"], $0["line"]) }
+        }
+    }
+
+    /// The newest checkpoint: the engine's state after event `eventSeq`, under policy row `policySeq`.
+    public func latestCheckpoint() throws(StoreError) -> (eventSeq: Int64, policySeq: Int64, state: Data)? {
+        try read("read the checkpoint") { db in
+            try Row.fetchOne(db, sql: "SELECT event_seq, policy_seq, state FROM checkpoint ORDER BY event_seq DESC LIMIT 1")
+                .map { ($0["event_seq"], $0["policy_seq"], $0["state"]) }
         }
     }
 
     /// Policies in force, each from the event it applies to.
-    public func policies() throws(StoreError) -> [(fromEvent: Int64, text: String)] {
+    public func policies() throws(StoreError) -> [(seq: Int64, fromEvent: Int64, text: String)] {
         try read("read the policy history") { db in
-            try Row.fetchAll(db, sql: "SELECT from_event, text FROM policy ORDER BY seq").map { ($0["from_event"], $0["text"]) }
+            try Row.fetchAll(db, sql: "SELECT seq, from_event, text FROM policy ORDER BY seq").map { ($0["seq"], $0["from_event"], $0["text"]) }
         }
     }
 

@@ -17,7 +17,7 @@ struct Check: ParsableCommand {
             let integrity = try store.integrityCheck()
             guard integrity == "ok" else { throw fail("\(store.path): SQLite finds the file damaged: \(integrity)", code: 1) }
             let stored = try store.ledger()
-            guard let rebuilt = try LiveState.rebuild(from: store) else {
+            guard let rebuilt = try LiveState.rebuild(from: store, fromCheckpoint: false) else {
                 guard stored.isEmpty else { throw fail("\(store.path): the ledger has entries but no policy is stored", code: 1) }
                 print("\(store.path): ok, empty")
                 return
@@ -41,6 +41,12 @@ struct Check: ParsableCommand {
             if stored.count > rebuilt.ledger.count {
                 let extra = stored[rebuilt.ledger.count]
                 throw fail("\(store.path): \(describe(extra.seq, extra.entry)) is in the ledger, but the event log does not give it", code: 1)
+            }
+            if rebuilt.checkpointConfirmed == false {
+                throw fail("\(store.path): the newest checkpoint is not the state the event log gives at that point (edited?); delete it (DELETE FROM checkpoint) and the daemon replays the log instead", code: 1)
+            }
+            if rebuilt.checkpointConfirmed == false {
+                throw fail("\(store.path): the newest checkpoint is not the state the event log gives at that point (edited?); delete it (DELETE FROM checkpoint) and the daemon replays the log instead", code: 1)
             }
             print("\(store.path): ok — \(rebuilt.events) events, \(stored.count) ledger entries, balance \(rebuilt.engine.ledger.balance); the hash chain is whole and replaying the log gives the same ledger")
         } catch let e as StoreError {

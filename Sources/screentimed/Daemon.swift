@@ -70,7 +70,7 @@ struct Daemon {
                 slept += step
             }
         }
-        try live.flush()
+        try live.flush(checkpoint: true)
         log("stopped; everything is saved")
     }
 

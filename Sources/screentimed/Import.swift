@@ -47,7 +47,7 @@ struct Import: ParsableCommand {
                 try live.ingest(e)
                 if live.unsavedEvents >= 1000 { try live.flush() }
             }
-            try live.flush()
+            try live.flush(checkpoint: true)
             print("\(state.databasePath): \(decoded.count) \(decoded.count == 1 ? "event" : "events") added; balance \(live.engine.ledger.balance)")
         } catch let e as StoreError {
             throw fail(e.description, code: 1)

@@ -1,3 +1,4 @@
+import Foundation
 import ScreenTimeCore
 import ScreenTimePolicy
 import ScreenTimeStore
@@ -20,34 +21,54 @@ struct LiveState {
         var policyText: String
         var ledger: [LedgerEntry]
         var events: Int
+        /// From the start: the newest stored checkpoint was (true) or was not (false) what the
+        /// replay reached at that event; nil when there is none.
+        var checkpointConfirmed: Bool?
     }
 
-    /// Replays the stored log under the stored policies. Nil when nothing is stored yet.
-    static func rebuild(from store: Store) throws -> Rebuilt? {
+    /// Replays the stored log under the stored policies: from the newest checkpoint (start-up), or
+    /// from the first event (`check`, which then also compares the checkpoint). Nil when nothing
+    /// is stored yet.
+    static func rebuild(from store: Store, fromCheckpoint: Bool) throws -> Rebuilt? {
         let policies = try store.policies()
-        guard let first = policies.first else { return nil }
-        var engine = Engine(policy: try PolicyLoader.parse(first.text, file: "\(store.path) (policy 1)"))
-        var effects: [Effect] = []
+        guard !policies.isEmpty else { return nil }
+        func policy(_ k: Int) throws -> Policy {
+            try PolicyLoader.parse(policies[k].text, file: "\(store.path) (policy \(policies[k].seq))")
+        }
+        let checkpoint = try store.latestCheckpoint()
+        var engine = Engine(policy: try policy(0))
         var next = 1
-        var text = first.text
-        let events = try store.events()
+        var after: Int64 = 0
+        var confirmed: Bool? = nil
+        if fromCheckpoint, let cp = checkpoint, let k = policies.firstIndex(where: { $0.seq == cp.policySeq }),
+           let state = try? JSONDecoder().decode(Engine.Checkpoint.self, from: cp.state), state.format == Engine.Checkpoint.currentFormat {
+            engine = Engine(policy: try policy(k), checkpoint: state)
+            next = k + 1
+            after = cp.eventSeq
+        }
+        var effects: [Effect] = []
+        var text = policies[next - 1].text
+        let events = try store.events(after: after)
         for (seq, line) in events {
             while next < policies.count, policies[next].fromEvent <= seq {
                 text = policies[next].text
-                engine.adopt(try PolicyLoader.parse(text, file: "\(store.path) (policy \(next + 1))"), into: &effects)
+                engine.adopt(try policy(next), into: &effects)
                 next += 1
             }
             do { engine.apply(try EventLog.decode(line: line), into: &effects) } catch {
                 throw StoreError(description: "\(store.path): stored event \(seq) cannot be read: \(error.reason)")
             }
+            if !fromCheckpoint, let cp = checkpoint, cp.eventSeq == seq, policies[next - 1].seq == cp.policySeq {
+                confirmed = engine.checkpointData == cp.state
+            }
         }
         while next < policies.count {
             text = policies[next].text
-            engine.adopt(try PolicyLoader.parse(text, file: "\(store.path) (policy \(next + 1))"), into: &effects)
+            engine.adopt(try policy(next), into: &effects)
             next += 1
         }
         let ledger = effects.compactMap { if case .ledger(let l) = $0 { return l } else { return nil } }
-        return Rebuilt(engine: engine, policyText: text, ledger: ledger, events: events.count)
+        return Rebuilt(engine: engine, policyText: text, ledger: ledger, events: events.count, checkpointConfirmed: confirmed)
     }
 
     /// Opens a child's state, replaying what is stored; `policyText` becomes the policy in force
@@ -55,7 +76,7 @@ struct LiveState {
     init(store: Store, policyText: String, policyFile: String) throws {
         self.store = store
         let policy = try PolicyLoader.parse(policyText, file: policyFile)
-        if var rebuilt = try LiveState.rebuild(from: store) {
+        if var rebuilt = try LiveState.rebuild(from: store, fromCheckpoint: true) {
             if rebuilt.policyText != policyText {
                 rebuilt.engine.adopt(policy, into: &effects)
                 batch.policy = policyText
@@ -93,9 +114,19 @@ struct LiveState {
         try flush()
     }
 
-    /// Saves everything not yet saved, in one transaction.
-    mutating func flush() throws {
+    /// A checkpoint is saved with every this many events, and when the daemon stops.
+    static let checkpointEvery = 10_000
+    private var eventsSinceCheckpoint = 0
+
+    /// Saves everything not yet saved, in one transaction; with a checkpoint when it is time, or
+    /// when `checkpoint` asks for one.
+    mutating func flush(checkpoint: Bool = false) throws {
+        let count = batch.events.count
+        if checkpoint || eventsSinceCheckpoint + count >= LiveState.checkpointEvery {
+            batch.checkpoint = engine.checkpointData
+        }
         try store.commit(batch)
+        eventsSinceCheckpoint = batch.checkpoint == nil ? eventsSinceCheckpoint + count : 0
         batch = Store.Batch()
     }
 

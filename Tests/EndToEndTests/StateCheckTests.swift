@@ -57,6 +57,15 @@ struct StateCheckTests {
         #expect(r.stderr == "\(dir)/screentime.sqlite: \(message)\n")
     }
 
+    @Test("a checkpoint edited behind the daemon's back is found")
+    func tamperedCheckpoint() throws {
+        let dir = try Self.importedState()
+        try Self.sqlite(dir, "UPDATE checkpoint SET state = CAST(replace(CAST(state AS TEXT), '\"balance\":7,', '\"balance\":700,') AS BLOB)")
+        let r = try ReplayBinaryTests.runBinary(Self.daemon, ["check", "--state-dir", dir])
+        #expect(r.status == 1)
+        #expect(r.stderr == "\(dir)/screentime.sqlite: the newest checkpoint is not the state the event log gives at that point (edited?); delete it (DELETE FROM checkpoint) and the daemon replays the log instead\n")
+    }
+
     @Test("importing twice continues the same ledger; check still holds")
     func importTwice() throws {
         let dir = try Self.importedState()

@@ -21,9 +21,10 @@ let package = Package(
             "ScreenTimeCore",
             .product(name: "TOMLKit", package: "TOMLKit"),
         ]),
-        // The state of a child in SQLite: event log, policy history, hash-chained ledger, sessions.
+        // The state of a child in SQLite: event log, policy history, hash-chained ledger, sessions,
+        // checkpoints; and LiveState, which keeps the engine and the store in step.
         .target(name: "ScreenTimeStore", dependencies: [
-            "ScreenTimeCore",
+            "ScreenTimeCore", "ScreenTimePolicy",
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         // The Linux shell: the /proc sampler, clocks, user accounts. Each C call wrapped once.
@@ -37,7 +38,7 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // `make bench`: replay throughput on a generated week of events.
-        .executableTarget(name: "ReplayBenchmark", dependencies: ["ScreenTimeCore", "ScreenTimePolicy"]),
+        .executableTarget(name: "ReplayBenchmark", dependencies: ["ScreenTimeCore", "ScreenTimePolicy", "ScreenTimeStore"]),
         .testTarget(name: "ScreenTimeCoreTests", dependencies: ["ScreenTimeCore", "ScreenTimePolicy"]),
         .testTarget(name: "ScreenTimePolicyTests", dependencies: ["ScreenTimePolicy"],
                     resources: [.copy("Malformed")]),

@@ -1,6 +1,7 @@
 import Foundation
 import ScreenTimeCore
 import ScreenTimePolicy
+import ScreenTimeStore
 
 // `make bench`: replay throughput on a generated week of events, decoding included and not.
 // Ratios matter more than absolute numbers on a shared machine; all are measured in one run.
@@ -33,14 +34,14 @@ let policyText = """
 
 /// A week of a child's afternoons: 25 background processes sampled every minute, learning with
 /// input every few seconds, games after redemptions, locks and idle stretches.
-func generateWeek() -> [Event] {
+func generateWeek(_ week: Int = 0) -> [Event] {
     var seed: UInt64 = 2026
     func next() -> Double {
         seed = seed &* 6364136223846793005 &+ 1442695040888963407
         return Double(seed >> 11) / Double(1 << 53)
     }
     var events: [Event] = []
-    let origin = RFC3339.parse("2026-11-23T14:00:00+01:00")!.micros
+    let origin = RFC3339.parse("2026-11-23T14:00:00+01:00")!.micros + Int64(week) * 7 * 86_400 * 1_000_000
     func add(_ s: Double, _ k: Event.Kind) {
         let m = Int64(s * 1e6)
         events.append(Event(at: WallTime(micros: origin + m, utcOffsetSeconds: 3600), mono: 1_000_000_000 + m, k))
@@ -49,7 +50,7 @@ func generateWeek() -> [Event] {
         let base = Double(day) * 86_400
         var cpu: [Int32: Int64] = [:]
         for p in 0..<25 {
-            let pid = Int32(1000 + day * 100 + p)
+            let pid = Int32(1000 + (week * 7 + day) % 300 * 100 + p)
             add(base, .processStarted(ProcessFacts(pid: pid, exe: p == 0 ? "/usr/bin/xterm" : "/usr/lib/x86_64-linux-gnu/helper\(p)",
                                                    startTicks: Int64(pid), uid: 1000)))
             cpu[pid] = 0
@@ -57,7 +58,7 @@ func generateWeek() -> [Event] {
         add(base + 1, .adjust(points: 40, reason: "chores"))
         add(base + 2, .redeem(minutes: 20, by: "mom"))
         var t = base + 10
-        let learner = Int32(5000 + day)
+        let learner = Int32(40_000 + (week * 7 + day) % 1000)
         add(t, .processStarted(ProcessFacts(pid: learner, exe: day % 2 == 0 ? "/usr/bin/gcompris-qt" : "/usr/games/tuxmath", startTicks: 1, uid: 1000)))
         add(t, .focusChanged(FocusedWindow(pid: learner, appID: "learning", title: "Learning")))
         let learnEnd = t + 2.5 * 3600
@@ -73,7 +74,7 @@ func generateWeek() -> [Event] {
             add(t, .input(count: 3))
         }
         add(t, .processExited(pid: learner))
-        let game = Int32(6000 + day)
+        let game = Int32(50_000 + (week * 7 + day) % 1000)
         add(t + 60, .processStarted(ProcessFacts(pid: game, exe: "/usr/games/supertuxkart", startTicks: 1, uid: 1000)))
         add(t + 60, .focusChanged(FocusedWindow(pid: game, appID: "supertuxkart", title: "SuperTuxKart")))
         var g = t + 60
@@ -132,4 +133,64 @@ let replayRate = measure("replay (decode + engine), as `screentimed replay`", ev
     sink &+= effects.count
 }
 print("target: 1,000,000 events/s for replay; engine/replay ratio \(String(format: "%.2f", engineRate / replayRate))")
+
+// MARK: The state database (issue #3)
+
+func seconds(_ d: Duration) -> Double { Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18 }
+
+let dir = FileManager.default.temporaryDirectory.appendingPathComponent("screentime-bench-\(getpid())").path
+try! FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+defer { try? FileManager.default.removeItem(atPath: dir) }
+let lines = events.map(EventLog.encode)
+
+_ = measure("store: event lines appended in batches of 1,000", events: lines.count, repeat: 3) {
+    let store = try! Store(path: dir + "/append-\(UUID().uuidString).sqlite")
+    var k = 0
+    while k < lines.count {
+        var batch = Store.Batch()
+        batch.events = Array(lines[k..<min(k + 1000, lines.count)])
+        try! store.commit(batch)
+        k += 1000
+    }
+}
+_ = measure("daemon path: encode, apply, save (LiveState, saved every 1,000)", events: events.count, repeat: 3) {
+    var live = try! LiveState(store: try! Store(path: dir + "/live-\(UUID().uuidString).sqlite"), policyText: policyText, policyFile: "bench")
+    for (k, e) in events.enumerated() {
+        _ = try! live.ingest(e)
+        if k % 1000 == 999 { try! live.flush() }
+    }
+    try! live.flush()
+}
+
+let yearPath = dir + "/year.sqlite"
+var yearEvents = 0
+let built = ContinuousClock.now
+do {
+    var live = try! LiveState(store: try! Store(path: yearPath), policyText: policyText, policyFile: "bench")
+    for week in 0..<52 {
+        for (k, e) in generateWeek(week).enumerated() {
+            _ = try! live.ingest(e)
+            if k % 1000 == 999 { try! live.flush() }
+            yearEvents += 1
+        }
+    }
+    try! live.flush()
+}
+let buildTime = seconds(ContinuousClock.now - built)
+let dbBytes = ((try? FileManager.default.attributesOfItem(atPath: yearPath)[.size] as? NSNumber)?.int64Value ?? 0)
+    + ((try? FileManager.default.attributesOfItem(atPath: yearPath + "-wal")[.size] as? NSNumber)?.int64Value ?? 0)
+print("a year of history: \(yearEvents) events written in \(String(format: "%.1f", buildTime)) s; database \(dbBytes / 1_048_576) MiB = \(dbBytes / Int64(max(1, yearEvents))) bytes per event")
+
+var bestStart = Double.infinity
+for _ in 0..<5 {
+    let t = ContinuousClock.now
+    let live = try! LiveState(store: try! Store(path: yearPath), policyText: policyText, policyFile: "bench")
+    bestStart = min(bestStart, seconds(ContinuousClock.now - t))
+    sink &+= Int(live.engine.ledger.balance)
+}
+let t0 = ContinuousClock.now
+let full = try! LiveState.rebuild(from: try! Store(path: yearPath), fromCheckpoint: false)!
+let fullTime = seconds(ContinuousClock.now - t0)
+sink &+= full.events
+print("start-up with a year of history: \(String(format: "%.0f", bestStart * 1000)) ms from the newest checkpoint (best of 5; target < 300 ms); replaying the whole year instead: \(String(format: "%.0f", fullTime * 1000)) ms")
 if sink == 42 { print("") }

@@ -1,35 +1,34 @@
 import Foundation
 import ScreenTimeCore
 import ScreenTimePolicy
-import ScreenTimeStore
 
 /// The engine and the store of one child, kept in step: every event is appended to the log before
 /// it is applied, and what it caused is saved in the same transaction. Start-up rebuilds the
 /// engine by replaying the stored log under the stored policies — the same path `check` and
 /// `replay` take.
-struct LiveState {
-    private(set) var engine: Engine
-    let store: Store
+public struct LiveState {
+    public private(set) var engine: Engine
+    public let store: Store
     private var batch = Store.Batch()
     private var effects: [Effect] = []
     /// The policy text in force, as stored.
-    private(set) var policyText: String
+    public private(set) var policyText: String
 
     /// What a replay of the stored log produced: the engine as it stands, and the ledger it wrote.
-    struct Rebuilt {
-        var engine: Engine
-        var policyText: String
-        var ledger: [LedgerEntry]
-        var events: Int
+    public struct Rebuilt {
+        public var engine: Engine
+        public var policyText: String
+        public var ledger: [LedgerEntry]
+        public var events: Int
         /// From the start: the newest stored checkpoint was (true) or was not (false) what the
         /// replay reached at that event; nil when there is none.
-        var checkpointConfirmed: Bool?
+        public var checkpointConfirmed: Bool?
     }
 
     /// Replays the stored log under the stored policies: from the newest checkpoint (start-up), or
     /// from the first event (`check`, which then also compares the checkpoint). Nil when nothing
     /// is stored yet.
-    static func rebuild(from store: Store, fromCheckpoint: Bool) throws -> Rebuilt? {
+    public static func rebuild(from store: Store, fromCheckpoint: Bool) throws -> Rebuilt? {
         let policies = try store.policies()
         guard !policies.isEmpty else { return nil }
         func policy(_ k: Int) throws -> Policy {
@@ -73,7 +72,7 @@ struct LiveState {
 
     /// Opens a child's state, replaying what is stored; `policyText` becomes the policy in force
     /// (recorded only when it differs from the stored one).
-    init(store: Store, policyText: String, policyFile: String) throws {
+    public init(store: Store, policyText: String, policyFile: String) throws {
         self.store = store
         let policy = try PolicyLoader.parse(policyText, file: policyFile)
         if var rebuilt = try LiveState.rebuild(from: store, fromCheckpoint: true) {
@@ -93,7 +92,7 @@ struct LiveState {
     /// Logs an event and applies it; returns what the shell must act on (warnings, stops, …).
     /// Redemptions and adjustments are saved at once.
     @discardableResult
-    mutating func ingest(_ event: Event) throws -> [Effect] {
+    public mutating func ingest(_ event: Event) throws -> [Effect] {
         batch.events.append(EventLog.encode(event))
         engine.apply(event, into: &effects)
         let actions = collect()
@@ -105,7 +104,7 @@ struct LiveState {
     }
 
     /// A new policy from now on (recorded with the events it rules).
-    mutating func adopt(policyText text: String, file: String) throws {
+    public mutating func adopt(policyText text: String, file: String) throws {
         try flush()
         engine.adopt(try PolicyLoader.parse(text, file: file), into: &effects)
         batch.policy = text
@@ -115,12 +114,12 @@ struct LiveState {
     }
 
     /// A checkpoint is saved with every this many events, and when the daemon stops.
-    static let checkpointEvery = 10_000
+    public static let checkpointEvery = 10_000
     private var eventsSinceCheckpoint = 0
 
     /// Saves everything not yet saved, in one transaction; with a checkpoint when it is time, or
     /// when `checkpoint` asks for one.
-    mutating func flush(checkpoint: Bool = false) throws {
+    public mutating func flush(checkpoint: Bool = false) throws {
         let count = batch.events.count
         if checkpoint || eventsSinceCheckpoint + count >= LiveState.checkpointEvery {
             batch.checkpoint = engine.checkpointData
@@ -130,7 +129,7 @@ struct LiveState {
         batch = Store.Batch()
     }
 
-    var unsavedEvents: Int { batch.events.count }
+    public var unsavedEvents: Int { batch.events.count }
 
     /// Moves what is to be saved into the batch; returns the rest.
     @discardableResult

@@ -21,30 +21,46 @@ public struct StoredLedgerEntry: Sendable, Equatable {
 /// entry carries the SHA-256 of the one before, so an edit, a deletion or an insertion shows.
 public final class Store: Sendable {
     public let path: String
-    private let pool: DatabasePool
+    private let pool: any DatabaseWriter
 
     public static let genesisHash = String(repeating: "0", count: 64)
 
-    public init(path: String) throws(StoreError) {
+    /// Opens (and creates, or brings up to date) a state database; `readOnly` opens it only to
+    /// read, as `check` does, so that a read-only copy can be audited.
+    public init(path: String, readOnly: Bool = false) throws(StoreError) {
         self.path = path
         var config = Configuration()
         config.busyMode = .timeout(5)
-        config.prepareDatabase { db in
-            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+        config.readonly = readOnly
+        if !readOnly {
+            config.prepareDatabase { db in
+                try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            }
         }
         do {
-            pool = try DatabasePool(path: path, configuration: config)
+            if readOnly {
+                // A WAL database in a folder we may not write (a backup, another user's state) can
+                // still be read when SQLite is told nothing will change it.
+                let queue = try? DatabaseQueue(path: path, configuration: config)
+                if let queue, (try? queue.read { try $0.tableExists("event") }) != nil {
+                    pool = queue
+                } else {
+                    pool = try DatabaseQueue(path: "file:\(path)?immutable=1", configuration: config)
+                }
+            } else {
+                pool = try DatabasePool(path: path, configuration: config)
+            }
         } catch {
             throw StoreError(description: "\(path): cannot open the state database: \(Store.explain(error))")
         }
-        try migrate()
+        try migrate(readOnly: readOnly)
     }
 
     // MARK: Schema
 
     private static let migrations = ["v1-event-log-ledger-sessions", "v2-checkpoints"]
 
-    private func migrate() throws(StoreError) {
+    private func migrate(readOnly: Bool) throws(StoreError) {
         var migrator = DatabaseMigrator()
         migrator.registerMigration(Store.migrations[0]) { db in
             try db.execute(sql: """
@@ -94,13 +110,16 @@ public final class Store: Sendable {
                 """)
         }
         do {
-            try pool.write { db in
+            try pool.read { db in
                 let applied = try migrator.appliedIdentifiers(db)
                 if let unknown = applied.first(where: { !Store.migrations.contains($0) }) {
                     throw StoreError(description: "\(path): this database was written by a newer screentime (it has schema change '\(unknown)'); install that version again, or move the file away to start anew")
                 }
+                if readOnly, let missing = Store.migrations.first(where: { !applied.contains($0) }) {
+                    throw StoreError(description: "\(path): this database was written by an older screentime (it lacks schema change '\(missing)'); let the daemon open it once to bring it up to date")
+                }
             }
-            try migrator.migrate(pool)
+            if !readOnly { try migrator.migrate(pool) }
         } catch let e as StoreError {
             throw e
         } catch {

@@ -13,7 +13,7 @@ struct Check: ParsableCommand {
 
     func run() throws {
         do {
-            let store = try state.open(create: false)
+            let store = try state.open(create: false, readOnly: true)
             let integrity = try store.integrityCheck()
             guard integrity == "ok" else { throw fail("\(store.path): SQLite finds the file damaged: \(integrity)", code: 1) }
             let stored = try store.ledger()

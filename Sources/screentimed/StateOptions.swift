@@ -17,8 +17,8 @@ struct StateOptions: ParsableArguments {
 
     var databasePath: String { folder + "/screentime.sqlite" }
 
-    /// Opens the store, creating the folder (0700) when `create` is set.
-    func open(create: Bool) throws -> Store {
+    /// Opens the store, creating the folder (0700) when `create` is set; only to read with `readOnly`.
+    func open(create: Bool, readOnly: Bool = false) throws -> Store {
         let fm = FileManager.default
         if !fm.fileExists(atPath: databasePath) {
             guard create else { throw StoreError(description: "\(databasePath): no state here yet (wrong --state-dir?)") }
@@ -28,7 +28,7 @@ struct StateOptions: ParsableArguments {
                 throw StoreError(description: "\(folder): cannot create the state folder: \(error.localizedDescription)")
             }
         }
-        return try Store(path: databasePath)
+        return try Store(path: databasePath, readOnly: readOnly)
     }
 }
 

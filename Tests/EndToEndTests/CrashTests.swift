@@ -99,6 +99,35 @@ struct CrashTests {
     }
 }
 
+@Suite("screentimed on read-only state")
+struct ReadOnlyStateTests {
+    @Test("the daemon refuses to start on state it cannot write, says why, and changes nothing; check still reads it")
+    func readOnly() throws {
+        let fm = FileManager.default
+        let base = fm.temporaryDirectory.appendingPathComponent("screentime-ro-\(UUID().uuidString)").path
+        try fm.createDirectory(atPath: base, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        try fm.setAttributes([.ownerAccountID: 65534, .groupOwnerAccountID: 65534], ofItemAtPath: base)
+        let policy = base + "/policy.toml"
+        try "version = 1\ntimezone = \"UTC\"\n".write(toFile: policy, atomically: true, encoding: .utf8)
+        let daemon = try CrashTests.asNobody([ReplayBinaryTests.binary, "--policy", policy, "--state-dir", base + "/state", "--sample-every", "100ms"])
+        usleep(700_000)
+        kill(daemon.processIdentifier, SIGTERM)
+        daemon.waitUntilExit()
+        #expect(daemon.terminationStatus == 0)
+        let db = base + "/state/screentime.sqlite"
+        let before = try Data(contentsOf: URL(fileURLWithPath: db))
+        try fm.setAttributes([.posixPermissions: 0o444], ofItemAtPath: db)
+        try fm.setAttributes([.posixPermissions: 0o555], ofItemAtPath: base + "/state")
+        let r = try ReplayBinaryTests.runBinary("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups",
+            ReplayBinaryTests.binary, "--policy", policy, "--state-dir", base + "/state"])
+        #expect(r.status == 1)
+        #expect(r.stderr == "screentimed: \(db): cannot open the state database: the database is read-only (check the folder's permissions and free space)\n")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: db)) == before)
+        let c = try CrashTests.check(base + "/state")
+        #expect(c.status == 0, "\(c.stderr)")
+    }
+}
+
 /// SplitMix64, so that the kill moments are the same every run.
 struct SplitMix {
     var state: UInt64

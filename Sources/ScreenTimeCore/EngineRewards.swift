@@ -1,0 +1,104 @@
+/// Reward time: what is available, what is used, and what the enforcer is told.
+extension Engine {
+    /// Reward time is being used now.
+    var rewardCounting: Bool {
+        guard !locked else { return false }
+        switch policy.rewards.countsWhile {
+        case .running:
+            if rewardPids.contains(where: { stopping[$0] == nil && !paused.contains($0) }) { return true }
+            if let pid = focusedRewardPid { return stopping[pid] == nil && !paused.contains(pid) }
+            return false
+        case .focused:
+            guard let pid = focusedRewardPid else { return false }
+            return stopping[pid] == nil && !paused.contains(pid)
+        }
+    }
+
+    /// Reward time that may be used from now on, and the limit that bounds it.
+    func availableNow() -> (seconds: Microseconds, limit: Reason) {
+        var best = (budget.grantRemaining, Reason.noRewardTime)
+        if let limit = policy.rewards.dailyLimit, limit - budget.usedToday < best.0 { best = (limit - budget.usedToday, .dailyLimit) }
+        if let limit = policy.rewards.weeklyLimit, limit - budget.usedThisWeek < best.0 { best = (limit - budget.usedThisWeek, .weeklyLimit) }
+        if let spans = allowedSpans {
+            var left: Microseconds = 0
+            for s in spans where s.start <= now && now < s.end {
+                left = s.end - now
+                // A window that runs to midnight goes on in tomorrow's window that starts at midnight.
+                if s.end == dayEnd, let windows = policy.rewards.allowedHours, let first = windows.first, first.startMinute == 0 {
+                    left += Microseconds(first.endMinute) * 60 * Seconds.micro
+                }
+            }
+            if left < best.0 { best = (left, .outsideHours) }
+        }
+        return (max(0, best.0), best.1)
+    }
+
+    mutating func redeem(minutes: Int64, by: String?, at t: Microseconds) {
+        let cost = minutes * policy.points.perRewardMinute
+        guard ledger.balance >= cost else {
+            out.append(.refused(Refusal(at: clock.wall(at: t), request: "redeem \(minutes) min",
+                                        reason: "it costs \(cost) points and the balance is \(ledger.balance)")))
+            return
+        }
+        let seconds = minutes * 60 * Seconds.micro
+        out.append(.ledger(ledger.append(.redeemed, points: -cost, at: clock.wall(at: t), note: by, rewardSeconds: seconds)))
+        budget.grant(seconds, expiresAt: policy.rewards.redemptionExpiresAfter.map { t + $0 })
+    }
+
+    mutating func enforce(at t: Microseconds) {
+        let (available, limit) = availableNow()
+        if available <= 0 {
+            var due = rewardPids.filter { stopping[$0] == nil && !paused.contains($0) }
+            if let pid = focusedRewardPid, stopping[pid] == nil, !paused.contains(pid) { due.insert(pid) }
+            for pid in due.sorted() { tellStop(pid, reason: limit, at: t, action: policy.enforcement.action) }
+        } else {
+            if !paused.isEmpty {
+                for pid in paused.sorted() { out.append(.resume(pid: pid, at: clock.wall(at: t))) }
+                paused.removeAll()
+            }
+            if !stopping.isEmpty { stopping = stopping.filter { $0.value.reason == .blocked } }
+            if rewardCounting {
+                var crossed = false
+                for w in policy.enforcement.warnBefore where available <= w && !warned.contains(w) {
+                    warned.insert(w)
+                    crossed = true
+                }
+                if crossed { out.append(.warn(Warning(at: clock.wall(at: t), remaining: available, limit: limit))) }
+            }
+        }
+        if !warned.isEmpty { warned = warned.filter { $0 >= available } }
+        if !blockedPids.isEmpty || blockedFocusPid != nil {
+            var due = blockedPids.filter { stopping[$0] == nil }
+            if let pid = blockedFocusPid, stopping[pid] == nil { due.insert(pid) }
+            for pid in due.sorted() { tellStop(pid, reason: .blocked, at: t, action: .terminate) }
+        }
+        // A process still alive after the grace period is told again, then less and less often.
+        if !stopping.isEmpty {
+            for (pid, told) in stopping.sorted(by: { $0.key < $1.key }) where t - told.at >= retellDelay(told.count) {
+                tellStop(pid, reason: told.reason, at: t, action: .terminate, count: told.count + 1)
+            }
+        }
+    }
+
+    /// Grace after the first stop, then twice as long each time, at most 10 minutes.
+    func retellDelay(_ count: Int) -> Microseconds {
+        let grace = max(policy.enforcement.grace, Seconds.micro)
+        return min(grace << min(count, 20), max(grace, Seconds.of(minutes: 10)))
+    }
+
+    var blockedFocusPid: Int32? {
+        guard let m = focusMatch, let pid = focus?.pid, policy.apps[m.entry].category == .blocked else { return nil }
+        return pid
+    }
+
+    mutating func tellStop(_ pid: Int32, reason: Reason, at t: Microseconds, action: Policy.StopAction, count: Int = 0) {
+        let app = processes[pid]?.match.map { policy.apps[$0.entry].name }
+            ?? focusMatch.map { policy.apps[$0.entry].name } ?? "?"
+        out.append(.stop(StopOrder(at: clock.wall(at: t), pid: pid, app: app, reason: reason, action: action, repeatCount: count)))
+        if action == .pause {
+            paused.insert(pid)
+        } else {
+            stopping[pid] = Told(at: t, count: count, reason: reason)
+        }
+    }
+}

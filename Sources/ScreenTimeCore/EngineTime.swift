@@ -1,0 +1,63 @@
+/// Time passing between events: the engine walks through its own deadlines so that each thing
+/// happens at its moment, not at the next event.
+extension Engine {
+    mutating func advance(to target: Microseconds) {
+        while let d = nextDeadline(), d <= target {
+            pass(to: d)
+            due(at: d)
+        }
+        pass(to: target)
+    }
+
+    /// Time passes with nothing observed: reward time is used while it counts.
+    mutating func pass(to t: Microseconds) {
+        guard t > now else { return }
+        if rewardCounting {
+            let available = availableNow().seconds
+            budget.use(min(t - now, available))
+        }
+        now = t
+    }
+
+    mutating func due(at t: Microseconds) {
+        if t >= dayEnd {
+            let oldWeek = day.weekKey
+            enterDay(containing: t)
+            budget.startDay(newWeek: day.weekKey != oldWeek)
+        }
+        let lost = budget.expire(by: t)
+        if lost > 0 {
+            out.append(.ledger(ledger.append(.expired, points: 0, at: clock.wall(at: t), note: "reward time not used in time", rewardSeconds: lost)))
+        }
+        splitUnusedSessions(at: t)
+        if let last = lastInput, t - last > policy.validation.idleAfter { judgeAwaiting() }
+        enforce(at: t)
+    }
+
+    func nextDeadline() -> Microseconds? {
+        var best = Microseconds.max
+        func consider(_ d: Microseconds) { if d > now, d < best { best = d } }
+        consider(dayEnd)
+        if !awaitingJudgement.isEmpty, let last = lastInput { consider(last + policy.validation.idleAfter + 1) }
+        if let e = budget.nextExpiry { consider(e) }
+        if let spans = allowedSpans { for s in spans { consider(s.start); consider(s.end) } }
+        for s in sessions.values where s.inUseSince == nil {
+            if let last = s.lastUseEnd { consider(last + policy.validation.idleAfter) }
+        }
+        for told in stopping.values { consider(told.at + retellDelay(told.count)) }
+        if rewardCounting {
+            let available = availableNow().seconds
+            if available > 0 {
+                consider(now + available)
+                for w in policy.enforcement.warnBefore where w < available && !warned.contains(w) { consider(now + available - w) }
+            }
+        }
+        return best == .max ? nil : best
+    }
+
+    mutating func enterDay(containing t: Microseconds) {
+        day = calendar.day(containing: clock.wall(at: t), allowedHours: policy.rewards.allowedHours)
+        dayEnd = clock.time(atWall: day.end)
+        allowedSpans = day.allowed.map { $0.map { (clock.time(atWall: $0.start), clock.time(atWall: $0.end)) } }
+    }
+}

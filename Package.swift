@@ -27,14 +27,16 @@ let package = Package(
             "ScreenTimeCore", "ScreenTimePolicy",
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
-        // The Linux shell: the /proc sampler, clocks, user accounts. Each C call wrapped once.
+        // Requests and replies of the control socket, and their framing: shared by daemon and stctl.
+        .target(name: "ControlProtocol"),
+        // The Linux shell: the /proc sampler, clocks, user accounts, sockets. Each C call wrapped once.
         .target(name: "ScreenTimeLinux", dependencies: ["ScreenTimeCore"]),
         .executableTarget(name: "screentimed", dependencies: [
-            "ScreenTimeCore", "ScreenTimePolicy", "ScreenTimeStore", "ScreenTimeLinux",
+            "ScreenTimeCore", "ScreenTimePolicy", "ScreenTimeStore", "ScreenTimeLinux", "ControlProtocol",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "stctl", dependencies: [
-            "ScreenTimeCore", "ScreenTimePolicy",
+            "ScreenTimeCore", "ScreenTimePolicy", "ScreenTimeLinux", "ControlProtocol",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // `make bench`: replay throughput on a generated week of events.

@@ -216,6 +216,9 @@ public struct Engine: Sendable {
     /// daemon sends a `tick` then, so that it happens on time.
     public var timeToNextDeadline: Microseconds? { nextDeadline().map { $0 - now } }
 
+    /// A desktop hook has reported focus: without one, strict and moderate policies credit no learning.
+    public var hasFocusHook: Bool { focusHookSeen }
+
     public struct RewardFigures: Sendable, Equatable {
         public var granted: Microseconds
         public var used: Microseconds

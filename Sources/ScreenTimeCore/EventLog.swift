@@ -87,6 +87,23 @@ public enum EventLog {
         return Event(at: at, mono: mono, kind)
     }
 
+    /// The events a desktop hook may send over the control socket.
+    public static let hookEvents = ["focus_changed", "input", "idle_changed", "lock_changed"]
+
+    /// An event a hook sent, stamped with the daemon's own clocks: a hook cannot choose `at`.
+    public static func decode(hookEvent text: String, at: WallTime, mono: Microseconds) throws(LineError) -> Event {
+        let value: JSONValue
+        do { value = try JSONLineReader.parse(text) } catch { throw LineError(reason: error.message) }
+        guard case .object(var fields) = value else { throw LineError(reason: "an event must be a JSON object, not \(value.typeName)") }
+        fields.removeAll { $0.0 == "at" || $0.0 == "mono" }
+        guard let name = fields.first(where: { $0.0 == "event" })?.1, case .string(let kind) = name, hookEvents.contains(kind) else {
+            throw LineError(reason: "a hook may send \(hookEvents.joined(separator: ", ")) events")
+        }
+        fields.append(("at", .string(RFC3339.format(micros: at.micros, utcOffsetSeconds: at.utcOffsetSeconds))))
+        fields.append(("mono", .number(JSONNumber(mantissa: mono, exponent: -6, exact: true, double: Double(mono) / 1e6))))
+        return try decode(Fields(fields))
+    }
+
     public static let knownEvents = ["process_started", "process_exited", "process_cpu", "focus_changed", "input",
                                      "idle_changed", "lock_changed", "redeem", "adjust", "tick", "daemon_started"]
 

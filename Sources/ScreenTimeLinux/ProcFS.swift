@@ -92,6 +92,15 @@ public struct UserAccount: Sendable, Equatable {
         return UserAccount(uid: uid, name: name, groups: Set(groups.prefix(Int(max(0, count)))).union([pwd.pw_gid]))
     }
 
+    /// Looks up a user by name.
+    public static func lookup(name: String) -> UserAccount? {
+        var pwd = passwd()
+        var result: UnsafeMutablePointer<passwd>? = nil
+        var buf = [CChar](repeating: 0, count: 16_384)
+        guard getpwnam_r(name, &pwd, &buf, buf.count, &result) == 0, result != nil else { return nil }
+        return lookup(uid: pwd.pw_uid)
+    }
+
     /// The user may write this file, or replace it through its folder (owner, group and mode; root may write anything).
     public func canReplace(_ path: String) -> Bool {
         if uid == 0 { return true }

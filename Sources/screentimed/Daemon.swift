@@ -1,3 +1,4 @@
+import ControlProtocol
 import Dispatch
 import Foundation
 import ScreenTimeCore
@@ -6,21 +7,30 @@ import ScreenTimePolicy
 import ScreenTimeStore
 import Synchronization
 
-/// Signals turned into requests the run loop reads.
+/// Signals turned into requests the run loop reads; `wakeup` interrupts its wait.
 final class Requests: Sendable {
     let stop = Atomic<Bool>(false)
     let reload = Atomic<Bool>(false)
+    let wakeup = Wakeup()
 }
 
-/// The live daemon: samples /proc, stamps each observation with both clocks, logs and applies it,
-/// saves every second, and says what it would enforce. SIGTERM/SIGINT: save and stop; SIGHUP:
-/// reload the policy (a bad one is refused and the old one kept).
+/// The live daemon: samples /proc, serves the control socket in between, stamps each observation
+/// with both clocks, logs and applies it, saves every second, and says what it would enforce.
+/// SIGTERM/SIGINT: save and stop; SIGHUP: reload the policy (a bad one is refused, the old one kept).
 struct Daemon {
     var live: LiveState
     var sampler: ProcSampler
+    var server: ControlServer?
     let policyPath: String
     let sampleEvery: Microseconds
     let log: (String) -> Void
+    /// Monotonic time of the last event logged.
+    var lastMono = SystemClock.monoMicros()
+
+    mutating func stamp(_ kind: Event.Kind) -> Event {
+        lastMono = SystemClock.monoMicros()
+        return Event(at: WallTime(micros: SystemClock.wallMicros()), mono: lastMono, kind)
+    }
 
     func describe(_ e: Effect, _ engine: Engine) -> String? {
         func at(_ w: Microseconds) -> String { RFC3339.format(micros: w, utcOffsetSeconds: engine.utcOffset(at: w)) }
@@ -34,22 +44,22 @@ struct Daemon {
         }
     }
 
-    mutating func run(requests: Requests) throws {
+    mutating func run(requests: Requests, childUID: UInt32) throws {
         var kinds: [Event.Kind] = []
-        var lastMono = SystemClock.monoMicros()
         var failing: String? = nil
-        func stamp(_ kind: Event.Kind) -> Event {
-            lastMono = SystemClock.monoMicros()
-            return Event(at: WallTime(micros: SystemClock.wallMicros()), mono: lastMono, kind)
-        }
+        var nextSample = SystemClock.monoMicros()
         try live.ingest(stamp(.daemonStarted))
-        log("watching uid \(sampler.uids.sorted().map(String.init).joined(separator: ", ")); state in \(live.store.path); policy \(policyPath)")
+        log("watching uid \(sampler.uids.sorted().map(String.init).joined(separator: ", ")); state in \(live.store.path); policy \(policyPath)"
+            + (server.map { "; socket \($0.listener.path)" } ?? ""))
         while !requests.stop.load(ordering: .relaxed) {
             if requests.reload.exchange(false, ordering: .relaxed) { reloadPolicy() }
-            kinds.removeAll(keepingCapacity: true)
-            sampler.sample(at: SystemClock.monoMicros(), into: &kinds)
             var actions: [Effect] = []
-            for k in kinds { actions += try live.ingest(stamp(k)) }
+            if SystemClock.monoMicros() >= nextSample {
+                kinds.removeAll(keepingCapacity: true)
+                sampler.sample(at: SystemClock.monoMicros(), into: &kinds)
+                for k in kinds { actions += try live.ingest(stamp(k)) }
+                nextSample = SystemClock.monoMicros() + sampleEvery
+            }
             if let due = live.engine.timeToNextDeadline, SystemClock.monoMicros() - lastMono >= due {
                 actions += try live.ingest(stamp(.tick))
             }
@@ -63,11 +73,17 @@ struct Daemon {
                 if failing != message { log("cannot save (will retry every second): \(message)") }
                 failing = message
             }
-            var slept: Microseconds = 0
-            while slept < sampleEvery, !requests.stop.load(ordering: .relaxed), !requests.reload.load(ordering: .relaxed) {
-                let step = min(50_000, sampleEvery - slept)
-                usleep(UInt32(step))
-                slept += step
+            // Wait for the next sample, a request, or a signal.
+            var wait = max(0, nextSample - SystemClock.monoMicros())
+            if let due = live.engine.timeToNextDeadline { wait = min(wait, max(0, lastMono + due - SystemClock.monoMicros())) }
+            let ready = Poll.readable([requests.wakeup.fd] + (server?.descriptors ?? []), timeoutMillis: Int32(min(wait / 1000 + 1, 1000)))
+            if ready.contains(requests.wakeup.fd) { requests.wakeup.drain() }
+            if var s = server, !ready.isEmpty {
+                let authority = Authority(childUID: childUID, policy: live.engine.policy)
+                s.serve(readable: ready, now: SystemClock.monoMicros()) { request, peer in
+                    answer(request, from: peer, authority: authority)
+                }
+                server = s
             }
         }
         try live.flush(checkpoint: true)
@@ -96,6 +112,7 @@ func handleSignals(_ requests: Requests) -> [DispatchSourceSignal] {
         let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
         source.setEventHandler {
             if reload { requests.reload.store(true, ordering: .relaxed) } else { requests.stop.store(true, ordering: .relaxed) }
+            requests.wakeup.poke()
         }
         source.resume()
         return source

@@ -13,13 +13,17 @@ struct Run: ParsableCommand {
         discussion: """
             Watches the user's processes in /proc and keeps their state. Stops (saving everything) on \
             SIGTERM or Ctrl-C; SIGHUP reloads the policy, keeping the old one if the new one is bad. \
-            Not built yet: logind, desktop hooks, the control socket, enforcement (stops are only logged).
+            Serves stctl on the control socket. Not built yet: logind, desktop hooks, enforcement (stops are \
+            only logged).
             """)
 
     @Option(name: .long, help: "The policy (default: /etc/screentime/USER.toml, else $XDG_CONFIG_HOME/screentime/policy.toml).")
     var policy: String?
 
     @OptionGroup var state: StateOptions
+
+    @Option(name: .long, help: "The control socket (default: $XDG_RUNTIME_DIR/screentime/control.sock).")
+    var socket: String?
 
     @Option(name: .long, help: "How often /proc is sampled: a duration such as \"1s\" or \"200ms\".")
     var sampleEvery: String = "1s"
@@ -42,17 +46,32 @@ struct Run: ParsableCommand {
         let log: (String) -> Void = { FileHandle.standardError.write(Data("screentimed: \($0)\n".utf8)) }
         do {
             let live = try LiveState(store: try state.open(create: true), policyText: text, policyFile: path)
-            var daemon = Daemon(live: live, sampler: ProcSampler(uids: [uid], cpuEvery: cpu), policyPath: path,
-                                sampleEvery: every, log: log)
+            let listener: UnixListener
+            do { listener = try UnixListener(path: try socketPath(), mode: 0o600) } catch let e as SocketError {
+                throw fail("screentimed: \(e.description)", code: 1)
+            }
+            var daemon = Daemon(live: live, sampler: ProcSampler(uids: [uid], cpuEvery: cpu),
+                                server: ControlServer(listener: listener), policyPath: path, sampleEvery: every, log: log)
             let requests = Requests()
             let sources = handleSignals(requests)
-            try daemon.run(requests: requests)
+            try daemon.run(requests: requests, childUID: uid)
             sources.forEach { $0.cancel() }
         } catch let e as StoreError {
             throw fail("screentimed: \(e.description)", code: 1)
         } catch let e as PolicyError {
             throw fail("screentimed: \(e.description)", code: 1)
         }
+    }
+
+    /// DESIGN.md §1, user mode: `$XDG_RUNTIME_DIR/screentime/control.sock`, its folder 0700.
+    func socketPath() throws -> String {
+        if let socket { return socket }
+        guard let runtime = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") else {
+            throw fail("screentimed: XDG_RUNTIME_DIR is not set, so there is no place for the control socket; pass --socket PATH", code: 2)
+        }
+        let dir = runtime + "/screentime"
+        try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        return dir + "/control.sock"
     }
 
     /// DESIGN.md §1, user mode: the parent's file in /etc wins over the child's own.

@@ -5,8 +5,8 @@ struct Stctl: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "stctl",
         abstract: "Ask screentime what is left, and (for parents) change it.",
-        discussion: "Status, redeem and the other commands that talk to the daemon come with the control socket.",
-        subcommands: [PolicyCommand.self])
+        discussion: "Talks to screentimed over its control socket; parents run redeem and adjust as root or as a user named in the policy.",
+        subcommands: [Status.self, Redeem.self, Adjust.self, Hook.self, PolicyCommand.self])
 }
 
 struct PolicyCommand: ParsableCommand {

@@ -1,0 +1,119 @@
+import Foundation
+
+/// The control socket's language (docs/protocol.md): one JSON object per line, each with the
+/// protocol version `v`; a line may be at most `maxFrame` bytes.
+public enum ControlProtocol {
+    public static let version = 1
+    public static let maxFrame = 65_536
+
+    public static func encode<T: Encodable>(_ value: T) -> [UInt8] {
+        let e = JSONEncoder()
+        e.keyEncodingStrategy = .convertToSnakeCase
+        e.outputFormatting = .sortedKeys
+        return Array((try? e.encode(value)) ?? Data("{}".utf8)) + [10]
+    }
+
+    public static func decode<T: Decodable>(_ type: T.Type, from line: [UInt8]) throws -> T {
+        let d = JSONDecoder()
+        d.keyDecodingStrategy = .convertFromSnakeCase
+        return try d.decode(type, from: Data(line))
+    }
+}
+
+/// What a client asks.
+public struct ControlRequest: Codable, Sendable, Equatable {
+    public enum Command: String, Codable, Sendable, CaseIterable {
+        /// Anyone the socket lets in: points, reward time, what counts.
+        case status
+        /// Parents: points into reward minutes.
+        case redeem
+        /// Parents: a bonus or a penalty.
+        case adjust
+        /// The watched child's desktop hook: one event (focus, input, idle, lock), stamped by the daemon.
+        case hookEvent = "hook_event"
+    }
+
+    public var v: Int
+    public var command: Command
+    public var minutes: Int64?
+    public var points: Int64?
+    public var reason: String?
+    /// `hook_event`: one event object of the replay spec, without `at` and `mono`.
+    public var event: String?
+
+    public init(_ command: Command, minutes: Int64? = nil, points: Int64? = nil, reason: String? = nil, event: String? = nil) {
+        self.v = ControlProtocol.version
+        self.command = command
+        self.minutes = minutes
+        self.points = points
+        self.reason = reason
+        self.event = event
+    }
+}
+
+/// What the daemon answers: `ok`, or `error` saying what happened and what to do.
+public struct ControlReply: Codable, Sendable, Equatable {
+    public var v: Int = ControlProtocol.version
+    public var ok: Bool
+    public var error: String?
+    public var status: Status?
+    /// redeem, adjust: the balance after.
+    public var balance: Int64?
+    /// redeem: what it cost.
+    public var cost: Int64?
+
+    public init(ok: Bool, error: String? = nil, status: Status? = nil, balance: Int64? = nil, cost: Int64? = nil) {
+        self.ok = ok
+        self.error = error
+        self.status = status
+        self.balance = balance
+        self.cost = cost
+    }
+
+    public static func refused(_ why: String) -> ControlReply { ControlReply(ok: false, error: why) }
+
+    public struct Status: Codable, Sendable, Equatable {
+        public var balance: Int64
+        /// Reward time that can be used from now on: the least of redeemed minutes, today's and this
+        /// week's limits, and the allowed hours.
+        public var rewardAvailableSeconds: Int64
+        /// Redeemed minutes not used or expired yet.
+        public var rewardRemainingSeconds: Int64
+        public var rewardUsedTodaySeconds: Int64
+        public var pointsPerRewardMinute: Int64
+        /// What the daemon cannot see, in words ("no desktop hook: learning is not credited").
+        public var blindSpots: [String]
+
+        public init(balance: Int64, rewardAvailableSeconds: Int64, rewardRemainingSeconds: Int64,
+                    rewardUsedTodaySeconds: Int64, pointsPerRewardMinute: Int64, blindSpots: [String]) {
+            self.balance = balance
+            self.rewardAvailableSeconds = rewardAvailableSeconds
+            self.rewardRemainingSeconds = rewardRemainingSeconds
+            self.rewardUsedTodaySeconds = rewardUsedTodaySeconds
+            self.pointsPerRewardMinute = pointsPerRewardMinute
+            self.blindSpots = blindSpots
+        }
+    }
+}
+
+/// Splits a byte stream into lines; a line longer than the frame limit is an error.
+public struct FrameReader: Sendable {
+    private var pending: [UInt8] = []
+    public private(set) var overflowed = false
+
+    public init() {}
+
+    /// Adds bytes; returns the complete lines. After an overflow it returns nothing more.
+    public mutating func append(_ bytes: [UInt8]) -> [[UInt8]] {
+        guard !overflowed else { return [] }
+        pending += bytes
+        var lines: [[UInt8]] = []
+        while let nl = pending.firstIndex(of: 10) {
+            guard nl <= ControlProtocol.maxFrame else { overflowed = true; return lines }
+            lines.append(Array(pending[..<nl]))
+            pending.removeSubrange(...nl)
+        }
+        if pending.count > ControlProtocol.maxFrame { overflowed = true }
+        return lines
+    }
+}

@@ -1,0 +1,142 @@
+import ControlProtocol
+import Foundation
+import ScreenTimeCore
+import ScreenTimeLinux
+import ScreenTimeStore
+
+/// Who may do what (DESIGN.md §1): decided from the peer's credentials, never from what a request
+/// claims. Root and the users named in `[parents] users` are parents; the watched uid is the child.
+struct Authority {
+    enum Role { case parent, child, stranger }
+
+    let childUID: UInt32
+    let parentUIDs: Set<UInt32>
+
+    init(childUID: UInt32, policy: Policy) {
+        self.childUID = childUID
+        parentUIDs = Set(policy.parents.users.compactMap { UserAccount.lookup(name: $0)?.uid })
+    }
+
+    func role(of peer: PeerCredentials) -> Role {
+        if peer.uid == 0 || parentUIDs.contains(peer.uid) { return .parent }
+        return peer.uid == childUID ? .child : .stranger
+    }
+}
+
+/// The control socket: accepts connections, reads one request per line, and answers each with
+/// what `answer` says. A frame over 64 KiB, a silent client (30 s) or one too many closes it.
+struct ControlServer {
+    static let maxClients = 32
+    static let idleTimeout: Microseconds = Seconds.of(30)
+
+    let listener: UnixListener
+    private var clients: [Int32: Client] = [:]
+
+    private struct Client {
+        let connection: UnixConnection
+        let peer: PeerCredentials?
+        var reader = FrameReader()
+        var lastHeard: Microseconds
+    }
+
+    init(listener: UnixListener) { self.listener = listener }
+
+    var descriptors: [Int32] { [listener.fd] + clients.keys.sorted() }
+
+    mutating func serve(readable: [Int32], now: Microseconds, answer: (ControlRequest, PeerCredentials) -> ControlReply) {
+        if readable.contains(listener.fd) {
+            while let c = listener.accept() {
+                guard clients.count < ControlServer.maxClients else {
+                    c.write(ControlProtocol.encode(ControlReply.refused("too many connections; try again")))
+                    continue
+                }
+                clients[c.fd] = Client(connection: c, peer: c.peer(), lastHeard: now)
+            }
+        }
+        for fd in readable where fd != listener.fd {
+            guard var client = clients[fd] else { continue }
+            guard let bytes = client.connection.read() else { clients[fd] = nil; continue }
+            client.lastHeard = now
+            for line in client.reader.append(bytes) {
+                let reply: ControlReply
+                if let peer = client.peer, let request = try? ControlProtocol.decode(ControlRequest.self, from: line) {
+                    reply = request.v == ControlProtocol.version ? answer(request, peer)
+                        : .refused("this screentimed speaks protocol version \(ControlProtocol.version), not \(request.v)")
+                } else {
+                    reply = .refused("not a request: one JSON object per line, with \"v\": \(ControlProtocol.version) and a \"command\" (\(ControlRequest.Command.allCases.map(\.rawValue).joined(separator: ", ")))")
+                }
+                guard client.connection.write(ControlProtocol.encode(reply)) else { break }
+            }
+            if client.reader.overflowed {
+                client.connection.write(ControlProtocol.encode(ControlReply.refused("a request may be at most \(ControlProtocol.maxFrame) bytes")))
+                clients[fd] = nil
+            } else {
+                clients[fd] = client
+            }
+        }
+        for (fd, c) in clients where now - c.lastHeard > ControlServer.idleTimeout { clients[fd] = nil }
+    }
+}
+
+extension Daemon {
+    /// Answers one request; what changes state goes through the event log like everything else.
+    mutating func answer(_ request: ControlRequest, from peer: PeerCredentials, authority: Authority) -> ControlReply {
+        let role = authority.role(of: peer)
+        let who = UserAccount.lookup(uid: peer.uid)?.name ?? "uid \(peer.uid)"
+        func parentOnly(_ what: String) -> ControlReply? {
+            role == .parent ? nil : .refused("\(what) is for parents: run it as root (sudo stctl …) or as a user in the policy's [parents] users; you are \(who)")
+        }
+        do {
+            switch request.command {
+            case .status:
+                guard role != .stranger else { return .refused("only the child this daemon watches, and parents, may ask; you are \(who)") }
+                return ControlReply(ok: true, status: status())
+            case .redeem:
+                if let no = parentOnly("redeem") { return no }
+                guard let minutes = request.minutes, (1...100_000).contains(minutes) else { return .refused("redeem needs minutes from 1 to 100000") }
+                let before = live.engine.ledger.balance
+                let effects = try live.ingest(stamp(.redeem(minutes: minutes, by: who)))
+                if let r = effects.lazy.compactMap({ if case .refused(let r) = $0 { return r } else { return nil } }).first {
+                    return .refused("not redeemed: \(r.reason)")
+                }
+                return ControlReply(ok: true, balance: live.engine.ledger.balance, cost: before - live.engine.ledger.balance)
+            case .adjust:
+                if let no = parentOnly("adjust") { return no }
+                guard let points = request.points, points != 0, abs(points) <= 1_000_000_000 else { return .refused("adjust needs non-zero points") }
+                guard let reason = request.reason, !reason.trimmingCharacters(in: .whitespaces).isEmpty else { return .refused("adjust needs a reason") }
+                try live.ingest(stamp(.adjust(points: points, reason: "\(reason) (\(who))")))
+                return ControlReply(ok: true, balance: live.engine.ledger.balance)
+            case .hookEvent:
+                guard peer.uid == authority.childUID || peer.uid == 0 else {
+                    return .refused("hook events are taken only from the watched child's session; you are \(who)")
+                }
+                guard let text = request.event else { return .refused("hook_event needs an event") }
+                let mono = SystemClock.monoMicros()
+                let event = try EventLog.decode(hookEvent: text, at: WallTime(micros: SystemClock.wallMicros()), mono: mono)
+                try live.ingest(event)
+                lastMono = mono
+                return ControlReply(ok: true)
+            }
+        } catch let e as EventLog.LineError {
+            return .refused("not an event: \(e.reason)")
+        } catch {
+            return .refused("not saved: \(error)")
+        }
+    }
+
+    func status() -> ControlReply.Status {
+        let engine = live.engine
+        let policy = engine.policy
+        var blind = ["enforcement is not built yet: games are not stopped, only logged",
+                     "logind is not watched yet: idle and lock come only from a desktop hook"]
+        if !engine.hasFocusHook {
+            blind.insert(policy.validation.learningNeedsFocusHook
+                         ? "no desktop hook has reported the focused window: learning is not credited"
+                         : "no desktop hook has reported the focused window: learning counts while the app uses the CPU", at: 0)
+        }
+        let r = engine.reward
+        return ControlReply.Status(balance: engine.ledger.balance, rewardAvailableSeconds: r.availableNow / Seconds.micro,
+                                   rewardRemainingSeconds: r.remaining / Seconds.micro, rewardUsedTodaySeconds: r.usedToday / Seconds.micro,
+                                   pointsPerRewardMinute: policy.points.perRewardMinute, blindSpots: blind)
+    }
+}

@@ -1,0 +1,74 @@
+import ArgumentParser
+import ControlProtocol
+import Foundation
+import ScreenTimeCore
+import ScreenTimeLinux
+
+/// `--socket` and `--json`, shared by every command that talks to the daemon.
+struct ClientOptions: ParsableArguments {
+    @Option(name: .long, help: "The daemon's control socket (default: $XDG_RUNTIME_DIR/screentime/control.sock).")
+    var socket: String?
+
+    @Flag(name: .long, help: "Print the daemon's reply as JSON.")
+    var json = false
+
+    var socketPath: String {
+        if let socket { return socket }
+        let runtime = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"] ?? "/run/user/\(getuid())"
+        return runtime + "/screentime/control.sock"
+    }
+
+    /// Sends one request and returns the reply; says clearly when the daemon cannot be reached.
+    func send(_ request: ControlRequest) throws -> ControlReply {
+        let connection: UnixConnection
+        do { connection = try UnixConnection.connect(path: socketPath) } catch {
+            throw Failure("stctl: \(error.description)", code: 3)
+        }
+        connection.setTimeout(seconds: 5)
+        guard connection.write(ControlProtocol.encode(request)) else { throw Failure("stctl: \(socketPath): the daemon closed the connection", code: 3) }
+        var reader = FrameReader()
+        while true {
+            guard let bytes = connection.read() else { throw Failure("stctl: \(socketPath): no answer from the daemon", code: 3) }
+            if let line = reader.append(bytes).first {
+                do { return try ControlProtocol.decode(ControlReply.self, from: line) } catch {
+                    throw Failure("stctl: \(socketPath): the daemon's answer is not understood (a different version?)", code: 3)
+                }
+            }
+            if reader.overflowed { throw Failure("stctl: \(socketPath): the daemon's answer is too long", code: 3) }
+        }
+    }
+
+    /// Prints the reply as JSON when asked; turns a refusal into exit status 1 with its reason.
+    func finish(_ reply: ControlReply, human: (ControlReply) -> String) throws {
+        if json {
+            print(String(decoding: ControlProtocol.encode(reply).dropLast(), as: UTF8.self))
+        }
+        guard reply.ok else {
+            if !json { FileHandle.standardError.write(Data("stctl: \(reply.error ?? "refused")\n".utf8)) }
+            throw ExitCode(1)
+        }
+        if !json {
+            let text = human(reply)
+            if !text.isEmpty { print(text) }
+        }
+    }
+}
+
+/// An error for a person: printed as it is, with an exit status.
+struct Failure: Error, CustomStringConvertible {
+    var description: String
+    var code: Int32
+    init(_ description: String, code: Int32) { self.description = description; self.code = code }
+}
+
+extension ParsableCommand {
+    /// Runs `body`, turning a `Failure` into its message and exit status.
+    func reporting(_ body: () throws -> Void) throws {
+        do { try body() } catch let f as Failure {
+            FileHandle.standardError.write(Data((f.description + "\n").utf8))
+            throw ExitCode(f.code)
+        }
+    }
+}
+
+func minutes(_ seconds: Int64) -> String { DurationText.words(seconds * Seconds.micro) }

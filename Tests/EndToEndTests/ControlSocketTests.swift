@@ -1,0 +1,146 @@
+import Foundation
+import Testing
+
+/// The real daemon, running as uid 65534 (the child), and real stctl processes: as the child, and
+/// as root (a parent).
+@Suite("The control socket and stctl, end to end", .serialized)
+struct ControlSocketTests {
+    static let stctl = ReplayBinaryTests.root.appendingPathComponent(".build/debug/stctl").path
+
+    /// A running daemon in a fresh folder; stopped (SIGTERM) and checked by `body`'s caller.
+    final class RunningDaemon {
+        let base: String
+        let process: Process
+        var socket: String { base + "/run/control.sock" }
+        var state: String { base + "/state" }
+
+        init(policy: String = "version = 1\ntimezone = \"UTC\"\n") throws {
+            let fm = FileManager.default
+            base = fm.temporaryDirectory.appendingPathComponent("screentime-sock-\(UUID().uuidString)").path
+            for dir in [base, base + "/run"] {
+                try fm.createDirectory(atPath: dir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+                try fm.setAttributes([.ownerAccountID: 65534, .groupOwnerAccountID: 65534], ofItemAtPath: dir)
+            }
+            try policy.write(toFile: base + "/policy.toml", atomically: true, encoding: .utf8)
+            process = try CrashTests.asNobody([ReplayBinaryTests.binary, "--policy", base + "/policy.toml", "--state-dir", base + "/state",
+                                               "--socket", base + "/run/control.sock", "--sample-every", "200ms"])
+            for _ in 0..<100 where !fm.fileExists(atPath: socket) { usleep(20_000) }
+        }
+
+        func stctl(_ args: [String], asChild: Bool = false) throws -> ReplayBinaryTests.Run {
+            let full = args + ["--socket", socket]
+            return asChild
+                ? try ReplayBinaryTests.runBinary("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", ControlSocketTests.stctl] + full)
+                : try ReplayBinaryTests.runBinary(ControlSocketTests.stctl, full)
+        }
+
+        func json(_ args: [String], asChild: Bool = false) throws -> [String: Any] {
+            let r = try stctl(args + ["--json"], asChild: asChild)
+            return try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any], "\(r.stdout) \(r.stderr)")
+        }
+
+        /// Stops the daemon and returns what `check` says.
+        func stop() throws -> ReplayBinaryTests.Run {
+            kill(process.processIdentifier, SIGTERM)
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0)
+            return try CrashTests.check(state)
+        }
+    }
+
+    @Test("status, as the child and as a parent, field by field")
+    func status() throws {
+        let d = try RunningDaemon()
+        let s = try #require(try d.json(["status"], asChild: true)["status"] as? [String: Any])
+        #expect(s["balance"] as? Int == 0)
+        #expect(s["reward_available_seconds"] as? Int == 0)
+        #expect(s["reward_remaining_seconds"] as? Int == 0)
+        #expect(s["reward_used_today_seconds"] as? Int == 0)
+        #expect(s["points_per_reward_minute"] as? Int == 2)
+        #expect((s["blind_spots"] as? [String])?.first == "no desktop hook has reported the focused window: learning is not credited")
+        let human = try d.stctl(["status"])
+        #expect(human.status == 0)
+        #expect(human.stdout.hasPrefix("Points           0  (a game minute costs 2)\nGame time now    0 s\n"))
+        #expect(try d.stop().status == 0)
+    }
+
+    @Test("a child cannot redeem or adjust; a parent can; a redemption the balance cannot pay changes nothing")
+    func parentsOnly() throws {
+        let d = try RunningDaemon()
+        let childRedeem = try d.stctl(["redeem", "5"], asChild: true)
+        #expect(childRedeem.status == 1)
+        #expect(childRedeem.stderr == "stctl: redeem is for parents: run it as root (sudo stctl …) or as a user in the policy's [parents] users; you are nobody\n")
+        let childAdjust = try d.stctl(["adjust", "100", "--reason", "I deserve it"], asChild: true)
+        #expect(childAdjust.status == 1)
+
+        let bonus = try d.json(["adjust", "30", "--reason", "chores"])
+        #expect(bonus["ok"] as? Bool == true)
+        #expect(bonus["balance"] as? Int == 30)
+        let redeem = try d.json(["redeem", "10"])
+        #expect(redeem["ok"] as? Bool == true)
+        #expect(redeem["cost"] as? Int == 20)
+        #expect(redeem["balance"] as? Int == 10)
+        let tooMuch = try d.stctl(["redeem", "10"])
+        #expect(tooMuch.status == 1)
+        #expect(tooMuch.stderr == "stctl: not redeemed: it costs 20 points and the balance is 10\n")
+
+        let s = try #require(try d.json(["status"], asChild: true)["status"] as? [String: Any])
+        #expect(s["balance"] as? Int == 10)
+        #expect(s["reward_remaining_seconds"] as? Int == 600)
+        #expect(s["reward_available_seconds"] as? Int == 600)
+        let check = try d.stop()
+        #expect(check.status == 0, "\(check.stderr)")
+        #expect(check.stdout.contains("2 ledger entries, balance 10"))
+    }
+
+    @Test("hook events: the child's are taken and stamped; other kinds and bad JSON are refused")
+    func hookEvents() throws {
+        let d = try RunningDaemon()
+        #expect(try d.stctl(["hook", "event", #"{"event": "lock_changed", "locked": true, "at": "1999-01-01T00:00:00Z"}"#], asChild: true).status == 0)
+        let redeem = try d.stctl(["hook", "event", #"{"event": "redeem", "minutes": 500}"#], asChild: true)
+        #expect(redeem.status == 1)
+        #expect(redeem.stderr == "stctl: not an event: a hook may send focus_changed, input, idle_changed, lock_changed events\n")
+        let bad = try d.stctl(["hook", "event", #"{"event": "input""#], asChild: true)
+        #expect(bad.status == 1)
+        #expect(try d.stop().status == 0)
+        let events = Process()
+        let out = Pipe()
+        events.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+        events.arguments = [d.state + "/screentime.sqlite", "SELECT line FROM event WHERE line LIKE '%lock_changed%'"]
+        events.standardOutput = out
+        try events.run()
+        events.waitUntilExit()
+        let line = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(line.contains(#""event":"lock_changed","locked":true"#))
+        #expect(!line.contains("1999"))
+    }
+
+    @Test("garbage, wrong versions and oversized frames are answered or closed, and the daemon goes on")
+    func badFrames() throws {
+        let d = try RunningDaemon()
+        let answers = try ReplayBinaryTests.runBinary("/usr/bin/python3", ["-c", """
+            import socket, sys
+            def ask(payload):
+                s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.settimeout(5)
+                s.sendall(payload); data = b""
+                try:
+                    while not data.endswith(b"\\n"):
+                        chunk = s.recv(65536)
+                        if not chunk: break
+                        data += chunk
+                except Exception: pass
+                s.close(); return data.decode()
+            print(ask(b"hello\\n"), end="")
+            print(ask(b'{"v": 2, "command": "status"}\\n'), end="")
+            print(ask(b"x" * 70000 + b"\\n"), end="")
+            print(ask(b'{"v": 1, "command": "status"}\\n')[:11])
+            """, d.socket])
+        let lines = answers.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.count == 4, "\(answers.stdout)\(answers.stderr)")
+        #expect(lines[0].contains(#""ok":false"#) && lines[0].contains("not a request"))
+        #expect(lines[1].contains("this screentimed speaks protocol version 1, not 2"))
+        #expect(lines[2].contains("a request may be at most 65536 bytes"))
+        #expect(lines[3] == #"{"ok":true,"#)
+        #expect(try d.stop().status == 0)
+    }
+}

@@ -23,10 +23,12 @@ deps:
 build: deps
 	$(SWIFT) build
 
-# The daemon in the foreground, for you, on the default policy, with its state in ./state.
-# Ctrl-C stops it (everything is saved); `screentimed check --state-dir state` verifies the state.
+# The daemon in the foreground, for you, on the default policy, with its state and its control
+# socket in ./state. Ctrl-C stops it (everything is saved). In another terminal:
+#   .build/debug/stctl status --socket state/control.sock
 run: build
-	$(SWIFT) run screentimed --policy policies/default.toml --state-dir state
+	@mkdir -p state && chmod 700 state
+	$(SWIFT) run screentimed --policy policies/default.toml --state-dir state --socket state/control.sock
 
 # A bundled afternoon replayed through the engine: what it earns, costs and stops.
 demo: build

@@ -25,13 +25,16 @@ struct CrashTests {
                                                              ReplayBinaryTests.binary, "check", "--state-dir", state])
     }
 
-    @Test("100 kills: after each, check passes; no ledger entry is lost or doubled; little learning is lost")
+    @Test("100 kills during learning, adjustments and redemptions: check passes after each; nothing answered is lost or doubled; little learning is lost")
     func hundredKills() throws {
         let fm = FileManager.default
         let base = fm.temporaryDirectory.appendingPathComponent("screentime-crash-\(UUID().uuidString)").path
         try fm.createDirectory(atPath: base + "/bin", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
-        try fm.createDirectory(atPath: base + "/state", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        try fm.setAttributes([.ownerAccountID: 65534, .groupOwnerAccountID: 65534], ofItemAtPath: base + "/state")
+        for dir in ["/state", "/run"] {
+            try fm.createDirectory(atPath: base + dir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            try fm.setAttributes([.ownerAccountID: 65534, .groupOwnerAccountID: 65534], ofItemAtPath: base + dir)
+        }
+        let socket = base + "/run/control.sock"
         try fm.setAttributes([.posixPermissions: 0o755], ofItemAtPath: base)
         try fm.copyItem(atPath: "/usr/bin/yes", toPath: base + "/bin/gcompris-qt")
         let policy = base + "/policy.toml"
@@ -55,11 +58,21 @@ struct CrashTests {
 
         var rng = SplitMix(seed: 2026)
         var alive = 0.0
+        var answered = (adjusted: 0, redeemed: 0)
+        let stctl = ControlSocketTests.stctl
         for round in 1...100 {
             let started = Date()
             let daemon = try Self.asNobody([ReplayBinaryTests.binary, "--policy", policy, "--state-dir", base + "/state",
-                                            "--sample-every", "100ms", "--cpu-every", "200ms"])
-            usleep(UInt32(250_000 + rng.below(500_000)))
+                                            "--socket", socket, "--sample-every", "100ms", "--cpu-every", "200ms"])
+            usleep(UInt32(150_000 + rng.below(300_000)))
+            // A parent at work while the daemon may die at any moment: what was answered must be kept.
+            if try ReplayBinaryTests.runBinary(stctl, ["adjust", "1", "--reason", "round \(round)", "--socket", socket]).status == 0 {
+                answered.adjusted += 1
+            }
+            if round % 5 == 0, try ReplayBinaryTests.runBinary(stctl, ["redeem", "1", "--socket", socket]).status == 0 {
+                answered.redeemed += 1
+            }
+            usleep(UInt32(rng.below(300_000)))
             kill(daemon.processIdentifier, SIGKILL)
             daemon.waitUntilExit()
             alive += Date().timeIntervalSince(started)
@@ -71,7 +84,7 @@ struct CrashTests {
         }
         // One last life, ended properly, so that the last session is judged and saved.
         let last = try Self.asNobody([ReplayBinaryTests.binary, "--policy", policy, "--state-dir", base + "/state",
-                                      "--sample-every", "100ms", "--cpu-every", "200ms"])
+                                      "--socket", socket, "--sample-every", "100ms", "--cpu-every", "200ms"])
         usleep(1_000_000)
         kill(last.processIdentifier, SIGTERM)
         last.waitUntilExit()
@@ -83,14 +96,21 @@ struct CrashTests {
         let sum = Process()
         let out = Pipe()
         sum.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-        sum.arguments = [base + "/state/screentime.sqlite", "SELECT sum(credited_micros), count(*), (SELECT count(*) FROM event WHERE line LIKE '%daemon_started%') FROM session"]
+        sum.arguments = [base + "/state/screentime.sqlite", """
+            SELECT sum(credited_micros), count(*), (SELECT count(*) FROM event WHERE line LIKE '%daemon_started%'),
+                   (SELECT count(*) FROM ledger WHERE kind = 'adjusted'), (SELECT count(*) FROM ledger WHERE kind = 'redeemed')
+            FROM session
+            """]
         sum.standardOutput = out
         try sum.run()
         sum.waitUntilExit()
         let fields = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             .trimmingCharacters(in: .whitespacesAndNewlines).split(separator: "|")
         let credited = Double(fields[0]).map { $0 / 1e6 } ?? 0
-        #expect(fields.count == 3 && fields[2] == "101")
+        #expect(fields.count == 5 && fields[2] == "101")
+        // Every adjustment and redemption the daemon said yes to is in the ledger, once.
+        #expect(answered.adjusted > 50)
+        #expect(fields.count == 5 && fields[3] == "\(answered.adjusted)" && fields[4] == "\(answered.redeemed)")
         // Learning lost: the time the daemon lived but did not credit, start-up included: at most 2 s a crash.
         let lost = alive - credited
         #expect(credited > 0)
@@ -109,7 +129,8 @@ struct ReadOnlyStateTests {
         try fm.setAttributes([.ownerAccountID: 65534, .groupOwnerAccountID: 65534], ofItemAtPath: base)
         let policy = base + "/policy.toml"
         try "version = 1\ntimezone = \"UTC\"\n".write(toFile: policy, atomically: true, encoding: .utf8)
-        let daemon = try CrashTests.asNobody([ReplayBinaryTests.binary, "--policy", policy, "--state-dir", base + "/state", "--sample-every", "100ms"])
+        let daemon = try CrashTests.asNobody([ReplayBinaryTests.binary, "--policy", policy, "--state-dir", base + "/state",
+                                              "--socket", base + "/control.sock", "--sample-every", "100ms"])
         usleep(700_000)
         kill(daemon.processIdentifier, SIGTERM)
         daemon.waitUntilExit()
@@ -119,7 +140,7 @@ struct ReadOnlyStateTests {
         try fm.setAttributes([.posixPermissions: 0o444], ofItemAtPath: db)
         try fm.setAttributes([.posixPermissions: 0o555], ofItemAtPath: base + "/state")
         let r = try ReplayBinaryTests.runBinary("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups",
-            ReplayBinaryTests.binary, "--policy", policy, "--state-dir", base + "/state"])
+            ReplayBinaryTests.binary, "--policy", policy, "--state-dir", base + "/state", "--socket", base + "/control.sock"])
         #expect(r.status == 1)
         #expect(r.stderr == "screentimed: \(db): cannot open the state database: the database is read-only (check the folder's permissions and free space)\n")
         #expect(try Data(contentsOf: URL(fileURLWithPath: db)) == before)

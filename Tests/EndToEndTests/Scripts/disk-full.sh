@@ -11,8 +11,9 @@ wait_for() {  # wait_for PATTERN: until the daemon's log says it (10 s at most)
 }
 mkdir -p "$state" && mount -t tmpfs -o size=1m,mode=0777 tmpfs "$state" || { echo "cannot mount a tmpfs"; exit 2; }
 mkdir "$state/child" && chown 65534:65534 "$state/child"
+mkdir -p "$work/run" && chown 65534:65534 "$work/run"
 setpriv --reuid=65534 --regid=65534 --clear-groups \
-    "$bin" --policy "$policy" --state-dir "$state/child" --sample-every 100ms 2> "$work/daemon.log" &
+    "$bin" --policy "$policy" --state-dir "$state/child" --socket "$work/run/control.sock" --sample-every 100ms 2> "$work/daemon.log" &
 daemon=$!   # setpriv execs the daemon: this is its pid
 # Activity: short-lived processes of the child, so that there is something to save.
 ( for _ in $(seq 600); do as_child /bin/sleep 0.02; done ) &

@@ -13,11 +13,37 @@ public enum ControlProtocol {
         return Array((try? e.encode(value)) ?? Data("{}".utf8)) + [10]
     }
 
+    /// Requests and replies nest two or three levels; Foundation's decoder has no depth limit and
+    /// traps on deep nesting, so anything deeper than this never reaches it.
+    public static let maxDepth = 16
+
+    public struct TooDeep: Error {}
+
     public static func decode<T: Decodable>(_ type: T.Type, from line: [UInt8]) throws -> T {
+        guard depth(of: line) <= maxDepth else { throw TooDeep() }
         let d = JSONDecoder()
         d.keyDecodingStrategy = .convertFromSnakeCase
         return try d.decode(type, from: Data(line))
     }
+}
+
+/// The deepest nesting of `[` and `{` outside strings.
+func depth(of line: [UInt8]) -> Int {
+    var depth = 0, deepest = 0
+    var inString = false, escaped = false
+    for c in line {
+        if inString {
+            if escaped { escaped = false } else if c == UInt8(ascii: "\\") { escaped = true } else if c == UInt8(ascii: "\"") { inString = false }
+            continue
+        }
+        switch c {
+        case UInt8(ascii: "\""): inString = true
+        case UInt8(ascii: "["), UInt8(ascii: "{"): depth += 1; deepest = max(deepest, depth)
+        case UInt8(ascii: "]"), UInt8(ascii: "}"): depth -= 1
+        default: break
+        }
+    }
+    return deepest
 }
 
 /// What a client asks.

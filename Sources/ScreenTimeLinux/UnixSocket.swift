@@ -85,6 +85,17 @@ public final class UnixConnection: @unchecked Sendable {
         return true
     }
 
+    /// The daemon's side: reads and writes never wait.
+    public func setNonBlocking() { _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) }
+
+    /// Sends what the socket takes now: the count sent (0 when it would wait); nil when the peer is gone.
+    public func trySend(_ bytes: ArraySlice<UInt8>) -> Int? {
+        guard !bytes.isEmpty else { return 0 }
+        let n = bytes.withUnsafeBytes { send(fd, $0.baseAddress, bytes.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+        if n >= 0 { return n }
+        return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? 0 : nil
+    }
+
     /// A receive timeout, so that a silent peer cannot hold stctl forever.
     public func setTimeout(seconds: Int) {
         var tv = timeval(tv_sec: seconds, tv_usec: 0)
@@ -126,14 +137,24 @@ public final class UnixListener: @unchecked Sendable {
     }
 }
 
-/// Waits until one of the descriptors can be read, or the time is up.
+/// Waits until one of the descriptors can be read (or written), or the time is up.
 public enum Poll {
-    /// Returns the descriptors that are readable (or closed); empty on timeout or a signal.
-    public static func readable(_ fds: [Int32], timeoutMillis: Int32) -> [Int32] {
-        var p = fds.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
-        let n = poll(&p, nfds_t(p.count), timeoutMillis)
-        guard n > 0 else { return [] }
-        return p.filter { $0.revents != 0 }.map(\.fd)
+    public struct Ready: Sendable {
+        /// Readable, closed or failed: reading will not wait.
+        public var readable: Set<Int32> = []
+        public var writable: Set<Int32> = []
+    }
+
+    /// Empty on timeout or a signal.
+    public static func wait(read: [Int32], write: [Int32] = [], timeoutMillis: Int32) -> Ready {
+        var p = read.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+            + write.map { pollfd(fd: $0, events: Int16(POLLOUT), revents: 0) }
+        var ready = Ready()
+        guard poll(&p, nfds_t(p.count), timeoutMillis) > 0 else { return ready }
+        for (k, q) in p.enumerated() where q.revents != 0 {
+            if k < read.count { ready.readable.insert(q.fd) } else { ready.writable.insert(q.fd) }
+        }
+        return ready
     }
 }
 

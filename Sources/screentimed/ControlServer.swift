@@ -24,10 +24,13 @@ struct Authority {
 }
 
 /// The control socket: accepts connections, reads one request per line, and answers each with
-/// what `answer` says. A frame over 64 KiB, a silent client (30 s) or one too many closes it.
+/// what `answer` says. It never waits for a client: replies wait in a small outbox, and a client
+/// that does not read them, sends a frame over 64 KiB, stays silent 30 s or is one too many is
+/// closed.
 struct ControlServer {
     static let maxClients = 32
     static let idleTimeout: Microseconds = Seconds.of(30)
+    static let maxOutbox = 256 * 1024
 
     let listener: UnixListener
     private var clients: [Int32: Client] = [:]
@@ -37,24 +40,30 @@ struct ControlServer {
         let peer: PeerCredentials?
         var reader = FrameReader()
         var lastHeard: Microseconds
+        var outbox: [UInt8] = []
+        /// Closed once the outbox is sent (after a frame that was too long).
+        var closing = false
     }
 
     init(listener: UnixListener) { self.listener = listener }
 
-    var descriptors: [Int32] { [listener.fd] + clients.keys.sorted() }
+    /// What to wait for: the listener and every client to read; clients with replies waiting, to write.
+    var readDescriptors: [Int32] { [listener.fd] + clients.filter { !$0.value.closing }.keys.sorted() }
+    var writeDescriptors: [Int32] { clients.filter { !$0.value.outbox.isEmpty }.keys.sorted() }
 
-    mutating func serve(readable: [Int32], now: Microseconds, answer: (ControlRequest, PeerCredentials) -> ControlReply) {
-        if readable.contains(listener.fd) {
+    mutating func serve(_ ready: Poll.Ready, now: Microseconds, answer: (ControlRequest, PeerCredentials) -> ControlReply) {
+        if ready.readable.contains(listener.fd) {
             while let c = listener.accept() {
+                c.setNonBlocking()
                 guard clients.count < ControlServer.maxClients else {
-                    c.write(ControlProtocol.encode(ControlReply.refused("too many connections; try again")))
+                    _ = c.trySend(ControlProtocol.encode(ControlReply.refused("too many connections; try again"))[...])
                     continue
                 }
                 clients[c.fd] = Client(connection: c, peer: c.peer(), lastHeard: now)
             }
         }
-        for fd in readable where fd != listener.fd {
-            guard var client = clients[fd] else { continue }
+        for fd in ready.readable.sorted() where fd != listener.fd {
+            guard var client = clients[fd], !client.closing else { continue }
             guard let bytes = client.connection.read() else { clients[fd] = nil; continue }
             client.lastHeard = now
             for line in client.reader.append(bytes) {
@@ -65,16 +74,28 @@ struct ControlServer {
                 } else {
                     reply = .refused("not a request: one JSON object per line, with \"v\": \(ControlProtocol.version) and a \"command\" (\(ControlRequest.Command.allCases.map(\.rawValue).joined(separator: ", ")))")
                 }
-                guard client.connection.write(ControlProtocol.encode(reply)) else { break }
+                client.outbox += ControlProtocol.encode(reply)
             }
             if client.reader.overflowed {
-                client.connection.write(ControlProtocol.encode(ControlReply.refused("a request may be at most \(ControlProtocol.maxFrame) bytes")))
+                client.outbox += ControlProtocol.encode(ControlReply.refused("a request may be at most \(ControlProtocol.maxFrame) bytes"))
+                client.closing = true
+            }
+            clients[fd] = client
+        }
+        // Send what the sockets take; drop clients that do not read their replies.
+        for fd in clients.keys.sorted() {
+            guard var client = clients[fd] else { continue }
+            if !client.outbox.isEmpty {
+                guard let sent = client.connection.trySend(client.outbox[...]) else { clients[fd] = nil; continue }
+                client.outbox.removeFirst(sent)
+            }
+            if client.outbox.count > ControlServer.maxOutbox || (client.closing && client.outbox.isEmpty)
+                || now - client.lastHeard > ControlServer.idleTimeout {
                 clients[fd] = nil
             } else {
                 clients[fd] = client
             }
         }
-        for (fd, c) in clients where now - c.lastHeard > ControlServer.idleTimeout { clients[fd] = nil }
     }
 }
 

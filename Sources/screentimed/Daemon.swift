@@ -76,11 +76,12 @@ struct Daemon {
             // Wait for the next sample, a request, or a signal.
             var wait = max(0, nextSample - SystemClock.monoMicros())
             if let due = live.engine.timeToNextDeadline { wait = min(wait, max(0, lastMono + due - SystemClock.monoMicros())) }
-            let ready = Poll.readable([requests.wakeup.fd] + (server?.descriptors ?? []), timeoutMillis: Int32(min(wait / 1000 + 1, 1000)))
-            if ready.contains(requests.wakeup.fd) { requests.wakeup.drain() }
-            if var s = server, !ready.isEmpty {
+            let ready = Poll.wait(read: [requests.wakeup.fd] + (server?.readDescriptors ?? []), write: server?.writeDescriptors ?? [],
+                                  timeoutMillis: Int32(min(wait / 1000 + 1, 1000)))
+            if ready.readable.contains(requests.wakeup.fd) { requests.wakeup.drain() }
+            if var s = server, !ready.readable.isEmpty || !ready.writable.isEmpty {
                 let authority = Authority(childUID: childUID, policy: live.engine.policy)
-                s.serve(readable: ready, now: SystemClock.monoMicros()) { request, peer in
+                s.serve(ready, now: SystemClock.monoMicros()) { request, peer in
                     answer(request, from: peer, authority: authority)
                 }
                 server = s

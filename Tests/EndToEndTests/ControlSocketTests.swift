@@ -144,3 +144,36 @@ struct ControlSocketTests {
         #expect(try d.stop().status == 0)
     }
 }
+
+@Suite("The control socket under fuzzing")
+struct SocketFuzzTests {
+    static func rss(_ pid: Int32) throws -> Int {
+        let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
+        let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
+        return Int(line.split(separator: " ").dropFirst().first ?? "0") ?? 0   // KiB
+    }
+
+    @Test("100,000 bad frames on many connections: the daemon stays up, its memory barely grows, the ledger is unchanged")
+    func fuzz() throws {
+        let d = try ControlSocketTests.RunningDaemon()
+        #expect(try d.stctl(["adjust", "7", "--reason", "before"]).status == 0)
+        let script = ReplayBinaryTests.root.appendingPathComponent("Tests/EndToEndTests/Scripts/fuzz-socket.py").path
+        // A first round settles the allocator; the second is measured.
+        _ = try ReplayBinaryTests.runBinary("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", script, d.socket, "5000", "1"])
+        let before = try Self.rss(d.process.processIdentifier)
+        let r = try ReplayBinaryTests.runBinary("/usr/bin/timeout", ["600", "/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                                                                     "/usr/bin/python3", script, d.socket, "100000", "2"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let counts = r.stdout.split(separator: " ").compactMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        // connections, replies, connections not answered exactly line by line
+        #expect(counts.count == 3 && counts[0] > 500 && counts[2] == 0, "\(r.stdout)")
+        #expect(d.process.isRunning)
+        let after = try Self.rss(d.process.processIdentifier)
+        #expect(after - before < 1024, "RSS grew from \(before) KiB to \(after) KiB")
+        let s = try #require(try d.json(["status"])["status"] as? [String: Any])
+        #expect(s["balance"] as? Int == 7)
+        let check = try d.stop()
+        #expect(check.status == 0)
+        #expect(check.stdout.contains("1 ledger entries, balance 7"))
+    }
+}

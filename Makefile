@@ -43,7 +43,9 @@ test: deps
 
 bench: deps
 	$(SWIFT) build -c release --product ReplayBenchmark
-	.build/release/ReplayBenchmark
+	$(SWIFT) build -c release --product screentimed
+	$(SWIFT) build -c release --product stctl
+	.build/release/ReplayBenchmark .build/release
 
 install: deps
 	$(SWIFT) build -c release --product screentimed

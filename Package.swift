@@ -40,7 +40,8 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // `make bench`: replay throughput on a generated week of events.
-        .executableTarget(name: "ReplayBenchmark", dependencies: ["ScreenTimeCore", "ScreenTimePolicy", "ScreenTimeStore"]),
+        .executableTarget(name: "ReplayBenchmark", dependencies: ["ScreenTimeCore", "ScreenTimePolicy", "ScreenTimeStore",
+                                                                 "ScreenTimeLinux", "ControlProtocol"]),
         .testTarget(name: "ScreenTimeCoreTests", dependencies: ["ScreenTimeCore", "ScreenTimePolicy"]),
         .testTarget(name: "ScreenTimePolicyTests", dependencies: ["ScreenTimePolicy"],
                     resources: [.copy("Malformed")]),

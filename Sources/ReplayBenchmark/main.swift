@@ -2,6 +2,8 @@ import Foundation
 import ScreenTimeCore
 import ScreenTimePolicy
 import ScreenTimeStore
+import ScreenTimeLinux
+import ControlProtocol
 
 // `make bench`: replay throughput on a generated week of events, decoding included and not.
 // Ratios matter more than absolute numbers on a shared machine; all are measured in one run.
@@ -193,4 +195,59 @@ let full = try! LiveState.rebuild(from: try! Store(path: yearPath), fromCheckpoi
 let fullTime = seconds(ContinuousClock.now - t0)
 sink &+= full.events
 print("start-up with a year of history: \(String(format: "%.0f", bestStart * 1000)) ms from the newest checkpoint (best of 5; target < 300 ms); replaying the whole year instead: \(String(format: "%.0f", fullTime * 1000)) ms")
+
+// MARK: The control socket (issue #4), against the real release daemon
+
+func socketBench(binaries: String) {
+    let base = dir + "/socket"
+    try! FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
+    try! policyText.write(toFile: base + "/policy.toml", atomically: true, encoding: .utf8)
+    let daemon = Process()
+    daemon.executableURL = URL(fileURLWithPath: binaries + "/screentimed")
+    daemon.arguments = ["--policy", base + "/policy.toml", "--state-dir", base + "/state", "--socket", base + "/control.sock"]
+    daemon.standardError = FileHandle.nullDevice
+    try! daemon.run()
+    defer { daemon.terminate(); daemon.waitUntilExit() }
+    var connection: UnixConnection? = nil
+    for _ in 0..<200 where connection == nil {
+        connection = try? UnixConnection.connect(path: base + "/control.sock")
+        if connection == nil { usleep(20_000) }
+    }
+    guard let c = connection else { print("control socket: the daemon did not start"); return }
+    var reader = FrameReader()
+    func ask(_ request: ControlRequest) -> Bool {
+        guard c.write(ControlProtocol.encode(request)) else { return false }
+        while true {
+            guard let bytes = c.read() else { return false }
+            if !reader.append(bytes).isEmpty { return true }
+        }
+    }
+    for _ in 0..<500 { _ = ask(ControlRequest(.status)) }
+    var times: [Double] = []
+    for _ in 0..<10_000 {
+        let t = ContinuousClock.now
+        _ = ask(ControlRequest(.status))
+        times.append(seconds(ContinuousClock.now - t))
+    }
+    times.sort()
+    print("stctl status round trip over the socket: p50 \(String(format: "%.0f", times[5_000] * 1e6)) µs, p99 \(String(format: "%.0f", times[9_900] * 1e6)) µs over 10,000 requests (target p99 < 1 ms)")
+    let input = ControlRequest(.hookEvent, event: "{\"event\": \"input\", \"count\": 1}")
+    let t = ContinuousClock.now
+    for _ in 0..<20_000 { _ = ask(input) }
+    print("hook events over the socket, one at a time with their replies: \(String(format: "%.0f", 20_000 / seconds(ContinuousClock.now - t))) events/s (target ≥ 20,000/s)")
+    var execs: [Double] = []
+    for _ in 0..<50 {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: binaries + "/stctl")
+        p.arguments = ["status", "--socket", base + "/control.sock"]
+        p.standardOutput = FileHandle.nullDevice
+        let t = ContinuousClock.now
+        try! p.run()
+        p.waitUntilExit()
+        execs.append(seconds(ContinuousClock.now - t))
+    }
+    execs.sort()
+    print("one `stctl status` process, exec to exit: median \(String(format: "%.1f", execs[25] * 1000)) ms over 50")
+}
+if CommandLine.arguments.count > 1 { socketBench(binaries: CommandLine.arguments[1]) }
 if sink == 42 { print("") }

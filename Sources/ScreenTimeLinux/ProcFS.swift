@@ -92,6 +92,15 @@ public struct UserAccount: Sendable, Equatable {
         return UserAccount(uid: uid, name: name, groups: Set(groups.prefix(Int(max(0, count)))).union([pwd.pw_gid]))
     }
 
+    /// A user's name (getpwuid_r), without the group lookups of `lookup`.
+    public static func name(of uid: UInt32) -> String? {
+        var pwd = passwd()
+        var result: UnsafeMutablePointer<passwd>? = nil
+        var buf = [CChar](repeating: 0, count: 16_384)
+        guard getpwuid_r(uid, &pwd, &buf, buf.count, &result) == 0, result != nil else { return nil }
+        return String(cString: pwd.pw_name)
+    }
+
     /// Looks up a user by name.
     public static func lookup(name: String) -> UserAccount? {
         var pwd = passwd()

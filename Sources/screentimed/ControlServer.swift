@@ -35,9 +35,15 @@ struct ControlServer {
     let listener: UnixListener
     private var clients: [Int32: Client] = [:]
 
+    /// Who is calling: the kernel's credentials, and the user's name for messages and the ledger.
+    struct Caller {
+        var credentials: PeerCredentials
+        var name: String
+    }
+
     private struct Client {
         let connection: UnixConnection
-        let peer: PeerCredentials?
+        let caller: Caller?
         var reader = FrameReader()
         var lastHeard: Microseconds
         var outbox: [UInt8] = []
@@ -51,7 +57,7 @@ struct ControlServer {
     var readDescriptors: [Int32] { [listener.fd] + clients.filter { !$0.value.closing }.keys.sorted() }
     var writeDescriptors: [Int32] { clients.filter { !$0.value.outbox.isEmpty }.keys.sorted() }
 
-    mutating func serve(_ ready: Poll.Ready, now: Microseconds, answer: (ControlRequest, PeerCredentials) -> ControlReply) {
+    mutating func serve(_ ready: Poll.Ready, now: Microseconds, answer: (ControlRequest, Caller) -> ControlReply) {
         if ready.readable.contains(listener.fd) {
             while let c = listener.accept() {
                 c.setNonBlocking()
@@ -59,7 +65,8 @@ struct ControlServer {
                     _ = c.trySend(ControlProtocol.encode(ControlReply.refused("too many connections; try again"))[...])
                     continue
                 }
-                clients[c.fd] = Client(connection: c, peer: c.peer(), lastHeard: now)
+                let caller = c.peer().map { Caller(credentials: $0, name: UserAccount.name(of: $0.uid) ?? "uid \($0.uid)") }
+                clients[c.fd] = Client(connection: c, caller: caller, lastHeard: now)
             }
         }
         for fd in ready.readable.sorted() where fd != listener.fd {
@@ -68,8 +75,8 @@ struct ControlServer {
             client.lastHeard = now
             for line in client.reader.append(bytes) {
                 let reply: ControlReply
-                if let peer = client.peer, let request = try? ControlProtocol.decode(ControlRequest.self, from: line) {
-                    reply = request.v == ControlProtocol.version ? answer(request, peer)
+                if let caller = client.caller, let request = try? ControlProtocol.decode(ControlRequest.self, from: line) {
+                    reply = request.v == ControlProtocol.version ? answer(request, caller)
                         : .refused("this screentimed speaks protocol version \(ControlProtocol.version), not \(request.v)")
                 } else {
                     reply = .refused("not a request: one JSON object per line, with \"v\": \(ControlProtocol.version) and a \"command\" (\(ControlRequest.Command.allCases.map(\.rawValue).joined(separator: ", ")))")
@@ -101,9 +108,10 @@ struct ControlServer {
 
 extension Daemon {
     /// Answers one request; what changes state goes through the event log like everything else.
-    mutating func answer(_ request: ControlRequest, from peer: PeerCredentials, authority: Authority) -> ControlReply {
+    mutating func answer(_ request: ControlRequest, from caller: ControlServer.Caller, authority: Authority) -> ControlReply {
+        let peer = caller.credentials
         let role = authority.role(of: peer)
-        let who = UserAccount.lookup(uid: peer.uid)?.name ?? "uid \(peer.uid)"
+        let who = caller.name
         func parentOnly(_ what: String) -> ControlReply? {
             role == .parent ? nil : .refused("\(what) is for parents: run it as root (sudo stctl …) or as a user in the policy's [parents] users; you are \(who)")
         }

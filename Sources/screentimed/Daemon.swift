@@ -48,11 +48,16 @@ struct Daemon {
         var kinds: [Event.Kind] = []
         var failing: String? = nil
         var nextSample = SystemClock.monoMicros()
+        var lastSave = SystemClock.monoMicros()
+        var authority: Authority? = nil
         try live.ingest(stamp(.daemonStarted))
         log("watching uid \(sampler.uids.sorted().map(String.init).joined(separator: ", ")); state in \(live.store.path); policy \(policyPath)"
             + (server.map { "; socket \($0.listener.path)" } ?? ""))
         while !requests.stop.load(ordering: .relaxed) {
-            if requests.reload.exchange(false, ordering: .relaxed) { reloadPolicy() }
+            if requests.reload.exchange(false, ordering: .relaxed) {
+                reloadPolicy()
+                authority = nil   // the parents may have changed
+            }
             var actions: [Effect] = []
             if SystemClock.monoMicros() >= nextSample {
                 kinds.removeAll(keepingCapacity: true)
@@ -64,25 +69,31 @@ struct Daemon {
                 actions += try live.ingest(stamp(.tick))
             }
             for a in actions { if let line = describe(a, live.engine) { log(line) } }
-            do {
+            // Saved in batches, at least every second (redemptions and adjustments at once, in ingest).
+            if live.unsavedEvents > 0, SystemClock.monoMicros() - lastSave >= Seconds.micro || failing != nil {
+              do {
                 try live.flush()
+                lastSave = SystemClock.monoMicros()
                 if failing != nil { log("saving works again"); failing = nil }
-            } catch {
+              } catch {
                 // Keep the engine running on what it knows; everything unsaved is saved on the next try.
                 let message = "\(error)"
                 if failing != message { log("cannot save (will retry every second): \(message)") }
                 failing = message
+                lastSave = SystemClock.monoMicros()
+              }
             }
             // Wait for the next sample, a request, or a signal.
             var wait = max(0, nextSample - SystemClock.monoMicros())
+            if live.unsavedEvents > 0 { wait = min(wait, max(0, lastSave + Seconds.micro - SystemClock.monoMicros())) }
             if let due = live.engine.timeToNextDeadline { wait = min(wait, max(0, lastMono + due - SystemClock.monoMicros())) }
             let ready = Poll.wait(read: [requests.wakeup.fd] + (server?.readDescriptors ?? []), write: server?.writeDescriptors ?? [],
                                   timeoutMillis: Int32(min(wait / 1000 + 1, 1000)))
             if ready.readable.contains(requests.wakeup.fd) { requests.wakeup.drain() }
             if var s = server, !ready.readable.isEmpty || !ready.writable.isEmpty {
-                let authority = Authority(childUID: childUID, policy: live.engine.policy)
-                s.serve(ready, now: SystemClock.monoMicros()) { request, peer in
-                    answer(request, from: peer, authority: authority)
+                if authority == nil { authority = Authority(childUID: childUID, policy: live.engine.policy) }
+                s.serve(ready, now: SystemClock.monoMicros()) { request, caller in
+                    answer(request, from: caller, authority: authority!)
                 }
                 server = s
             }

@@ -20,6 +20,11 @@ public struct PolicyError: Error, CustomStringConvertible, Sendable {
 /// Reads a parent's policy file (`spec/policy.md`) into the engine's validated `Policy`.
 public enum PolicyLoader {
     public static func load(path: String) throws(PolicyError) -> Policy {
+        try loadWithText(path: path).policy
+    }
+
+    /// The policy and the text it was read from (the store keeps the text), from one read of the file.
+    public static func loadWithText(path: String) throws(PolicyError) -> (policy: Policy, text: String) {
         let name = (path as NSString).lastPathComponent
         guard let data = FileManager.default.contents(atPath: path) else {
             let why = FileManager.default.fileExists(atPath: path) ? "cannot be read (check its permissions)" : "no such file"
@@ -28,7 +33,7 @@ public enum PolicyLoader {
         guard let text = String(data: data, encoding: .utf8) else {
             throw PolicyError(file: name, problems: [.init(line: 1, message: "the file is not UTF-8 text")])
         }
-        return try parse(text, file: path)
+        return (try parse(text, file: path), text)
     }
 
     /// `systemZone`: the zone to use when the policy names none (the system's, never `TZ`).

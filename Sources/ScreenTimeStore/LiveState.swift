@@ -90,14 +90,14 @@ public struct LiveState {
     }
 
     /// Logs an event and applies it; returns what the shell must act on (warnings, stops, …).
-    /// Redemptions and adjustments are saved at once.
+    /// Redemptions, adjustments and a (re)start are saved at once.
     @discardableResult
     public mutating func ingest(_ event: Event) throws -> [Effect] {
         batch.events.append(EventLog.encode(event))
         engine.apply(event, into: &effects)
         let actions = collect()
         switch event.kind {
-        case .redeem, .adjust: try flush()
+        case .redeem, .adjust, .daemonStarted: try flush()
         default: break
         }
         return actions

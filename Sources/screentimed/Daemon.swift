@@ -104,8 +104,7 @@ struct Daemon {
 
     private mutating func reloadPolicy() {
         do {
-            let text = try String(contentsOfFile: policyPath, encoding: .utf8)
-            _ = try PolicyLoader.parse(text, file: policyPath)
+            let text = try PolicyLoader.loadWithText(path: policyPath).text
             if text != live.policyText {
                 try live.adopt(policyText: text, file: policyPath)
                 log("policy reloaded from \(policyPath)")

@@ -20,11 +20,8 @@ struct Import: ParsableCommand {
 
     func run() throws {
         let policyText: String
-        do {
-            _ = try PolicyLoader.load(path: policy)
-            policyText = try String(contentsOfFile: policy, encoding: .utf8)
-        } catch let e as PolicyError {
-            throw fail(e.description, code: 2)
+        do throws(PolicyError) { policyText = try PolicyLoader.loadWithText(path: policy).text } catch {
+            throw fail(error.description, code: 2)
         }
         guard let data = FileHandle(forReadingAtPath: events)?.readDataToEndOfFile() else {
             throw fail("\(events): cannot be read (no such file, or no permission)", code: 2)

@@ -37,11 +37,8 @@ struct Run: ParsableCommand {
         guard let every = DurationText.parse(sampleEvery), every > 0 else { throw fail("--sample-every: not a duration: \"\(sampleEvery)\"", code: 2) }
         guard let cpu = DurationText.parse(cpuEvery), cpu > 0 else { throw fail("--cpu-every: not a duration: \"\(cpuEvery)\"", code: 2) }
         let text: String
-        do {
-            _ = try PolicyLoader.load(path: path)
-            text = try String(contentsOfFile: path, encoding: .utf8)
-        } catch let e as PolicyError {
-            throw fail(e.description, code: 2)
+        do throws(PolicyError) { text = try PolicyLoader.loadWithText(path: path).text } catch {
+            throw fail(error.description, code: 2)
         }
         let log: (String) -> Void = { FileHandle.standardError.write(Data("screentimed: \($0)\n".utf8)) }
         do {

@@ -48,11 +48,6 @@ public struct IntervalSet: Sendable, Equatable, Codable {
         for s in other.spans { insert(s.start, s.end) }
     }
 
-    /// Length of the part of self inside other.
-    public func overlap(with other: IntervalSet) -> Microseconds {
-        intersection(other).measure
-    }
-
     public func intersection(_ other: IntervalSet) -> IntervalSet {
         var out = IntervalSet()
         var i = 0, j = 0
@@ -114,8 +109,6 @@ public struct IntervalSet: Sendable, Equatable, Codable {
 struct Stretches: Sendable, Codable {
     private(set) var closed = IntervalSet()
     private(set) var openSince: Microseconds?
-
-    var isOn: Bool { openSince != nil }
 
     mutating func set(_ on: Bool, at t: Microseconds) {
         if on, openSince == nil { openSince = t }

@@ -25,14 +25,6 @@ public struct WallTime: Hashable, Sendable, Comparable {
 /// RFC 3339 reading and writing, by hand: the replay reads millions of these.
 public enum RFC3339 {
     /// Parses `2026-11-23T15:00:00.25+01:00` (also `Z`, `t`, a space for `T`). Nil if malformed.
-    public static func parse<C: Collection>(_ s: C) -> WallTime? where C.Element == UInt8 {
-        var it = s.makeIterator()
-        var buf: [UInt8] = []
-        buf.reserveCapacity(40)
-        while let c = it.next() { buf.append(c); if buf.count > 48 { return nil } }
-        return buf.withUnsafeBufferPointer { parse(bytes: $0) }
-    }
-
     public static func parse(_ s: String) -> WallTime? {
         var s = s
         return s.withUTF8 { parse(bytes: $0) }

@@ -227,10 +227,6 @@ public final class Store: Sendable {
         }
     }
 
-    public func sessionCount() throws(StoreError) -> Int {
-        try read("count sessions") { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM session") ?? 0 }
-    }
-
     /// `PRAGMA integrity_check`: "ok", or what SQLite found.
     public func integrityCheck() throws(StoreError) -> String {
         try read("check the database") { db in

@@ -28,7 +28,7 @@ let package = Package(
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         // Requests and replies of the control socket, and their framing: shared by daemon and stctl.
-        .target(name: "ControlProtocol"),
+        .target(name: "ControlProtocol", dependencies: ["ScreenTimeCore"]),
         // The Linux shell: the /proc sampler, clocks, user accounts, sockets. Each C call wrapped once.
         .target(name: "ScreenTimeLinux", dependencies: ["ScreenTimeCore"]),
         .executableTarget(name: "screentimed", dependencies: [
@@ -47,6 +47,7 @@ let package = Package(
                     resources: [.copy("Malformed")]),
         .testTarget(name: "ScreenTimeStoreTests", dependencies: ["ScreenTimeStore", "ScreenTimeCore"]),
         .testTarget(name: "ScreenTimeLinuxTests", dependencies: ["ScreenTimeLinux", "ScreenTimeCore"]),
+        .testTarget(name: "ControlProtocolTests", dependencies: ["ControlProtocol"]),
         .testTarget(name: "EndToEndTests", dependencies: ["ScreenTimeCore"]),
     ]
 )

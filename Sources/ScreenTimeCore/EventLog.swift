@@ -23,14 +23,22 @@ public enum EventLog {
         return try decode(Fields(fields))
     }
 
-    static func decode(_ f: Fields) throws(LineError) -> Event {
+    /// `stamped`: the daemon's own clocks, for an event that came without them (from a hook).
+    static func decode(_ f: Fields, stamped: (WallTime, Microseconds)? = nil) throws(LineError) -> Event {
         let name = try f.string("event")
-        let atText = try f.string("at")
-        guard let at = RFC3339.parse(atText) else {
-            throw LineError(reason: "'at' is not an RFC 3339 time with offset: \"\(atText)\"")
-        }
+        var at: WallTime
         var mono: Microseconds? = nil
-        if let m = f.value("mono"), m != .null {
+        if let (wall, m) = stamped {
+            at = wall
+            mono = m
+        } else {
+            let atText = try f.string("at")
+            guard let parsed = RFC3339.parse(atText) else {
+                throw LineError(reason: "'at' is not an RFC 3339 time with offset: \"\(atText)\"")
+            }
+            at = parsed
+        }
+        if stamped == nil, let m = f.value("mono"), m != .null {
             guard case .number(let n) = m, let micros = n.micros, micros >= 0 else {
                 throw LineError(reason: "'mono' must be a non-negative number of seconds")
             }
@@ -99,9 +107,7 @@ public enum EventLog {
         guard let name = fields.first(where: { $0.0 == "event" })?.1, case .string(let kind) = name, hookEvents.contains(kind) else {
             throw LineError(reason: "a hook may send \(hookEvents.joined(separator: ", ")) events")
         }
-        fields.append(("at", .string(RFC3339.format(micros: at.micros, utcOffsetSeconds: at.utcOffsetSeconds))))
-        fields.append(("mono", .number(JSONNumber(mantissa: mono, exponent: -6, exact: true, double: Double(mono) / 1e6))))
-        return try decode(Fields(fields))
+        return try decode(Fields(fields), stamped: (at, mono))
     }
 
     public static let knownEvents = ["process_started", "process_exited", "process_cpu", "focus_changed", "input",

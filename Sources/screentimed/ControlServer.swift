@@ -62,7 +62,7 @@ struct ControlServer {
             while let c = listener.accept() {
                 c.setNonBlocking()
                 guard clients.count < ControlServer.maxClients else {
-                    _ = c.trySend(ControlProtocol.encode(ControlReply.refused("too many connections; try again"))[...])
+                    _ = c.trySend(ControlReply.refused("too many connections; try again").line[...])
                     continue
                 }
                 let caller = c.peer().map { Caller(credentials: $0, name: UserAccount.name(of: $0.uid) ?? "uid \($0.uid)") }
@@ -75,16 +75,16 @@ struct ControlServer {
             client.lastHeard = now
             for line in client.reader.append(bytes) {
                 let reply: ControlReply
-                if let caller = client.caller, let request = try? ControlProtocol.decode(ControlRequest.self, from: line) {
+                if let caller = client.caller, let request = try? ControlRequest.read(line: line) {
                     reply = request.v == ControlProtocol.version ? answer(request, caller)
                         : .refused("this screentimed speaks protocol version \(ControlProtocol.version), not \(request.v)")
                 } else {
                     reply = .refused("not a request: one JSON object per line, with \"v\": \(ControlProtocol.version) and a \"command\" (\(ControlRequest.Command.allCases.map(\.rawValue).joined(separator: ", ")))")
                 }
-                client.outbox += ControlProtocol.encode(reply)
+                client.outbox += reply.line
             }
             if client.reader.overflowed {
-                client.outbox += ControlProtocol.encode(ControlReply.refused("a request may be at most \(ControlProtocol.maxFrame) bytes"))
+                client.outbox += ControlReply.refused("a request may be at most \(ControlProtocol.maxFrame) bytes").line
                 client.closing = true
             }
             clients[fd] = client

@@ -65,8 +65,10 @@ struct Daemon {
                 for k in kinds { actions += try live.ingest(stamp(k)) }
                 nextSample = SystemClock.monoMicros() + sampleEvery
             }
-            if let due = live.engine.timeToNextDeadline, SystemClock.monoMicros() - lastMono >= due {
+            var due = live.engine.timeToNextDeadline
+            if let d = due, SystemClock.monoMicros() - lastMono >= d {
                 actions += try live.ingest(stamp(.tick))
+                due = live.engine.timeToNextDeadline
             }
             for a in actions { if let line = describe(a, live.engine) { log(line) } }
             // Saved in batches, at least every second (redemptions and adjustments at once, in ingest).
@@ -86,7 +88,7 @@ struct Daemon {
             // Wait for the next sample, a request, or a signal.
             var wait = max(0, nextSample - SystemClock.monoMicros())
             if live.unsavedEvents > 0 { wait = min(wait, max(0, lastSave + Seconds.micro - SystemClock.monoMicros())) }
-            if let due = live.engine.timeToNextDeadline { wait = min(wait, max(0, lastMono + due - SystemClock.monoMicros())) }
+            if let d = due { wait = min(wait, max(0, lastMono + d - SystemClock.monoMicros())) }
             let ready = Poll.wait(read: [requests.wakeup.fd] + (server?.readDescriptors ?? []), write: server?.writeDescriptors ?? [],
                                   timeoutMillis: Int32(min(wait / 1000 + 1, 1000)))
             if ready.readable.contains(requests.wakeup.fd) { requests.wakeup.drain() }

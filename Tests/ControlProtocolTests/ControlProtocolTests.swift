@@ -1,0 +1,49 @@
+import ControlProtocol
+import Foundation
+import Testing
+
+@Suite("Control protocol")
+struct ControlProtocolTests {
+    static let replies: [ControlReply] = [
+        ControlReply(ok: true, status: .init(balance: 12, rewardAvailableSeconds: 600, rewardRemainingSeconds: 900,
+                                             rewardUsedTodaySeconds: 60, pointsPerRewardMinute: 2, blindSpots: ["a \"quoted\" note", "é"])),
+        ControlReply(ok: true, balance: 10, cost: 20),
+        .refused("redeem is for parents\nreally"),
+    ]
+
+    @Test("the daemon's reply writer gives the same bytes as the Codable encoder stctl reads", arguments: replies)
+    func replyBytes(_ reply: ControlReply) throws {
+        #expect(reply.line == ControlProtocol.encode(reply))
+        #expect(try ControlProtocol.decode(ControlReply.self, from: Array(reply.line.dropLast())) == reply)
+    }
+
+    @Test("the daemon's request reader reads what stctl writes")
+    func requestRoundTrip() throws {
+        for request in [ControlRequest(.status), ControlRequest(.redeem, minutes: 15),
+                        ControlRequest(.adjust, points: -3, reason: "rude"), ControlRequest(.hookEvent, event: #"{"event":"input"}"#)] {
+            #expect(try ControlRequest.read(line: Array(ControlProtocol.encode(request).dropLast())) == request)
+        }
+    }
+
+    @Test("malformed requests are refused", arguments: [
+        #"{"command": "status"}"#, #"{"v": 1}"#, #"{"v": 1, "command": "fly"}"#, #"{"v": "1", "command": "status"}"#,
+        #"{"v": 1, "command": "redeem", "minutes": "5"}"#, "[1]", String(repeating: "[", count: 100),
+    ])
+    func malformed(_ text: String) {
+        #expect(throws: (any Error).self) { try ControlRequest.read(line: Array(text.utf8)) }
+    }
+
+    @Test("unknown fields are ignored")
+    func unknownFields() throws {
+        #expect(try ControlRequest.read(line: Array(#"{"v": 1, "command": "status", "from": "mom"}"#.utf8)) == ControlRequest(.status))
+    }
+
+    @Test("frames: lines split across reads; a line over 64 KiB overflows")
+    func frames() {
+        var r = FrameReader()
+        #expect(r.append(Array("{\"a\"".utf8)).isEmpty)
+        #expect(r.append(Array(":1}\n{}\n{".utf8)) == [Array("{\"a\":1}".utf8), Array("{}".utf8)])
+        #expect(r.append([UInt8](repeating: 32, count: 70_000)).isEmpty)
+        #expect(r.overflowed)
+    }
+}

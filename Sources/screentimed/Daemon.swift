@@ -26,6 +26,9 @@ struct Daemon {
     let log: (String) -> Void
     /// Monotonic time of the last event logged.
     var lastMono = SystemClock.monoMicros()
+    /// Monotonic time of the last save (or failed try), and why saving fails while it does.
+    var lastSave = SystemClock.monoMicros()
+    var saveFailure: String? = nil
 
     mutating func stamp(_ kind: Event.Kind) -> Event {
         lastMono = SystemClock.monoMicros()
@@ -46,9 +49,7 @@ struct Daemon {
 
     mutating func run(requests: Requests, childUID: UInt32) throws {
         var kinds: [Event.Kind] = []
-        var failing: String? = nil
         var nextSample = SystemClock.monoMicros()
-        var lastSave = SystemClock.monoMicros()
         var authority: Authority? = nil
         try live.ingest(stamp(.daemonStarted))
         log("watching uid \(sampler.uids.sorted().map(String.init).joined(separator: ", ")); state in \(live.store.path); policy \(policyPath)"
@@ -71,20 +72,7 @@ struct Daemon {
                 due = live.engine.timeToNextDeadline
             }
             for a in actions { if let line = describe(a, live.engine) { log(line) } }
-            // Saved in batches, at least every second (redemptions and adjustments at once, in ingest).
-            if live.unsavedEvents > 0, SystemClock.monoMicros() - lastSave >= Seconds.micro || failing != nil {
-              do {
-                try live.flush()
-                lastSave = SystemClock.monoMicros()
-                if failing != nil { log("saving works again"); failing = nil }
-              } catch {
-                // Keep the engine running on what it knows; everything unsaved is saved on the next try.
-                let message = "\(error)"
-                if failing != message { log("cannot save (will retry every second): \(message)") }
-                failing = message
-                lastSave = SystemClock.monoMicros()
-              }
-            }
+            saveIfDue()
             // Wait for the next sample, a request, or a signal.
             var wait = max(0, nextSample - SystemClock.monoMicros())
             if live.unsavedEvents > 0 { wait = min(wait, max(0, lastSave + Seconds.micro - SystemClock.monoMicros())) }
@@ -102,6 +90,23 @@ struct Daemon {
         }
         try live.flush(checkpoint: true)
         log("stopped; everything is saved")
+    }
+
+    /// Saves in batches, at least every second (redemptions, adjustments and the start at once, in
+    /// `ingest`). When saving fails, the engine goes on with what it knows, and it is tried again
+    /// every second until it works: nothing unsaved is dropped.
+    private mutating func saveIfDue() {
+        let now = SystemClock.monoMicros()
+        guard live.unsavedEvents > 0, now - lastSave >= Seconds.micro else { return }
+        lastSave = now
+        do {
+            try live.flush()
+            if saveFailure != nil { log("saving works again"); saveFailure = nil }
+        } catch {
+            let message = "\(error)"
+            if saveFailure != message { log("cannot save (will retry every second): \(message)") }
+            saveFailure = message
+        }
     }
 
     private mutating func reloadPolicy() {

@@ -44,14 +44,17 @@ public struct ProcFS: Sendable {
         let fd = open("\(root)/\(pid)/\(name)", O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return false }
         defer { close(fd) }
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, 4096) }
-            if n < 0 { return false }
-            if n == 0 { return true }
-            buffer.append(contentsOf: chunk[0..<n])
-            if buffer.count > 1 << 20 { return true }
+        // Read straight into the caller's buffer, which keeps its capacity from sample to sample.
+        var used = 0
+        while used < 1 << 20 {
+            if buffer.count < used + 4096 { buffer.append(contentsOf: repeatElement(0, count: used + 4096 - buffer.count)) }
+            let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + used, 4096) }
+            if n < 0 { buffer.removeAll(keepingCapacity: true); return false }
+            if n == 0 { break }
+            used += n
         }
+        buffer.removeSubrange(used...)
+        return true
     }
 
     /// Where /proc/PID/exe points; nil when the process is gone or not ours to see.

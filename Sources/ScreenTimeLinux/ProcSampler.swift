@@ -110,7 +110,7 @@ struct StatLine {
         guard let close = bytes.lastIndex(of: UInt8(ascii: ")")) else { return nil }
         // Fields after ')' start with field 3 (state); utime is 14, stime 15, starttime 22.
         var field = 2
-        var values: [Int: Int64] = [:]
+        var user: Int64? = nil, system: Int64? = nil, start: Int64? = nil
         var i = close + 1
         while i < bytes.count, field <= 22 {
             while i < bytes.count, bytes[i] == 32 { i += 1 }
@@ -120,9 +120,14 @@ struct StatLine {
                 if bytes[i] >= 48, bytes[i] <= 57 { v = v * 10 + Int64(bytes[i] - 48) }
                 i += 1
             }
-            if field == 14 || field == 15 || field == 22 { values[field] = v }
+            switch field {
+            case 14: user = v
+            case 15: system = v
+            case 22: start = v
+            default: break
+            }
         }
-        guard let u = values[14], let s = values[15], let st = values[22] else { return nil }
+        guard let u = user, let s = system, let st = start else { return nil }
         userTicks = u
         systemTicks = s
         startTicks = st

@@ -140,10 +140,8 @@ extension Daemon {
                     return .refused("hook events are taken only from the watched child's session; you are \(who)")
                 }
                 guard let text = request.event else { return .refused("hook_event needs an event") }
-                let mono = SystemClock.monoMicros()
-                let event = try EventLog.decode(hookEvent: text, at: WallTime(micros: SystemClock.wallMicros()), mono: mono)
-                try live.ingest(event)
-                lastMono = mono
+                let now = clocks()
+                try live.ingest(try EventLog.decode(hookEvent: text, at: now.wall, mono: now.mono))
                 return ControlReply(ok: true)
             }
         } catch let e as EventLog.LineError {

@@ -30,9 +30,15 @@ struct Daemon {
     var lastSave = SystemClock.monoMicros()
     var saveFailure: String? = nil
 
-    mutating func stamp(_ kind: Event.Kind) -> Event {
+    /// Both clocks, now, for the next event logged: every event the daemon logs is stamped here.
+    mutating func clocks() -> (wall: WallTime, mono: Microseconds) {
         lastMono = SystemClock.monoMicros()
-        return Event(at: WallTime(micros: SystemClock.wallMicros()), mono: lastMono, kind)
+        return (WallTime(micros: SystemClock.wallMicros()), lastMono)
+    }
+
+    mutating func stamp(_ kind: Event.Kind) -> Event {
+        let now = clocks()
+        return Event(at: now.wall, mono: now.mono, kind)
     }
 
     func describe(_ e: Effect, _ engine: Engine) -> String? {

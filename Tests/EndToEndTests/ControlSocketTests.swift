@@ -106,7 +106,7 @@ struct ControlSocketTests {
         let events = Process()
         let out = Pipe()
         events.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-        events.arguments = [d.state + "/screentime.sqlite", "SELECT line FROM event WHERE line LIKE '%lock_changed%'"]
+        events.arguments = [d.state + "/screentime.sqlite", "SELECT line FROM event WHERE line LIKE '%\"event\":\"lock_changed\"%'"]
         events.standardOutput = out
         try events.run()
         events.waitUntilExit()

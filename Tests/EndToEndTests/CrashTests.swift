@@ -56,7 +56,8 @@ struct CrashTests {
         let learner = try Self.asNobody(["nice", "-n", "19", base + "/bin/gcompris-qt"])
         defer { kill(learner.processIdentifier, SIGKILL); learner.waitUntilExit() }
 
-        var rng = SplitMix(seed: 2026)
+        // Kill moments spread over the rounds by multiplying with large primes: the same every run.
+        func spread(_ round: Int, _ prime: Int) -> UInt32 { UInt32(round * prime % 300_000) }
         var alive = 0.0
         var answered = (adjusted: 0, redeemed: 0)
         let stctl = ControlSocketTests.stctl
@@ -64,7 +65,7 @@ struct CrashTests {
             let started = Date()
             let daemon = try Self.asNobody([ReplayBinaryTests.binary, "--policy", policy, "--state-dir", base + "/state",
                                             "--socket", socket, "--sample-every", "100ms", "--cpu-every", "200ms"])
-            usleep(UInt32(150_000 + rng.below(300_000)))
+            usleep(150_000 + spread(round, 104_729))
             // A parent at work while the daemon may die at any moment: what was answered must be kept.
             if try ReplayBinaryTests.runBinary(stctl, ["adjust", "1", "--reason", "round \(round)", "--socket", socket]).status == 0 {
                 answered.adjusted += 1
@@ -72,7 +73,7 @@ struct CrashTests {
             if round % 5 == 0, try ReplayBinaryTests.runBinary(stctl, ["redeem", "1", "--socket", socket]).status == 0 {
                 answered.redeemed += 1
             }
-            usleep(UInt32(rng.below(300_000)))
+            usleep(spread(round, 15_485_863))
             kill(daemon.processIdentifier, SIGKILL)
             daemon.waitUntilExit()
             alive += Date().timeIntervalSince(started)
@@ -147,18 +148,4 @@ struct ReadOnlyStateTests {
         let c = try CrashTests.check(base + "/state")
         #expect(c.status == 0, "\(c.stderr)")
     }
-}
-
-/// SplitMix64, so that the kill moments are the same every run.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
 }

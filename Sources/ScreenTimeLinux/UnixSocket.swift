@@ -9,6 +9,7 @@ public struct SocketError: Error, CustomStringConvertible, Sendable {
     init(_ what: String, _ path: String) {
         description = "\(path): \(what): \(String(cString: strerror(errno)))"
     }
+    init(description: String) { self.description = description }
 }
 
 /// Who is at the other end, as the kernel says.
@@ -109,6 +110,11 @@ public final class UnixListener: @unchecked Sendable {
 
     /// Binds a stream socket at `path` (replacing a stale one) with permission `mode`.
     public init(path: String, mode: mode_t) throws(SocketError) {
+        // A socket file someone still listens on is another daemon's, not a stale one. (Checked
+        // before anything is stored: a throw after that would run deinit, which unlinks `path`.)
+        if (try? UnixConnection.connect(path: path)) != nil {
+            throw SocketError(description: "\(path): another program (a second screentimed?) is already listening here; stop it, or pass another --socket")
+        }
         self.path = path
         fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
         guard fd >= 0 else { throw SocketError("cannot make a socket", path) }

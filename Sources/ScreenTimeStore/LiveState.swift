@@ -18,56 +18,49 @@ public struct LiveState {
     public struct Rebuilt {
         public var engine: Engine
         public var policyText: String
+        /// The ledger entries the replay wrote, which follow the first `ledgerBefore` stored ones.
         public var ledger: [LedgerEntry]
         public var events: Int
+        /// Where the stored log begins when retention removed its oldest part.
+        public var base: Store.LogBase?
+        /// The ledger before the first replayed event: its length and balance (0 from the start;
+        /// nil from a checkpoint, which does not record it).
+        public var ledgerBefore: Int64?
+        public var balanceBefore: Int64
         /// From the start: the newest stored checkpoint was (true) or was not (false) what the
-        /// replay reached at that event; nil when there is none.
+        /// replay reached at that event; nil when there is none to compare.
         public var checkpointConfirmed: Bool?
     }
 
     /// Replays the stored log under the stored policies: from the newest checkpoint (start-up), or
-    /// from the first event (`check`, which then also compares the checkpoint). Nil when nothing
-    /// is stored yet.
+    /// from where the log begins (`check`, which then also compares the checkpoint). Nil when
+    /// nothing is stored yet.
     public static func rebuild(from store: Store, fromCheckpoint: Bool) throws -> Rebuilt? {
-        let policies = try store.policies()
-        guard !policies.isEmpty else { return nil }
-        func policy(_ k: Int) throws -> Policy {
-            try PolicyLoader.parse(policies[k].text, file: "\(store.path) (policy \(policies[k].seq))")
-        }
+        let base = try store.logBase()
         let checkpoint = try store.latestCheckpoint()
-        var engine = Engine(policy: try policy(0))
-        var next = 1
-        var after: Int64 = 0
+        var replay: LogReplay? = nil
+        var ledgerBefore: Int64? = base?.ledgerSeq ?? 0
+        if fromCheckpoint, let cp = checkpoint, cp.eventSeq > base?.eventSeq ?? 0 {
+            // A checkpoint this version cannot read is passed over: the log is replayed instead.
+            replay = try? LogReplay(store: store, start: .checkpoint(eventSeq: cp.eventSeq, policySeq: cp.policySeq, state: cp.state))
+            if replay != nil { ledgerBefore = nil }
+        }
+        if replay == nil {
+            replay = try LogReplay(store: store, start: base.map { .base($0) } ?? .firstEvent)
+        }
+        guard var replay else { return nil }
+        let balanceBefore = replay.engine.ledger.balance
         var confirmed: Bool? = nil
-        if fromCheckpoint, let cp = checkpoint, let k = policies.firstIndex(where: { $0.seq == cp.policySeq }),
-           let state = try? JSONDecoder().decode(Engine.Checkpoint.self, from: cp.state), state.format == Engine.Checkpoint.currentFormat {
-            engine = Engine(policy: try policy(k), checkpoint: state)
-            next = k + 1
-            after = cp.eventSeq
-        }
-        var effects: [Effect] = []
-        var text = policies[next - 1].text
-        let events = try store.events(after: after)
+        let events = try store.events(after: replay.eventSeq)
         for (seq, line) in events {
-            while next < policies.count, policies[next].fromEvent <= seq {
-                text = policies[next].text
-                engine.adopt(try policy(next), into: &effects)
-                next += 1
-            }
-            do { engine.apply(try EventLog.decode(line: line), into: &effects) } catch {
-                throw StoreError(description: "\(store.path): stored event \(seq) cannot be read: \(error.reason)")
-            }
-            if !fromCheckpoint, let cp = checkpoint, cp.eventSeq == seq, policies[next - 1].seq == cp.policySeq {
-                confirmed = engine.checkpointData == cp.state
+            try replay.apply(seq: seq, event: try replay.decode(seq: seq, line: line))
+            if !fromCheckpoint, let cp = checkpoint, cp.eventSeq == seq, replay.policySeq == cp.policySeq {
+                confirmed = replay.engine.checkpointData == cp.state
             }
         }
-        while next < policies.count {
-            text = policies[next].text
-            engine.adopt(try policy(next), into: &effects)
-            next += 1
-        }
-        let ledger = effects.compactMap { if case .ledger(let l) = $0 { return l } else { return nil } }
-        return Rebuilt(engine: engine, policyText: text, ledger: ledger, events: events.count, checkpointConfirmed: confirmed)
+        try replay.adoptRemaining()
+        return Rebuilt(engine: replay.engine, policyText: replay.policyText, ledger: replay.ledger, events: events.count,
+                       base: base, ledgerBefore: ledgerBefore, balanceBefore: balanceBefore, checkpointConfirmed: confirmed)
     }
 
     /// Opens a child's state, replaying what is stored; `policyText` becomes the policy in force
@@ -90,15 +83,24 @@ public struct LiveState {
     }
 
     /// Logs an event and applies it; returns what the shell must act on (warnings, stops, …).
-    /// Redemptions, adjustments and a (re)start are saved at once.
+    /// Saved with the next `flush`.
     @discardableResult
-    public mutating func ingest(_ event: Event) throws -> [Effect] {
+    public mutating func ingest(_ event: Event) -> [Effect] {
         batch.events.append(EventLog.encode(event))
         engine.apply(event, into: &effects)
-        let actions = collect()
-        switch event.kind {
-        case .redeem, .adjust, .daemonStarted: try flush()
-        default: break
+        return collect()
+    }
+
+    /// Logs an event, applies it and saves it at once (redemptions, adjustments): when it cannot
+    /// be saved, it is undone — the engine and the unsaved batch are as before — and the error
+    /// thrown, so that nothing is granted that is not on disk.
+    @discardableResult
+    public mutating func ingestSaved(_ event: Event) throws -> [Effect] {
+        let (engineBefore, batchBefore) = (engine, batch)
+        let actions = ingest(event)
+        do { try flush() } catch {
+            (engine, batch) = (engineBefore, batchBefore)
+            throw error
         }
         return actions
     }

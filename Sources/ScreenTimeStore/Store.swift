@@ -58,7 +58,7 @@ public final class Store: Sendable {
 
     // MARK: Schema
 
-    private static let migrations = ["v1-event-log-ledger-sessions", "v2-checkpoints"]
+    private static let migrations = ["v1-event-log-ledger-sessions", "v2-checkpoints", "v3-log-base"]
 
     private func migrate(readOnly: Bool) throws(StoreError) {
         var migrator = DatabaseMigrator()
@@ -105,6 +105,19 @@ public final class Store: Sendable {
                 CREATE TABLE checkpoint (
                     event_seq INTEGER PRIMARY KEY,
                     policy_seq INTEGER NOT NULL REFERENCES policy(seq),
+                    state BLOB NOT NULL
+                );
+                """)
+        }
+        migrator.registerMigration(Store.migrations[2]) { db in
+            // The state that stands for the part of the event log removed by retention.
+            try db.execute(sql: """
+                CREATE TABLE log_base (
+                    event_seq INTEGER PRIMARY KEY,
+                    policy_seq INTEGER NOT NULL REFERENCES policy(seq),
+                    ledger_seq INTEGER NOT NULL,
+                    at_micros INTEGER NOT NULL,
+                    events_removed INTEGER NOT NULL,
                     state BLOB NOT NULL
                 );
                 """)
@@ -189,13 +202,66 @@ public final class Store: Sendable {
         SHA256.hex("\(seq)|\(e.at)|\(e.kind.rawValue)|\(e.points)|\(e.balanceAfter)|\(e.note ?? "")|\(e.rewardSeconds.map(String.init) ?? "")|\(previous)")
     }
 
+    // MARK: Retention
+
+    /// Where the stored event log begins once its oldest part was removed: the engine's state after
+    /// event `eventSeq` under policy row `policySeq`, with the ledger then `ledgerSeq` entries long.
+    /// Replays start here instead of at the first event.
+    public struct LogBase: Sendable, Equatable {
+        public var eventSeq: Int64
+        public var policySeq: Int64
+        public var ledgerSeq: Int64
+        /// The wall time of event `eventSeq`.
+        public var at: Microseconds
+        /// How many events were removed, in all.
+        public var eventsRemoved: Int64
+        public var state: Data
+        public init(eventSeq: Int64, policySeq: Int64, ledgerSeq: Int64, at: Microseconds, eventsRemoved: Int64, state: Data) {
+            self.eventSeq = eventSeq; self.policySeq = policySeq; self.ledgerSeq = ledgerSeq
+            self.at = at; self.eventsRemoved = eventsRemoved; self.state = state
+        }
+    }
+
+    public func logBase() throws(StoreError) -> LogBase? {
+        try read("read where the event log begins") { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM log_base ORDER BY event_seq DESC LIMIT 1").map {
+                LogBase(eventSeq: $0["event_seq"], policySeq: $0["policy_seq"], ledgerSeq: $0["ledger_seq"],
+                        at: $0["at_micros"], eventsRemoved: $0["events_removed"], state: $0["state"])
+            }
+        }
+    }
+
+    /// Moves the start of the event log up to `base`, in one transaction: the events before it
+    /// and the checkpoints it makes useless are deleted. Event `base.eventSeq` itself is kept, so
+    /// the numbering goes on. Ledger, sessions and policies are untouched.
+    public func moveLogBase(to base: LogBase) throws(StoreError) {
+        do {
+            try pool.write { db in
+                try db.execute(sql: "DELETE FROM log_base")
+                try db.execute(sql: """
+                    INSERT INTO log_base (event_seq, policy_seq, ledger_seq, at_micros, events_removed, state)
+                    VALUES (?, ?, ?, ?, ?, ?)
+                    """, arguments: [base.eventSeq, base.policySeq, base.ledgerSeq, base.at, base.eventsRemoved, base.state])
+                try db.execute(sql: "DELETE FROM event WHERE seq < ?", arguments: [base.eventSeq])
+                try db.execute(sql: "DELETE FROM checkpoint WHERE event_seq < ?", arguments: [base.eventSeq])
+            }
+        } catch {
+            throw StoreError(description: "\(path): could not remove old events: \(Store.explain(error))")
+        }
+    }
+
     // MARK: Reading
 
-    /// The event log, or its part after `seq`.
-    public func events(after seq: Int64 = 0) throws(StoreError) -> [(seq: Int64, line: String)] {
+    /// The event log, or its part after `seq` (at most `limit` events).
+    public func events(after seq: Int64 = 0, limit: Int = -1) throws(StoreError) -> [(seq: Int64, line: String)] {
         try read("read the event log") { db in
-            try Row.fetchAll(db, sql: "SELECT seq, line FROM event WHERE seq > ? ORDER BY seq", arguments: [seq]).map { ($0["seq"], $0["line"]) }
+            try Row.fetchAll(db, sql: "SELECT seq, line FROM event WHERE seq > ? ORDER BY seq LIMIT ?", arguments: [seq, limit]).map { ($0["seq"], $0["line"]) }
         }
+    }
+
+    /// How many event rows the log holds.
+    public func eventCount() throws(StoreError) -> Int {
+        try read("count the events") { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM event") ?? 0 }
     }
 
     /// The newest checkpoint: the engine's state after event `eventSeq`, under policy row `policySeq`.

@@ -124,7 +124,7 @@ extension Daemon {
                 if let no = parentOnly("redeem") { return no }
                 guard let minutes = request.minutes, (1...100_000).contains(minutes) else { return .refused("redeem needs minutes from 1 to 100000") }
                 let before = live.engine.ledger.balance
-                let effects = try live.ingest(stamp(.redeem(minutes: minutes, by: who)))
+                let effects = try live.ingestSaved(stamp(.redeem(minutes: minutes, by: who)))
                 if let r = effects.lazy.compactMap({ if case .refused(let r) = $0 { return r } else { return nil } }).first {
                     return .refused("not redeemed: \(r.reason)")
                 }
@@ -133,7 +133,7 @@ extension Daemon {
                 if let no = parentOnly("adjust") { return no }
                 guard let points = request.points, points != 0, abs(points) <= 1_000_000_000 else { return .refused("adjust needs non-zero points") }
                 guard let reason = request.reason, !reason.trimmingCharacters(in: .whitespaces).isEmpty else { return .refused("adjust needs a reason") }
-                try live.ingest(stamp(.adjust(points: points, reason: "\(reason) (\(who))")))
+                try live.ingestSaved(stamp(.adjust(points: points, reason: "\(reason) (\(who))")))
                 return ControlReply(ok: true, balance: live.engine.ledger.balance)
             case .hookEvent:
                 guard peer.uid == authority.childUID || peer.uid == 0 else {
@@ -141,13 +141,13 @@ extension Daemon {
                 }
                 guard let text = request.event else { return .refused("hook_event needs an event") }
                 let now = clocks()
-                try live.ingest(try EventLog.decode(hookEvent: text, at: now.wall, mono: now.mono))
+                live.ingest(try EventLog.decode(hookEvent: text, at: now.wall, mono: now.mono))
                 return ControlReply(ok: true)
             }
         } catch let e as EventLog.LineError {
             return .refused("not an event: \(e.reason)")
         } catch {
-            return .refused("not saved: \(error)")
+            return .refused("nothing was changed, because it cannot be saved: \(error)")
         }
     }
 

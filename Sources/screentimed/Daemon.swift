@@ -29,6 +29,9 @@ struct Daemon {
     /// Monotonic time of the last save (or failed try), and why saving fails while it does.
     var lastSave = SystemClock.monoMicros()
     var saveFailure: String? = nil
+    /// Removes old events from the log (nil: keep them all), at start and then every hour.
+    var retention: Retention? = nil
+    var nextRetention = SystemClock.monoMicros()
 
     /// Both clocks, now, for the next event logged: every event the daemon logs is stamped here.
     mutating func clocks() -> (wall: WallTime, mono: Microseconds) {
@@ -57,7 +60,8 @@ struct Daemon {
         var kinds: [Event.Kind] = []
         var nextSample = SystemClock.monoMicros()
         var authority: Authority? = nil
-        try live.ingest(stamp(.daemonStarted))
+        live.ingest(stamp(.daemonStarted))
+        save()
         log("watching uid \(sampler.uids.sorted().map(String.init).joined(separator: ", ")); state in \(live.store.path); policy \(policyPath)"
             + (server.map { "; socket \($0.listener.path)" } ?? ""))
         while !requests.stop.load(ordering: .relaxed) {
@@ -69,16 +73,17 @@ struct Daemon {
             if SystemClock.monoMicros() >= nextSample {
                 kinds.removeAll(keepingCapacity: true)
                 sampler.sample(at: SystemClock.monoMicros(), into: &kinds)
-                for k in kinds { actions += try live.ingest(stamp(k)) }
+                for k in kinds { actions += live.ingest(stamp(k)) }
                 nextSample = SystemClock.monoMicros() + sampleEvery
             }
             var due = live.engine.timeToNextDeadline
             if let d = due, SystemClock.monoMicros() - lastMono >= d {
-                actions += try live.ingest(stamp(.tick))
+                actions += live.ingest(stamp(.tick))
                 due = live.engine.timeToNextDeadline
             }
             for a in actions { if let line = describe(a, live.engine) { log(line) } }
             saveIfDue()
+            removeOldEventsIfDue()
             // Wait for the next sample, a request, or a signal.
             var wait = max(0, nextSample - SystemClock.monoMicros())
             if live.unsavedEvents > 0 { wait = min(wait, max(0, lastSave + Seconds.micro - SystemClock.monoMicros())) }
@@ -94,17 +99,25 @@ struct Daemon {
                 server = s
             }
         }
-        try live.flush(checkpoint: true)
-        log("stopped; everything is saved")
+        do {
+            try live.flush(checkpoint: true)
+            log("stopped; everything is saved")
+        } catch {
+            log("stopped, but \(live.unsavedEvents) events could not be saved: \(error)")
+            throw error
+        }
     }
 
     /// Saves in batches, at least every second (redemptions, adjustments and the start at once, in
     /// `ingest`). When saving fails, the engine goes on with what it knows, and it is tried again
     /// every second until it works: nothing unsaved is dropped.
     private mutating func saveIfDue() {
-        let now = SystemClock.monoMicros()
-        guard live.unsavedEvents > 0, now - lastSave >= Seconds.micro else { return }
-        lastSave = now
+        guard live.unsavedEvents > 0, SystemClock.monoMicros() - lastSave >= Seconds.micro else { return }
+        save()
+    }
+
+    private mutating func save() {
+        lastSave = SystemClock.monoMicros()
         do {
             try live.flush()
             if saveFailure != nil { log("saving works again"); saveFailure = nil }
@@ -113,6 +126,19 @@ struct Daemon {
             if saveFailure != message { log("cannot save (will retry every second): \(message)") }
             saveFailure = message
         }
+    }
+
+    /// Retention, in short runs: another run follows soon while old events remain, else in an hour.
+    private mutating func removeOldEventsIfDue() {
+        guard let retention, SystemClock.monoMicros() >= nextRetention, saveFailure == nil else { return }
+        var removed = 0
+        do {
+            removed = try retention.run(on: live.store, now: SystemClock.wallMicros())
+            if removed > 0 { log("removed \(removed) events older than \(retention.keep / 86_400 / Seconds.micro) days from the event log; the ledger and sessions are unchanged") }
+        } catch {
+            log("old events were not removed: \(error)")
+        }
+        nextRetention = SystemClock.monoMicros() + (removed >= retention.maxEventsPerRun ? 10 : 3600) * Seconds.micro
     }
 
     private mutating func reloadPolicy() {

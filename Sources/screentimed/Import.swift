@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ScreenTimeCore
+import ScreenTimeLinux
 import ScreenTimePolicy
 import ScreenTimeStore
 
@@ -39,9 +40,12 @@ struct Import: ParsableCommand {
         }
         if let failure { throw fail(failure, code: 2) }
         do {
-            var live = try LiveState(store: try state.open(create: true), policyText: policyText, policyFile: policy)
+            let store = try state.open(create: true)
+            let lock = try state.lockForWriting()
+            defer { withExtendedLifetime(lock) {} }
+            var live = try LiveState(store: store, policyText: policyText, policyFile: policy)
             for e in decoded {
-                try live.ingest(e)
+                live.ingest(e)
                 if live.unsavedEvents >= 1000 { try live.flush() }
             }
             try live.flush(checkpoint: true)

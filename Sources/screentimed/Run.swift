@@ -31,24 +31,32 @@ struct Run: ParsableCommand {
     @Option(name: .long, help: "How often each process's CPU time is reported (\"60s\").")
     var cpuEvery: String = "60s"
 
+    @Option(name: .long, help: "Events older than this many days are removed from the event log; the ledger and sessions stay whole (0 keeps every event).")
+    var keepLogDays: Int = Retention.defaultKeepDays
+
     func run() throws {
         let uid = UInt32(getuid())
         let path = try policy ?? Run.defaultPolicyPath(uid: uid)
         guard let every = DurationText.parse(sampleEvery), every > 0 else { throw fail("--sample-every: not a duration: \"\(sampleEvery)\"", code: 2) }
         guard let cpu = DurationText.parse(cpuEvery), cpu > 0 else { throw fail("--cpu-every: not a duration: \"\(cpuEvery)\"", code: 2) }
+        guard (0...100_000).contains(keepLogDays) else { throw fail("--keep-log-days: a number of days from 0 (keep every event) to 100000, not \(keepLogDays)", code: 2) }
         let text: String
         do throws(PolicyError) { text = try PolicyLoader.loadWithText(path: path).text } catch {
             throw fail(error.description, code: 2)
         }
         let log: (String) -> Void = { FileHandle.standardError.write(Data("screentimed: \($0)\n".utf8)) }
         do {
-            let live = try LiveState(store: try state.open(create: true), policyText: text, policyFile: path)
+            let store = try state.open(create: true)
+            let lock = try state.lockForWriting()
+            defer { withExtendedLifetime(lock) {} }
+            let live = try LiveState(store: store, policyText: text, policyFile: path)
             let listener: UnixListener
             do { listener = try UnixListener(path: try socketPath(), mode: 0o600) } catch let e as SocketError {
                 throw fail("screentimed: \(e.description)", code: 1)
             }
             var daemon = Daemon(live: live, sampler: ProcSampler(uids: [uid], cpuEvery: cpu),
                                 server: ControlServer(listener: listener), policyPath: path, sampleEvery: every, log: log)
+            if keepLogDays > 0 { daemon.retention = Retention(keep: Int64(keepLogDays) * 86_400 * Seconds.micro) }
             let requests = Requests()
             let sources = handleSignals(requests)
             try daemon.run(requests: requests, childUID: uid)

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ScreenTimeLinux
 import ScreenTimeStore
 
 /// Where a child's state lives (DESIGN.md §1): `--state-dir`, else `$XDG_STATE_HOME/screentime`,
@@ -29,6 +30,13 @@ struct StateOptions: ParsableArguments {
             }
         }
         return try Store(path: databasePath, readOnly: readOnly)
+    }
+}
+
+extension StateOptions {
+    /// One writer per state folder: the daemon, or `import`, holds this while it writes.
+    func lockForWriting() throws -> FileLock {
+        do { return try FileLock(path: folder + "/screentimed.lock") } catch { throw fail("screentimed: \(error.description)", code: 1) }
     }
 }
 

@@ -18,5 +18,11 @@ struct DiskFullTests {
         #expect(r.stdout.contains("cannot save (will retry every second)"))
         #expect(r.stdout.contains("the disk is full"))
         #expect(r.stdout.contains(": ok — "))
+        // Refused while the disk was full, with the reason, and not applied; accepted once there is room.
+        #expect(r.stdout.contains("nothing was changed, because it cannot be saved"))
+        #expect(r.stdout.contains("adjust on a full disk: exit 1"))
+        #expect(r.stdout.contains("balance after the disk was freed: 0\n"))
+        #expect(r.stdout.contains("adjust with room: exit 0"))
+        #expect(r.stdout.contains("ledger: 7 room again (root)\n"))
     }
 }

@@ -11,6 +11,16 @@ struct StoreTests {
         return dir.appendingPathComponent("screentime.sqlite").path
     }
 
+    /// Runs one statement with the sqlite3 tool, behind the store's back.
+    static func sqlite(_ path: String, _ sql: String) throws {
+        let sqlite = Process()
+        sqlite.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+        sqlite.arguments = [path, sql]
+        try sqlite.run()
+        sqlite.waitUntilExit()
+        #expect(sqlite.terminationStatus == 0, "sqlite3 \(sql)")
+    }
+
     @Test("SHA-256 of the standard test vectors")
     func sha256() {
         #expect(SHA256.hex("") == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
@@ -63,12 +73,7 @@ struct StoreTests {
     func newerSchema() throws {
         let path = try Self.freshPath()
         _ = try Store(path: path)
-        let sqlite = Process()
-        sqlite.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-        sqlite.arguments = [path, "INSERT INTO grdb_migrations VALUES ('v9-from-the-future')"]
-        try sqlite.run()
-        sqlite.waitUntilExit()
-        #expect(sqlite.terminationStatus == 0)
+        try Self.sqlite(path, "INSERT INTO grdb_migrations VALUES ('v9-from-the-future')")
         #expect {
             try Store(path: path)
         } throws: { error in

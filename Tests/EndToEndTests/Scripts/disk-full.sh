@@ -23,11 +23,17 @@ sleep 1
 dd if=/dev/zero of="$state/filler" bs=64k 2>/dev/null
 wait_for "cannot save" || exit 1
 kill -0 $daemon || { echo "the daemon died on a full disk"; exit 1; }
+# A parent's adjustment cannot be saved: it is refused and changes nothing.
+stctl=$(dirname "$bin")/stctl
+"$stctl" adjust 25 --reason "full disk" --socket "$work/run/control.sock" 2>&1; echo "adjust on a full disk: exit $?"
 rm "$state/filler"
 wait_for "saving works again" || exit 1
+echo "balance after the disk was freed: $("$stctl" status --json --socket "$work/run/control.sock" | python3 -c 'import json,sys; print(json.load(sys.stdin)["status"]["balance"])')"
+"$stctl" adjust 7 --reason "room again" --socket "$work/run/control.sock" >/dev/null; echo "adjust with room: exit $?"
 kill $activity 2>/dev/null; wait $activity 2>/dev/null
 kill -TERM $daemon; wait $daemon; status=$?
 [ $status = 0 ] || { echo "the daemon exited $status after SIGTERM"; exit 1; }
 as_child "$bin" check --state-dir "$state/child" || exit 1
 echo "events saved: $(sqlite3 "$state/child/screentime.sqlite" 'SELECT count(*) FROM event')"
+echo "ledger: $(sqlite3 "$state/child/screentime.sqlite" "SELECT group_concat(points || ' ' || note, '; ') FROM ledger")"
 cat "$work/daemon.log"

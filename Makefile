@@ -5,20 +5,30 @@ DESTDIR     ?=
 BINDIR       = $(DESTDIR)$(PREFIX)/bin
 SHAREDIR     = $(DESTDIR)$(PREFIX)/share/screentime
 SHARED      ?= ../shared
-DEBIAN_PKGS  = python3 sqlite3 libsqlite3-dev
+DEBIAN_PKGS  = python3 sqlite3 libsqlite3-dev libsystemd-dev pkg-config
+# What the tests run against for real: a D-Bus daemon with python3-dbusmock's logind.
+TEST_PKGS    = dbus-daemon dbus-bin python3-dbusmock
 
-.PHONY: all build run demo test bench install uninstall deps clean
+.PHONY: all build run demo test bench install uninstall deps test-deps clean
 
 all: build
 
-# Installs what the build and tests need and is missing (root on Debian: apt-get).
-deps:
+# Installs what the build (deps) or the tests (test-deps) need and is missing: apt-get as root,
+# else a message naming the packages.
+define install_missing
 	@command -v $(SWIFT) >/dev/null || { echo "make: swift is not on PATH; install Swift 6 (https://www.swift.org/install/linux/)" >&2; exit 1; }
-	@missing=""; for p in $(DEBIAN_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	@missing=""; for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $$missing; \
 	  else echo "make: missing Debian packages:$$missing (run: sudo apt-get install$$missing)" >&2; exit 1; fi; \
 	fi
+endef
+
+deps:
+	$(call install_missing,$(DEBIAN_PKGS))
+
+test-deps:
+	$(call install_missing,$(DEBIAN_PKGS) $(TEST_PKGS))
 
 build: deps
 	$(SWIFT) build
@@ -34,7 +44,7 @@ run: build
 demo: build
 	$(SWIFT) run screentimed replay --pretty --policy policies/default.toml policies/demo-day.jsonl
 
-test: deps
+test: test-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test
 	@if [ -x $(SHARED)/tools/check-scenario ]; then \

@@ -29,8 +29,11 @@ let package = Package(
         ]),
         // Requests and replies of the control socket, and their framing: shared by daemon and stctl.
         .target(name: "ControlProtocol", dependencies: ["ScreenTimeCore"]),
-        // The Linux shell: the /proc sampler, clocks, user accounts, sockets. Each C call wrapped once.
-        .target(name: "ScreenTimeLinux", dependencies: ["ScreenTimeCore"]),
+        // libsystemd (sd-bus, sd-daemon, sd-journal): Debian's libsystemd-dev.
+        .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
+        // The Linux shell: the /proc sampler, clocks, user accounts, sockets, sd-bus (logind).
+        // Each C call wrapped once.
+        .target(name: "ScreenTimeLinux", dependencies: ["ScreenTimeCore", "CSystemd"]),
         .executableTarget(name: "screentimed", dependencies: [
             "ScreenTimeCore", "ScreenTimePolicy", "ScreenTimeStore", "ScreenTimeLinux", "ControlProtocol",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -46,8 +49,10 @@ let package = Package(
         .testTarget(name: "ScreenTimePolicyTests", dependencies: ["ScreenTimePolicy"],
                     resources: [.copy("Malformed")]),
         .testTarget(name: "ScreenTimeStoreTests", dependencies: ["ScreenTimeStore", "ScreenTimeCore"]),
-        .testTarget(name: "ScreenTimeLinuxTests", dependencies: ["ScreenTimeLinux", "ScreenTimeCore"]),
+        // Real components the tests run against (a D-Bus daemon with dbusmock's logind, …).
+        .target(name: "TestSupport", dependencies: ["ScreenTimeLinux"], path: "Tests/TestSupport"),
+        .testTarget(name: "ScreenTimeLinuxTests", dependencies: ["ScreenTimeLinux", "ScreenTimeCore", "TestSupport"]),
         .testTarget(name: "ControlProtocolTests", dependencies: ["ControlProtocol"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["ScreenTimeCore"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["ScreenTimeCore", "ScreenTimeLinux", "TestSupport"], exclude: ["Scripts"]),
     ]
 )

@@ -154,8 +154,12 @@ extension Daemon {
     func status() -> ControlReply.Status {
         let engine = live.engine
         let policy = engine.policy
-        var blind = ["enforcement is not built yet: games are not stopped, only logged",
-                     "logind is not watched yet: idle and lock come only from a desktop hook"]
+        var blind = ["enforcement is not built yet: games are not stopped, only logged"]
+        if let logind, !logind.watching {
+            blind.append(logind.problem ?? "logind is not watched: idle and lock come only from desktop hooks")
+        } else if logind == nil {
+            blind.append("logind is not asked (--no-logind): idle and lock come only from desktop hooks")
+        }
         if !engine.hasFocusHook {
             blind.insert(policy.validation.learningNeedsFocusHook
                          ? "no desktop hook has reported the focused window: learning is not credited"

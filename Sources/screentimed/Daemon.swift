@@ -32,6 +32,8 @@ struct Daemon {
     /// Removes old events from the log (nil: keep them all), at start and then every hour.
     var retention: Retention? = nil
     var nextRetention = SystemClock.monoMicros()
+    /// The user's logind session: idle, lock, sleep (nil: not watched, `--no-logind`).
+    var logind: LogindObserver? = nil
 
     /// Both clocks, now, for the next event logged: every event the daemon logs is stamped here.
     mutating func clocks() -> (wall: WallTime, mono: Microseconds) {
@@ -76,6 +78,12 @@ struct Daemon {
                 for k in kinds { actions += live.ingest(stamp(k)) }
                 nextSample = SystemClock.monoMicros() + sampleEvery
             }
+            if let logind {
+                kinds.removeAll(keepingCapacity: true)
+                let notices = logind.update(now: SystemClock.monoMicros(), into: &kinds)
+                for k in kinds { actions += live.ingest(stamp(k)) }
+                for notice in notices { heed(notice) }
+            }
             var due = live.engine.timeToNextDeadline
             if let d = due, SystemClock.monoMicros() - lastMono >= d {
                 actions += live.ingest(stamp(.tick))
@@ -88,10 +96,13 @@ struct Daemon {
             var wait = max(0, nextSample - SystemClock.monoMicros())
             if live.unsavedEvents > 0 { wait = min(wait, max(0, lastSave + Seconds.micro - SystemClock.monoMicros())) }
             if let d = due { wait = min(wait, max(0, lastMono + d - SystemClock.monoMicros())) }
-            let ready = Poll.wait(read: [requests.wakeup.fd] + (server?.readDescriptors ?? []), write: server?.writeDescriptors ?? [],
+            if let retry = logind?.nextRetry { wait = min(wait, max(0, retry - SystemClock.monoMicros())) }
+            let bus = logind?.descriptor.map { [$0] } ?? []
+            let ready = Poll.wait(read: [requests.wakeup.fd] + bus + (server?.readDescriptors ?? []),
+                                  write: (logind?.wantsWrite == true ? bus : []) + (server?.writeDescriptors ?? []),
                                   timeoutMillis: Int32(min(wait / 1000 + 1, 1000)))
             if ready.readable.contains(requests.wakeup.fd) { requests.wakeup.drain() }
-            if var s = server, !ready.readable.isEmpty || !ready.writable.isEmpty {
+            if var s = server, !ready.readable.subtracting(bus).isEmpty || !ready.writable.subtracting(bus).isEmpty {
                 if authority == nil { authority = Authority(childUID: childUID, policy: live.engine.policy) }
                 s.serve(ready, now: SystemClock.monoMicros()) { request, caller in
                     answer(request, from: caller, authority: authority!)
@@ -116,15 +127,27 @@ struct Daemon {
         save()
     }
 
-    private mutating func save() {
+    private mutating func save(checkpoint: Bool = false) {
         lastSave = SystemClock.monoMicros()
         do {
-            try live.flush()
+            try live.flush(checkpoint: checkpoint)
             if saveFailure != nil { log("saving works again"); saveFailure = nil }
         } catch {
             let message = "\(error)"
             if saveFailure != message { log("cannot save (will retry every second): \(message)") }
             saveFailure = message
+        }
+    }
+
+    /// What logind says besides events: the session found or lost, and sleep (saved before it).
+    private mutating func heed(_ notice: LogindObserver.Notice) {
+        switch notice {
+        case .watching(let session): log("following logind session \(session) for idle and lock")
+        case .lost(let why): log("logind: \(why)")
+        case .preparingForSleep(true):
+            save(checkpoint: true)
+            log(saveFailure == nil ? "the machine is going to sleep: everything is saved" : "the machine is going to sleep, but saving fails: \(saveFailure!)")
+        case .preparingForSleep(false): log("the machine woke up")
         }
     }
 

@@ -13,8 +13,9 @@ struct Run: ParsableCommand {
         discussion: """
             Watches the user's processes in /proc and keeps their state. Stops (saving everything) on \
             SIGTERM or Ctrl-C; SIGHUP reloads the policy, keeping the old one if the new one is bad. \
-            Serves stctl on the control socket. Not built yet: logind, desktop hooks, enforcement (stops are \
-            only logged).
+            Serves stctl on the control socket. Follows the user's logind session on the system bus \
+            ($DBUS_SYSTEM_BUS_ADDRESS, else the standard socket) for idle, lock and sleep. Not built yet: \
+            enforcement (stops are only logged).
             """)
 
     @Option(name: .long, help: "The policy (default: /etc/screentime/USER.toml, else $XDG_CONFIG_HOME/screentime/policy.toml).")
@@ -30,6 +31,9 @@ struct Run: ParsableCommand {
 
     @Option(name: .long, help: "How often each process's CPU time is reported (\"60s\").")
     var cpuEvery: String = "60s"
+
+    @Flag(name: .long, help: "Do not ask logind for idle, lock and sleep (desktop hooks only).")
+    var noLogind = false
 
     @Option(name: .long, help: "Events older than this many days are removed from the event log; the ledger and sessions stay whole (0 keeps every event).")
     var keepLogDays: Int = Retention.defaultKeepDays
@@ -56,6 +60,7 @@ struct Run: ParsableCommand {
             }
             var daemon = Daemon(live: live, sampler: ProcSampler(uids: [uid], cpuEvery: cpu),
                                 server: ControlServer(listener: listener), policyPath: path, sampleEvery: every, log: log)
+            if !noLogind { daemon.logind = LogindObserver(uid: uid) }
             if keepLogDays > 0 { daemon.retention = Retention(keep: Int64(keepLogDays) * 86_400 * Seconds.micro) }
             let requests = Requests()
             let sources = handleSignals(requests)

@@ -37,6 +37,22 @@ public final class Store: Sendable {
                 try db.execute(sql: "PRAGMA synchronous = NORMAL")
             }
         }
+        // Refusals come before any write: opening a pool writes to the file (GRDB makes sure a WAL
+        // exists), and a damaged or newer database must be left exactly as it was.
+        if !readOnly, FileManager.default.fileExists(atPath: path) {
+            var look = Configuration()
+            look.readonly = true
+            do {
+                let queue = try DatabaseQueue(path: path, configuration: look)
+                try queue.read { db in try Store.refuseUnknownSchema(db, path: path, readOnly: false) }
+            } catch let e as StoreError {
+                throw e
+            } catch let e as DatabaseError {
+                throw StoreError(description: "\(path): cannot open the state database: \(Store.explain(e))")
+            } catch {
+                throw StoreError(description: "\(path): cannot open the state database: the file is damaged (\(error)); nothing was changed: restore a backup, or move the file away to start anew")
+            }
+        }
         do {
             if readOnly {
                 // A WAL database in a folder we may not write (a backup, another user's state) can
@@ -123,20 +139,29 @@ public final class Store: Sendable {
                 """)
         }
         do {
-            try pool.read { db in
-                let applied = try migrator.appliedIdentifiers(db)
-                if let unknown = applied.first(where: { !Store.migrations.contains($0) }) {
-                    throw StoreError(description: "\(path): this database was written by a newer screentime (it has schema change '\(unknown)'); install that version again, or move the file away to start anew")
-                }
-                if readOnly, let missing = Store.migrations.first(where: { !applied.contains($0) }) {
-                    throw StoreError(description: "\(path): this database was written by an older screentime (it lacks schema change '\(missing)'); let the daemon open it once to bring it up to date")
-                }
-            }
+            try pool.read { db in try Store.refuseUnknownSchema(db, path: path, readOnly: readOnly) }
             if !readOnly { try migrator.migrate(pool) }
         } catch let e as StoreError {
             throw e
         } catch {
             throw StoreError(description: "\(path): cannot prepare the state database: \(Store.explain(error))")
+        }
+    }
+
+    /// A database from a newer screentime is refused; `check` (read-only) also needs every change.
+    private static func refuseUnknownSchema(_ db: Database, path: String, readOnly: Bool) throws {
+        // Read as the migrator records them, without a migrator: nothing may be written here.
+        var applied: [String] = []
+        if try db.tableExists("grdb_migrations") {
+            applied = try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations")
+        } else if try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master WHERE type = 'table'") ?? 0 > 0 {
+            throw StoreError(description: "\(path): this is not a screentime database (it has tables, but no screentime schema history); pass another --state-dir")
+        }
+        if let unknown = applied.first(where: { !Store.migrations.contains($0) }) {
+            throw StoreError(description: "\(path): this database was written by a newer screentime (it has schema change '\(unknown)'); install that version again, or move the file away to start anew")
+        }
+        if readOnly, let missing = Store.migrations.first(where: { !applied.contains($0) }) {
+            throw StoreError(description: "\(path): this database was written by an older screentime (it lacks schema change '\(missing)'); let the daemon open it once to bring it up to date")
         }
     }
 

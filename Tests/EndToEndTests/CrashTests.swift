@@ -148,4 +148,34 @@ struct ReadOnlyStateTests {
         let c = try CrashTests.check(base + "/state")
         #expect(c.status == 0, "\(c.stderr)")
     }
+
+    @Test("a damaged database is refused at start, left byte for byte as it was, and check names the damage")
+    func damaged() throws {
+        let fm = FileManager.default
+        let base = fm.temporaryDirectory.appendingPathComponent("screentime-damaged-\(UUID().uuidString)").path
+        try fm.createDirectory(atPath: base, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o777])
+        let policy = base + "/policy.toml"
+        try "version = 1\ntimezone = \"UTC\"\n".write(toFile: policy, atomically: true, encoding: .utf8)
+        let args = [ReplayBinaryTests.binary, "--policy", policy, "--state-dir", base + "/state", "--socket", base + "/control.sock", "--no-logind"]
+        let daemon = try CrashTests.asNobody(args + ["--sample-every", "100ms"])
+        usleep(700_000)
+        kill(daemon.processIdentifier, SIGTERM)
+        daemon.waitUntilExit()
+        #expect(daemon.terminationStatus == 0)
+        let db = base + "/state/screentime.sqlite"
+        // Scribble over the start of every page after the first (the tables' b-tree headers).
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: db))
+        #expect(bytes.count >= 4 * 4096)
+        for page in stride(from: 4096, to: bytes.count, by: 4096) {
+            bytes.replaceSubrange((page + 8)..<(page + 24), with: [UInt8](repeating: 0xFF, count: 16))
+        }
+        try bytes.write(to: URL(fileURLWithPath: db))
+        let r = try ReplayBinaryTests.runBinary("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups"] + args)
+        #expect(r.status == 1)
+        #expect(r.stderr.hasPrefix("screentimed: \(db): cannot open the state database: "), "\(r.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: db)) == bytes)
+        let c = try CrashTests.check(base + "/state")
+        #expect(c.status == 1)
+        #expect(c.stderr.hasPrefix("\(db): "), "\(c.stderr)")
+    }
 }

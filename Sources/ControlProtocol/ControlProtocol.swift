@@ -47,7 +47,8 @@ extension ControlRequest {
             case ("points", .number(let n)): request.points = n.int64
             case ("reason", .string(let s)): request.reason = s
             case ("event", .string(let s)): request.event = s
-            case ("v", _), ("command", _), ("minutes", _), ("points", _), ("reason", _), ("event", _): throw Malformed()
+            case ("hook", .string(let s)): request.hook = s
+            case ("v", _), ("command", _), ("minutes", _), ("points", _), ("reason", _), ("event", _), ("hook", _): throw Malformed()
             default: break
             }
         }
@@ -68,12 +69,26 @@ extension ControlReply {
         if let e = error { w.key("error"); w.string(e) }
         w.key("ok"); w.bool(ok)
         if let s = status {
+            func text(_ t: String?) { if let t { w.string(t) } else { w.null() } }
             w.key("status"); w.beginObject()
             w.key("balance"); w.int(s.balance)
             w.key("blind_spots"); w.beginArray(); for b in s.blindSpots { w.string(b) }; w.endArray()
+            w.key("current_app"); text(s.currentApp)
+            w.key("current_category"); text(s.currentCategory)
+            w.key("current_counts"); text(s.currentCounts)
+            w.key("hooks"); w.beginArray(); for h in s.hooks { w.string(h) }; w.endArray()
+            w.key("learning_today_seconds"); w.int(s.learningTodaySeconds)
+            w.key("observers"); w.beginObject()
+            w.key("focus_hook"); w.bool(s.observers.focusHook)
+            w.key("logind"); w.bool(s.observers.logind)
+            w.key("notifications"); w.bool(s.observers.notifications)
+            w.key("proc"); w.bool(s.observers.proc)
+            w.endObject()
             w.key("points_per_reward_minute"); w.int(s.pointsPerRewardMinute)
+            w.key("points_today"); w.int(s.pointsToday)
             w.key("reward_available_seconds"); w.int(s.rewardAvailableSeconds)
             w.key("reward_remaining_seconds"); w.int(s.rewardRemainingSeconds)
+            w.key("reward_today_remaining_seconds"); w.int(s.rewardTodayRemainingSeconds)
             w.key("reward_used_today_seconds"); w.int(s.rewardUsedTodaySeconds)
             w.endObject()
         }
@@ -122,14 +137,18 @@ public struct ControlRequest: Codable, Sendable, Equatable {
     public var reason: String?
     /// `hook_event`: one event object of the replay spec, without `at` and `mono`.
     public var event: String?
+    /// `hook_event` from a desktop hook that stays connected ("x11", "sway"): the daemon counts
+    /// the connection as a hook, and when the last hook goes, nothing is focused any more.
+    public var hook: String?
 
-    public init(_ command: Command, minutes: Int64? = nil, points: Int64? = nil, reason: String? = nil, event: String? = nil) {
+    public init(_ command: Command, minutes: Int64? = nil, points: Int64? = nil, reason: String? = nil, event: String? = nil, hook: String? = nil) {
         self.v = ControlProtocol.version
         self.command = command
         self.minutes = minutes
         self.points = points
         self.reason = reason
         self.event = event
+        self.hook = hook
     }
 }
 
@@ -156,23 +175,76 @@ public struct ControlReply: Codable, Sendable, Equatable {
 
     public struct Status: Codable, Sendable, Equatable {
         public var balance: Int64
-        /// Reward time that can be used from now on: the least of redeemed minutes, today's and this
-        /// week's limits, and the allowed hours.
+        /// Reward time that can be used from now on without a break: the least of redeemed
+        /// minutes, today's and this week's limits, and the allowed hours now.
         public var rewardAvailableSeconds: Int64
         /// Redeemed minutes not used or expired yet.
         public var rewardRemainingSeconds: Int64
+        /// What can still be played today: redeemed minutes, limits and the hours left today.
+        public var rewardTodayRemainingSeconds: Int64
         public var rewardUsedTodaySeconds: Int64
+        /// Learning credited today, and the points it earned.
+        public var learningTodaySeconds: Int64
+        public var pointsToday: Int64
         public var pointsPerRewardMinute: Int64
+        /// The app in the focused window as the policy names it, its category, and how it counts
+        /// in words; nil when nothing (or nothing the policy names) is focused.
+        public var currentApp: String?
+        public var currentCategory: String?
+        public var currentCounts: String?
+        /// What the daemon observes right now.
+        public var observers: Observers
+        /// The desktop hooks connected now ("x11", "sway").
+        public var hooks: [String]
         /// What the daemon cannot see, in words ("no desktop hook: learning is not credited").
         public var blindSpots: [String]
 
-        public init(balance: Int64, rewardAvailableSeconds: Int64, rewardRemainingSeconds: Int64,
-                    rewardUsedTodaySeconds: Int64, pointsPerRewardMinute: Int64, blindSpots: [String]) {
+        public struct Observers: Codable, Sendable, Equatable {
+            public var proc: Bool
+            public var logind: Bool
+            public var focusHook: Bool
+            public var notifications: Bool
+            public init(proc: Bool, logind: Bool, focusHook: Bool, notifications: Bool) {
+                self.proc = proc; self.logind = logind; self.focusHook = focusHook; self.notifications = notifications
+            }
+        }
+
+        /// As the synthesized encoder, but with `null` for an absent app (the protocol names the keys).
+        public func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(balance, forKey: .balance)
+            try c.encode(rewardAvailableSeconds, forKey: .rewardAvailableSeconds)
+            try c.encode(rewardRemainingSeconds, forKey: .rewardRemainingSeconds)
+            try c.encode(rewardTodayRemainingSeconds, forKey: .rewardTodayRemainingSeconds)
+            try c.encode(rewardUsedTodaySeconds, forKey: .rewardUsedTodaySeconds)
+            try c.encode(learningTodaySeconds, forKey: .learningTodaySeconds)
+            try c.encode(pointsToday, forKey: .pointsToday)
+            try c.encode(pointsPerRewardMinute, forKey: .pointsPerRewardMinute)
+            try c.encode(currentApp, forKey: .currentApp)
+            try c.encode(currentCategory, forKey: .currentCategory)
+            try c.encode(currentCounts, forKey: .currentCounts)
+            try c.encode(observers, forKey: .observers)
+            try c.encode(hooks, forKey: .hooks)
+            try c.encode(blindSpots, forKey: .blindSpots)
+        }
+
+        public init(balance: Int64, rewardAvailableSeconds: Int64, rewardRemainingSeconds: Int64, rewardTodayRemainingSeconds: Int64,
+                    rewardUsedTodaySeconds: Int64, learningTodaySeconds: Int64, pointsToday: Int64, pointsPerRewardMinute: Int64,
+                    currentApp: String?, currentCategory: String?, currentCounts: String?, observers: Observers, hooks: [String],
+                    blindSpots: [String]) {
             self.balance = balance
             self.rewardAvailableSeconds = rewardAvailableSeconds
             self.rewardRemainingSeconds = rewardRemainingSeconds
+            self.rewardTodayRemainingSeconds = rewardTodayRemainingSeconds
             self.rewardUsedTodaySeconds = rewardUsedTodaySeconds
+            self.learningTodaySeconds = learningTodaySeconds
+            self.pointsToday = pointsToday
             self.pointsPerRewardMinute = pointsPerRewardMinute
+            self.currentApp = currentApp
+            self.currentCategory = currentCategory
+            self.currentCounts = currentCounts
+            self.observers = observers
+            self.hooks = hooks
             self.blindSpots = blindSpots
         }
     }

@@ -233,6 +233,31 @@ public struct Engine: Sendable {
                       expired: budget.totalExpired, usedToday: budget.usedToday, availableNow: availableNow().seconds)
     }
 
+    /// Reward time that can still be used today from now: the least of what is redeemed, what
+    /// today's and this week's limits leave, and the allowed hours left today.
+    public var rewardAvailableToday: Microseconds {
+        var best = budget.grantRemaining
+        if let limit = policy.rewards.dailyLimit { best = min(best, limit - budget.usedToday) }
+        if let limit = policy.rewards.weeklyLimit { best = min(best, limit - budget.usedThisWeek) }
+        if let spans = allowedSpans {
+            best = min(best, spans.reduce(0) { $0 + max(0, $1.end - max($1.start, now)) })
+        }
+        return max(0, best)
+    }
+
+    /// Learning credited today (sessions judged so far).
+    public var learningCreditedToday: Microseconds { learningCredited[day.key] ?? 0 }
+
+    /// Today in the policy's calendar, as wall-clock microseconds.
+    public var today: (start: Microseconds, end: Microseconds) { (day.start, day.end) }
+
+    /// The app the focused window belongs to, as the policy classifies it (nil: nothing focused,
+    /// or nothing the policy names).
+    public var focusedApp: (name: String, category: AppCategory, trusted: Bool)? {
+        guard let m = focusMatch else { return nil }
+        return (policy.apps[m.entry].name, policy.apps[m.entry].category, m.trusted)
+    }
+
     /// The UTC offset of the policy's zone at a wall time, to print times the way a parent reads them.
     public func utcOffset(at wall: Microseconds) -> Int32 { calendar.utcOffset(at: wall) }
 }

@@ -133,6 +133,12 @@ public struct LiveState {
 
     public var unsavedEvents: Int { batch.events.count }
 
+    /// Points earned by learning between two wall times: saved, and not saved yet.
+    public func pointsEarned(from start: Microseconds, to end: Microseconds) throws -> Int64 {
+        try store.pointsEarned(from: start, to: end)
+            + batch.ledger.lazy.filter { $0.kind == .earned && $0.at >= start && $0.at < end }.reduce(0) { $0 + $1.points }
+    }
+
     /// Moves what is to be saved into the batch; returns the rest.
     @discardableResult
     private mutating func collect() -> [Effect] {

@@ -318,6 +318,14 @@ public final class Store: Sendable {
         }
     }
 
+    /// Points earned by learning between two wall times (start included).
+    public func pointsEarned(from start: Microseconds, to end: Microseconds) throws(StoreError) -> Int64 {
+        try read("sum the points earned") { db in
+            try Int64.fetchOne(db, sql: "SELECT coalesce(sum(points), 0) FROM ledger WHERE kind = 'earned' AND at_micros >= ? AND at_micros < ?",
+                               arguments: [start, end]) ?? 0
+        }
+    }
+
     /// `PRAGMA integrity_check`: "ok", or what SQLite found.
     public func integrityCheck() throws(StoreError) -> String {
         try read("check the database") { db in

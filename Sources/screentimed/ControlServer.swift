@@ -49,7 +49,12 @@ struct ControlServer {
         var outbox: [UInt8] = []
         /// Closed once the outbox is sent (after a frame that was too long).
         var closing = false
+        /// A desktop hook ("x11", "sway"): kept however long it is quiet.
+        var hook: String? = nil
     }
+
+    /// The desktop hooks connected now, by name.
+    var hooks: [String] { clients.values.compactMap(\.hook).sorted() }
 
     init(listener: UnixListener) { self.listener = listener }
 
@@ -57,7 +62,14 @@ struct ControlServer {
     var readDescriptors: [Int32] { [listener.fd] + clients.filter { !$0.value.closing }.keys.sorted() }
     var writeDescriptors: [Int32] { clients.filter { !$0.value.outbox.isEmpty }.keys.sorted() }
 
-    mutating func serve(_ ready: Poll.Ready, now: Microseconds, answer: (ControlRequest, Caller) -> ControlReply) {
+    /// Serves what is ready; returns the hooks whose connection closed.
+    @discardableResult
+    mutating func serve(_ ready: Poll.Ready, now: Microseconds, answer: (ControlRequest, Caller) -> ControlReply) -> [String] {
+        var lost: [String] = []
+        func drop(_ fd: Int32) {
+            if let h = clients[fd]?.hook { lost.append(h) }
+            clients[fd] = nil
+        }
         if ready.readable.contains(listener.fd) {
             while let c = listener.accept() {
                 c.setNonBlocking()
@@ -71,13 +83,14 @@ struct ControlServer {
         }
         for fd in ready.readable.sorted() where fd != listener.fd {
             guard var client = clients[fd], !client.closing else { continue }
-            guard let bytes = client.connection.read() else { clients[fd] = nil; continue }
+            guard let bytes = client.connection.read() else { drop(fd); continue }
             client.lastHeard = now
             for line in client.reader.append(bytes) {
                 let reply: ControlReply
                 if let caller = client.caller, let request = try? ControlRequest.read(line: line) {
                     reply = request.v == ControlProtocol.version ? answer(request, caller)
                         : .refused("this screentimed speaks protocol version \(ControlProtocol.version), not \(request.v)")
+                    if reply.ok, request.command == .hookEvent, let hook = request.hook { client.hook = String(hook.prefix(32)) }
                 } else {
                     reply = .refused("not a request: one JSON object per line, with \"v\": \(ControlProtocol.version) and a \"command\" (\(ControlRequest.Command.allCases.map(\.rawValue).joined(separator: ", ")))")
                 }
@@ -93,16 +106,18 @@ struct ControlServer {
         for fd in clients.keys.sorted() {
             guard var client = clients[fd] else { continue }
             if !client.outbox.isEmpty {
-                guard let sent = client.connection.trySend(client.outbox[...]) else { clients[fd] = nil; continue }
+                guard let sent = client.connection.trySend(client.outbox[...]) else { drop(fd); continue }
                 client.outbox.removeFirst(sent)
             }
             if client.outbox.count > ControlServer.maxOutbox || (client.closing && client.outbox.isEmpty)
-                || now - client.lastHeard > ControlServer.idleTimeout {
-                clients[fd] = nil
+                || (client.hook == nil && now - client.lastHeard > ControlServer.idleTimeout) {
+                clients[fd] = client
+                drop(fd)
             } else {
                 clients[fd] = client
             }
         }
+        return lost
     }
 }
 
@@ -154,20 +169,40 @@ extension Daemon {
     func status() -> ControlReply.Status {
         let engine = live.engine
         let policy = engine.policy
-        var blind = ["enforcement is not built yet: games are not stopped, only logged"]
+        let hooks = server?.hooks ?? []
+        var blind = ["enforcement is not built yet: games are not stopped, only logged",
+                     "desktop notifications are not built yet"]
+        if hooks.isEmpty {
+            blind.insert(engine.hasFocusHook
+                         ? "no desktop hook is connected: the focused window is only what `stctl hook event` said last"
+                         : policy.validation.learningNeedsFocusHook
+                         ? "no desktop hook has reported the focused window: learning is not credited"
+                         : "no desktop hook has reported the focused window: learning counts while the app uses the CPU", at: 0)
+        }
         if let logind, !logind.watching {
             blind.append(logind.problem ?? "logind is not watched: idle and lock come only from desktop hooks")
         } else if logind == nil {
             blind.append("logind is not asked (--no-logind): idle and lock come only from desktop hooks")
         }
-        if !engine.hasFocusHook {
-            blind.insert(policy.validation.learningNeedsFocusHook
-                         ? "no desktop hook has reported the focused window: learning is not credited"
-                         : "no desktop hook has reported the focused window: learning counts while the app uses the CPU", at: 0)
-        }
         let r = engine.reward
-        return ControlReply.Status(balance: engine.ledger.balance, rewardAvailableSeconds: r.availableNow / Seconds.micro,
-                                   rewardRemainingSeconds: r.remaining / Seconds.micro, rewardUsedTodaySeconds: r.usedToday / Seconds.micro,
-                                   pointsPerRewardMinute: policy.points.perRewardMinute, blindSpots: blind)
+        let today = engine.today
+        let app = engine.focusedApp
+        let counts: String? = app.map { a in
+            switch a.category {
+            case .learning: return a.trusted ? "learning: earns points while you use it" : "learning, but not from a place the policy trusts: earns nothing"
+            case .reward: return "a game: uses your game time"
+            case .neutral: return "neither learning nor a game: not counted"
+            case .blocked: return "blocked: it is closed"
+            }
+        }
+        return ControlReply.Status(
+            balance: engine.ledger.balance, rewardAvailableSeconds: r.availableNow / Seconds.micro,
+            rewardRemainingSeconds: r.remaining / Seconds.micro, rewardTodayRemainingSeconds: engine.rewardAvailableToday / Seconds.micro,
+            rewardUsedTodaySeconds: r.usedToday / Seconds.micro, learningTodaySeconds: engine.learningCreditedToday / Seconds.micro,
+            pointsToday: (try? live.pointsEarned(from: today.start, to: today.end)) ?? 0,
+            pointsPerRewardMinute: policy.points.perRewardMinute,
+            currentApp: app?.name, currentCategory: app?.category.rawValue, currentCounts: counts,
+            observers: .init(proc: true, logind: logind?.watching ?? false, focusHook: !hooks.isEmpty, notifications: false),
+            hooks: hooks, blindSpots: blind)
     }
 }

@@ -104,10 +104,11 @@ struct Daemon {
             if ready.readable.contains(requests.wakeup.fd) { requests.wakeup.drain() }
             if var s = server, !ready.readable.subtracting(bus).isEmpty || !ready.writable.subtracting(bus).isEmpty {
                 if authority == nil { authority = Authority(childUID: childUID, policy: live.engine.policy) }
-                s.serve(ready, now: SystemClock.monoMicros()) { request, caller in
+                let lost = s.serve(ready, now: SystemClock.monoMicros()) { request, caller in
                     answer(request, from: caller, authority: authority!)
                 }
                 server = s
+                if !lost.isEmpty { hooksLost(lost, remaining: s.hooks) }
             }
         }
         do {
@@ -136,6 +137,19 @@ struct Daemon {
             let message = "\(error)"
             if saveFailure != message { log("cannot save (will retry every second): \(message)") }
             saveFailure = message
+        }
+    }
+
+    /// A desktop hook went away. Once none is left, the focused window is unknown: the engine
+    /// hears that nothing is focused (so nothing is credited for focus) until a hook is back.
+    private mutating func hooksLost(_ lost: [String], remaining: [String]) {
+        guard remaining.isEmpty else {
+            log("the \(lost.joined(separator: ", ")) desktop hook disconnected; still connected: \(remaining.joined(separator: ", "))")
+            return
+        }
+        log("the \(lost.joined(separator: ", ")) desktop hook disconnected, and no other is connected: nothing counts as focused until one is back")
+        for a in live.ingest(stamp(.focusChanged(FocusedWindow(pid: nil, appID: nil, title: nil)))) {
+            if let line = describe(a, live.engine) { log(line) }
         }
     }
 

@@ -2,24 +2,41 @@ import ArgumentParser
 import ControlProtocol
 
 struct Status: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "How many points, and how much game time is left.")
+    static let configuration = CommandConfiguration(
+        abstract: "Points, game time left now and today, learning today, and what the app in use counts as.",
+        discussion: "--json prints the status object of docs/protocol.md.")
 
     @OptionGroup var client: ClientOptions
 
     func run() throws {
         try reporting {
-            try client.finish(try client.send(ControlRequest(.status))) { reply in
+            let reply = try client.send(ControlRequest(.status))
+            if client.json, reply.ok, let s = reply.status {
+                print(String(decoding: ControlProtocol.encode(s).dropLast(), as: UTF8.self))
+                return
+            }
+            try client.finish(reply) { reply in
                 guard let s = reply.status else { return "" }
-                var lines = [
-                    "Points           \(s.balance)  (a game minute costs \(s.pointsPerRewardMinute))",
-                    "Game time now    \(minutes(s.rewardAvailableSeconds))",
-                    "Redeemed, left   \(minutes(s.rewardRemainingSeconds))",
-                    "Played today     \(minutes(s.rewardUsedTodaySeconds))",
-                ]
-                lines += s.blindSpots.map { "Note: \($0)" }
-                return lines.joined(separator: "\n")
+                return Status.text(s)
             }
         }
+    }
+
+    static func text(_ s: ControlReply.Status) -> String {
+        var rows: [(String, String)] = [
+            ("Points", "\(s.balance)   (+\(s.pointsToday) today; a game minute costs \(s.pointsPerRewardMinute))"),
+            ("Game time now", minutes(s.rewardAvailableSeconds)),
+            ("Game time today", "\(minutes(s.rewardTodayRemainingSeconds))   (played \(minutes(s.rewardUsedTodaySeconds)))"),
+            ("Redeemed, left", minutes(s.rewardRemainingSeconds)),
+            ("Learning today", minutes(s.learningTodaySeconds)),
+        ]
+        if let app = s.currentApp {
+            rows.append(("In use", "\(app): \(s.currentCounts ?? s.currentCategory ?? "")"))
+        }
+        let width = rows.map(\.0.count).max() ?? 0
+        var lines = rows.map { $0.0.padding(toLength: width + 3, withPad: " ", startingAt: 0) + $0.1 }
+        lines += s.blindSpots.map { "Note: \($0)" }
+        return lines.joined(separator: "\n")
     }
 }
 

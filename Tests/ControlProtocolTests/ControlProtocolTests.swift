@@ -5,8 +5,16 @@ import Testing
 @Suite("Control protocol")
 struct ControlProtocolTests {
     static let replies: [ControlReply] = [
-        ControlReply(ok: true, status: .init(balance: 12, rewardAvailableSeconds: 600, rewardRemainingSeconds: 900,
-                                             rewardUsedTodaySeconds: 60, pointsPerRewardMinute: 2, blindSpots: ["a \"quoted\" note", "é"])),
+        ControlReply(ok: true, status: .init(balance: 12, rewardAvailableSeconds: 600, rewardRemainingSeconds: 900, rewardTodayRemainingSeconds: 700,
+                                             rewardUsedTodaySeconds: 60, learningTodaySeconds: 3725, pointsToday: 62, pointsPerRewardMinute: 2,
+                                             currentApp: "gcompris", currentCategory: "learning", currentCounts: "learning: earns points",
+                                             observers: .init(proc: true, logind: false, focusHook: true, notifications: false),
+                                             hooks: ["x11"], blindSpots: ["a \"quoted\" note", "é"])),
+        ControlReply(ok: true, status: .init(balance: 0, rewardAvailableSeconds: 0, rewardRemainingSeconds: 0, rewardTodayRemainingSeconds: 0,
+                                             rewardUsedTodaySeconds: 0, learningTodaySeconds: 0, pointsToday: 0, pointsPerRewardMinute: 1,
+                                             currentApp: nil, currentCategory: nil, currentCounts: nil,
+                                             observers: .init(proc: true, logind: true, focusHook: false, notifications: true),
+                                             hooks: [], blindSpots: [])),
         ControlReply(ok: true, balance: 10, cost: 20),
         .refused("redeem is for parents\nreally"),
     ]
@@ -20,7 +28,8 @@ struct ControlProtocolTests {
     @Test("the daemon's request reader reads what stctl writes")
     func requestRoundTrip() throws {
         for request in [ControlRequest(.status), ControlRequest(.redeem, minutes: 15),
-                        ControlRequest(.adjust, points: -3, reason: "rude"), ControlRequest(.hookEvent, event: #"{"event":"input"}"#)] {
+                        ControlRequest(.adjust, points: -3, reason: "rude"), ControlRequest(.hookEvent, event: #"{"event":"input"}"#),
+                        ControlRequest(.hookEvent, event: #"{"event":"input"}"#, hook: "x11")] {
             #expect(try ControlRequest.read(line: Array(ControlProtocol.encode(request).dropLast())) == request)
         }
     }

@@ -67,16 +67,32 @@ struct ControlSocketTests {
     @Test("status, as the child and as a parent, field by field")
     func status() throws {
         let d = try RunningDaemon()
-        let s = try #require(try d.json(["status"], asChild: true)["status"] as? [String: Any])
+        let s = try d.json(["status"], asChild: true)
         #expect(s["balance"] as? Int == 0)
         #expect(s["reward_available_seconds"] as? Int == 0)
         #expect(s["reward_remaining_seconds"] as? Int == 0)
+        #expect(s["reward_today_remaining_seconds"] as? Int == 0)
         #expect(s["reward_used_today_seconds"] as? Int == 0)
+        #expect(s["learning_today_seconds"] as? Int == 0)
+        #expect(s["points_today"] as? Int == 0)
         #expect(s["points_per_reward_minute"] as? Int == 2)
+        #expect(s["current_app"] is NSNull)
+        #expect(s["current_category"] is NSNull)
+        #expect(s["hooks"] as? [String] == [])
+        let observers = try #require(s["observers"] as? [String: Bool])
+        #expect(observers == ["proc": true, "logind": false, "focus_hook": false, "notifications": false])
         #expect((s["blind_spots"] as? [String])?.first == "no desktop hook has reported the focused window: learning is not credited")
         let human = try d.stctl(["status"])
         #expect(human.status == 0)
-        #expect(human.stdout.hasPrefix("Points           0  (a game minute costs 2)\nGame time now    0 s\n"))
+        #expect(human.stdout.hasPrefix("""
+            Points            0   (+0 today; a game minute costs 2)
+            Game time now     0 s
+            Game time today   0 s   (played 0 s)
+            Redeemed, left    0 s
+            Learning today    0 s
+            Note: no desktop hook has reported the focused window: learning is not credited
+
+            """), "\(human.stdout)")
         #expect(try d.stop().status == 0)
     }
 
@@ -100,7 +116,7 @@ struct ControlSocketTests {
         #expect(tooMuch.status == 1)
         #expect(tooMuch.stderr == "stctl: not redeemed: it costs 20 points and the balance is 10\n")
 
-        let s = try #require(try d.json(["status"], asChild: true)["status"] as? [String: Any])
+        let s = try d.json(["status"], asChild: true)
         #expect(s["balance"] as? Int == 10)
         #expect(s["reward_remaining_seconds"] as? Int == 600)
         #expect(s["reward_available_seconds"] as? Int == 600)
@@ -186,7 +202,7 @@ struct SocketFuzzTests {
         #expect(d.process.isRunning)
         let after = try Self.rss(d.process.processIdentifier)
         #expect(after - before < 1024, "RSS grew from \(before) KiB to \(after) KiB")
-        let s = try #require(try d.json(["status"])["status"] as? [String: Any])
+        let s = try d.json(["status"])
         #expect(s["balance"] as? Int == 7)
         let check = try d.stop()
         #expect(check.status == 0)

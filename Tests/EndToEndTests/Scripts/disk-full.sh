@@ -28,7 +28,7 @@ stctl=$(dirname "$bin")/stctl
 "$stctl" adjust 25 --reason "full disk" --socket "$work/run/control.sock" 2>&1; echo "adjust on a full disk: exit $?"
 rm "$state/filler"
 wait_for "saving works again" || exit 1
-echo "balance after the disk was freed: $("$stctl" status --json --socket "$work/run/control.sock" | python3 -c 'import json,sys; print(json.load(sys.stdin)["status"]["balance"])')"
+echo "balance after the disk was freed: $("$stctl" status --json --socket "$work/run/control.sock" | python3 -c 'import json,sys; print(json.load(sys.stdin)["balance"])')"
 "$stctl" adjust 7 --reason "room again" --socket "$work/run/control.sock" >/dev/null; echo "adjust with room: exit $?"
 kill $activity 2>/dev/null; wait $activity 2>/dev/null
 kill -TERM $daemon; wait $daemon; status=$?

@@ -5,7 +5,7 @@ DESTDIR     ?=
 BINDIR       = $(DESTDIR)$(PREFIX)/bin
 SHAREDIR     = $(DESTDIR)$(PREFIX)/share/screentime
 SHARED      ?= ../shared
-DEBIAN_PKGS  = python3 sqlite3 libsqlite3-dev libsystemd-dev pkg-config
+DEBIAN_PKGS  = python3 sqlite3 libsqlite3-dev libsystemd-dev pkg-config libx11-dev libxss-dev libxres-dev
 # What the tests run against for real: a D-Bus daemon with python3-dbusmock's logind.
 TEST_PKGS    = dbus-daemon dbus-bin python3-dbusmock
 

@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .executable(name: "screentimed", targets: ["screentimed"]),
         .executable(name: "stctl", targets: ["stctl"]),
+        .executable(name: "screentime-hook-x11", targets: ["screentime-hook-x11"]),
     ],
     dependencies: [
         .package(url: "https://github.com/LebJe/TOMLKit", exact: "0.6.0"),
@@ -34,12 +35,18 @@ let package = Package(
         // The Linux shell: the /proc sampler, clocks, user accounts, sockets, sd-bus (logind).
         // Each C call wrapped once.
         .target(name: "ScreenTimeLinux", dependencies: ["ScreenTimeCore", "CSystemd"]),
+        // Xlib with XScreenSaver and X-Resource, for the X11 hook only: Debian's libx11-dev,
+        // libxss-dev, libxres-dev. stctl itself links none of it.
+        .systemLibrary(name: "CX11", providers: [.apt(["libx11-dev", "libxss-dev", "libxres-dev"])]),
+        // Desktop hooks: the connection to the daemon, when to report input, the sway hook.
+        .target(name: "DesktopHooks", dependencies: ["ScreenTimeCore", "ScreenTimeLinux", "ControlProtocol"]),
+        .executableTarget(name: "screentime-hook-x11", dependencies: ["CX11", "DesktopHooks", "ScreenTimeCore", "ScreenTimeLinux"]),
         .executableTarget(name: "screentimed", dependencies: [
             "ScreenTimeCore", "ScreenTimePolicy", "ScreenTimeStore", "ScreenTimeLinux", "ControlProtocol",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "stctl", dependencies: [
-            "ScreenTimeCore", "ScreenTimePolicy", "ScreenTimeLinux", "ControlProtocol",
+            "ScreenTimeCore", "ScreenTimePolicy", "ScreenTimeLinux", "ControlProtocol", "DesktopHooks",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // `make bench`: replay throughput on a generated week of events.

@@ -1,5 +1,7 @@
 import ArgumentParser
 import ControlProtocol
+import DesktopHooks
+import Foundation
 
 struct Status: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -82,7 +84,58 @@ struct Adjust: ParsableCommand {
 struct Hook: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Desktop hooks: report what the daemon cannot see by itself.",
-        subcommands: [HookEvent.self])
+        subcommands: [HookX11.self, HookSway.self, HookEvent.self])
+}
+
+struct HookX11: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "x11",
+        abstract: "Report the focused window and input of this X display ($DISPLAY) until the X server goes away.",
+        discussion: "Runs screentime-hook-x11, installed next to stctl.")
+
+    @Option(name: .long, help: "The daemon's control socket (default: $XDG_RUNTIME_DIR/screentime/control.sock).")
+    var socket: String?
+
+    func run() throws {
+        let own = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        let hook = URL(fileURLWithPath: own).deletingLastPathComponent().appendingPathComponent("screentime-hook-x11").path
+        guard FileManager.default.isExecutableFile(atPath: hook) else {
+            throw Failure("stctl: the X11 hook is not installed: \(hook) is missing (make install puts it next to stctl)", code: 2)
+        }
+        let args = [hook] + (socket.map { ["--socket", $0] } ?? [])
+        var argv = args.map { strdup($0) } + [nil]
+        execv(hook, &argv)
+        throw Failure("stctl: cannot run \(hook): \(String(cString: strerror(errno)))", code: 2)
+    }
+}
+
+struct HookSway: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sway",
+        abstract: "Report the focused window of this sway session ($SWAYSOCK) until sway goes away.",
+        discussion: "Idle comes from logind, or from swayidle calling `stctl hook event`.")
+
+    @Option(name: .long, help: "The daemon's control socket (default: $XDG_RUNTIME_DIR/screentime/control.sock).")
+    var socket: String?
+
+    @Option(name: .long, help: "sway's IPC socket (default: $SWAYSOCK).")
+    var swaysock: String?
+
+    func run() throws {
+        guard let ipc = swaysock ?? ProcessInfo.processInfo.environment["SWAYSOCK"] else {
+            throw Failure("stctl: SWAYSOCK is not set: run this inside the sway session (exec stctl hook sway in sway's config)", code: 2)
+        }
+        let log: (String) -> Void = { FileHandle.standardError.write(Data("stctl hook sway: \($0)\n".utf8)) }
+        let client = HookClient(hook: "sway", socketPath: socket ?? defaultSocketPath(), log: log)
+        do {
+            try SwayHook(swaySocket: ipc, client: client).run()
+            log("sway went away; stopping")
+        } catch let e as HookClient.Refused {
+            throw Failure("stctl: the daemon does not take this hook's events: \(e.description)", code: 1)
+        } catch {
+            throw Failure("stctl: \(error)", code: 1)
+        }
+    }
 }
 
 struct HookEvent: ParsableCommand {

@@ -5,59 +5,11 @@ import Testing
 /// The real daemon, as the child (uid 65534), against a real dbus-daemon with dbusmock's logind.
 @Suite("screentimed follows logind", .serialized)
 struct LogindEndToEndTests {
-    final class Daemon {
-        let base: String
-        let process: Process
-        let log: String
-        var socket: String { base + "/control.sock" }
-        var database: String { base + "/state/screentime.sqlite" }
-
-        init(bus: String) throws {
-            let fm = FileManager.default
-            base = fm.temporaryDirectory.appendingPathComponent("screentime-logind-\(UUID().uuidString)").path
-            try fm.createDirectory(atPath: base, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
-            try fm.setAttributes([.ownerAccountID: 65534, .groupOwnerAccountID: 65534], ofItemAtPath: base)
-            try "version = 1\ntimezone = \"UTC\"\n".write(toFile: base + "/policy.toml", atomically: true, encoding: .utf8)
-            log = base + "/daemon.log"
-            fm.createFile(atPath: log, contents: nil)
-            process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-            process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", ReplayBinaryTests.binary,
-                                 "--policy", base + "/policy.toml", "--state-dir", base + "/state", "--socket", socket, "--sample-every", "1h"]
-            process.environment = ["DBUS_SYSTEM_BUS_ADDRESS": bus, "PATH": "/usr/bin:/bin"]
-            process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
-            try process.run()
-        }
-
-        /// Waits until the daemon's log holds `text` (10 s at most).
-        func waitFor(_ text: String) throws -> String {
-            for _ in 0..<500 {
-                let now = try String(contentsOfFile: log, encoding: .utf8)
-                if now.contains(text) { return now }
-                usleep(20_000)
-            }
-            Issue.record("the daemon never said \"\(text)\"; it said: \(try String(contentsOfFile: log, encoding: .utf8))")
-            return ""
-        }
-
-        func sql(_ query: String) throws -> String {
-            try ReplayBinaryTests.runBinary("/usr/bin/sqlite3", [database, query]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        }
-
-        func stop() throws {
-            kill(process.processIdentifier, SIGTERM)
-            process.waitUntilExit()
-            #expect(process.terminationStatus == 0)
-            let c = try CrashTests.check(base + "/state")
-            #expect(c.status == 0, "\(c.stderr)")
-        }
-    }
-
     @Test("lock and idle from logind are logged events; sleep saves everything at once; status says logind is watched")
     func lockIdleSleep() throws {
         let logind = try MockLogind()
         try logind.addSession("c5", uid: 65534, name: "nobody")
-        let d = try Daemon(bus: logind.address)
+        let d = try LiveDaemon(environment: ["DBUS_SYSTEM_BUS_ADDRESS": logind.address])
         _ = try d.waitFor("following logind session /org/freedesktop/login1/session/c5")
         let status = try ReplayBinaryTests.runBinary(ControlSocketTests.stctl, ["status", "--socket", d.socket])
         #expect(status.status == 0)
@@ -77,7 +29,7 @@ struct LogindEndToEndTests {
 
     @Test("no system bus: the daemon runs without logind and status says so")
     func noBus() throws {
-        let d = try Daemon(bus: "unix:path=/nonexistent/screentime-bus")
+        let d = try LiveDaemon(environment: ["DBUS_SYSTEM_BUS_ADDRESS": "unix:path=/nonexistent/screentime-bus"])
         _ = try d.waitFor("logind: no system bus")
         let status = try ReplayBinaryTests.runBinary(ControlSocketTests.stctl, ["status", "--socket", d.socket])
         #expect(status.status == 0)

@@ -1,0 +1,170 @@
+import CX11
+import DesktopHooks
+import Foundation
+import ScreenTimeCore
+import ScreenTimeLinux
+
+// The X11 desktop hook (`stctl hook x11` runs it): reports the focused window (from
+// `_NET_ACTIVE_WINDOW`: pid from `_NET_WM_PID`, else the X-Resource extension; `WM_CLASS` as
+// app_id; `_NET_WM_NAME` or `WM_NAME` as title) and input (from the XScreenSaver idle counter,
+// through `InputThrottle`) to the daemon, until the X server goes away.
+
+func say(_ text: String) { FileHandle.standardError.write(Data("screentime-hook-x11: \(text)\n".utf8)) }
+
+var socketPath = defaultSocketPath()
+var arguments = CommandLine.arguments.dropFirst()
+while let a = arguments.popFirst() {
+    switch a {
+    case "--socket":
+        guard let p = arguments.popFirst() else { say("--socket needs a path"); exit(2) }
+        socketPath = p
+    case "-h", "--help":
+        print("usage: stctl hook x11 [--socket PATH]\nReports the focused window and input of this X display ($DISPLAY) to screentimed.")
+        exit(0)
+    default:
+        say("unknown argument '\(a)' (usage: stctl hook x11 [--socket PATH])")
+        exit(2)
+    }
+}
+
+guard let display = XOpenDisplay(nil) else {
+    say("cannot open the X display \(ProcessInfo.processInfo.environment["DISPLAY"].map { "'\($0)'" } ?? "(DISPLAY is not set)")")
+    exit(1)
+}
+// A window can vanish between the event and the question: its errors are expected, not fatal.
+XSetErrorHandler { _, _ in 0 }
+XSetIOErrorHandler { _ in
+    FileHandle.standardError.write(Data("screentime-hook-x11: the X server went away; stopping\n".utf8))
+    exit(0)
+}
+
+/// The properties this hook reads, on one display.
+struct X11Windows {
+    let display: OpaquePointer
+    let root: Window
+    let activeWindow, wmPID, netWMName, utf8String: Atom
+
+    init(_ display: OpaquePointer) {
+        self.display = display
+        root = XDefaultRootWindow(display)
+        func atom(_ name: String) -> Atom { XInternAtom(display, name, 0) }
+        activeWindow = atom("_NET_ACTIVE_WINDOW")
+        wmPID = atom("_NET_WM_PID")
+        netWMName = atom("_NET_WM_NAME")
+        utf8String = atom("UTF8_STRING")
+    }
+
+    /// A property's raw bytes (format 8) or items (format 32, as C longs).
+    func property(_ window: Window, _ name: Atom) -> (format: Int32, bytes: [UInt8], longs: [Int])? {
+        var type: Atom = 0, format: Int32 = 0, count: UInt = 0, after: UInt = 0
+        var data: UnsafeMutablePointer<UInt8>? = nil
+        guard XGetWindowProperty(display, window, name, 0, 4096, 0, Atom(AnyPropertyType), &type, &format, &count, &after, &data) == Success,
+              let data else { return nil }
+        defer { XFree(data) }
+        switch format {
+        case 8: return (8, Array(UnsafeBufferPointer(start: data, count: Int(count))), [])
+        case 32:
+            let longs = UnsafeRawPointer(data).bindMemory(to: Int.self, capacity: Int(count))
+            return (32, [], Array(UnsafeBufferPointer(start: longs, count: Int(count))))
+        default: return nil
+        }
+    }
+
+    var active: Window? {
+        guard let w = property(root, activeWindow)?.longs.first, w != 0 else { return nil }
+        return Window(bitPattern: w)
+    }
+
+    func pid(of window: Window) -> Int32? {
+        if let p = property(window, wmPID)?.longs.first, p > 0 { return Int32(truncatingIfNeeded: p) }
+        // No _NET_WM_PID: ask the X server which client owns the window (X-Resource 1.2).
+        var spec = XResClientIdSpec(client: window, mask: 2 /* XRES_CLIENT_ID_PID_MASK */)
+        var count = 0
+        var ids: UnsafeMutablePointer<XResClientIdValue>? = nil
+        guard XResQueryClientIds(display, 1, &spec, &count, &ids) == Success, let ids else { return nil }
+        defer { XResClientIdsDestroy(count, ids) }
+        for k in 0..<count {
+            let pid = XResGetClientPid(ids + k)
+            if pid > 0 { return pid }
+        }
+        return nil
+    }
+
+    /// The class part of WM_CLASS ("instance\0class\0").
+    func appID(of window: Window) -> String? {
+        guard let bytes = property(window, Atom(XA_WM_CLASS))?.bytes else { return nil }
+        let parts = bytes.split(separator: 0, omittingEmptySubsequences: false)
+        guard parts.count >= 2, !parts[1].isEmpty else { return nil }
+        return String(decoding: parts[1], as: UTF8.self)
+    }
+
+    func title(of window: Window) -> String? {
+        if let b = property(window, netWMName)?.bytes, !b.isEmpty { return String(decoding: b, as: UTF8.self) }
+        // WM_NAME is usually Latin-1 (STRING); UTF-8 when a client says so.
+        guard let b = property(window, Atom(XA_WM_NAME))?.bytes, !b.isEmpty else { return nil }
+        return String(validatingUTF8: b.map { CChar(bitPattern: $0) } + [0]) ?? String(b.map { Character(Unicode.Scalar($0)) })
+    }
+
+    /// Seconds since the last input, from the XScreenSaver extension.
+    func idle(_ info: UnsafeMutablePointer<XScreenSaverInfo>) -> Microseconds? {
+        guard XScreenSaverQueryInfo(display, root, info) != 0 else { return nil }
+        return Microseconds(info.pointee.idle) * 1000
+    }
+}
+
+let x = X11Windows(display)
+let client = HookClient(hook: "x11", socketPath: socketPath, log: say)
+XSelectInput(display, x.root, PropertyChangeMask)
+var watched: Window? = nil
+
+/// Since when no window has been active, while that is not reported yet: window managers clear
+/// `_NET_ACTIVE_WINDOW` for a moment while focus moves, and that moment is not a change.
+var noneSince: Microseconds? = nil
+let settle: Microseconds = 300_000
+
+/// Reports the active window (and follows its title).
+@MainActor func reportFocus() throws(HookClient.Refused) {
+    let active = x.active
+    if active == nil {
+        let now = SystemClock.monoMicros()
+        if noneSince == nil { noneSince = now }
+        if now - noneSince! < settle { return }
+    } else {
+        noneSince = nil
+    }
+    if active != watched {
+        if let old = watched { XSelectInput(display, old, NoEventMask) }
+        if let new = active { XSelectInput(display, new, PropertyChangeMask) }
+        watched = active
+    }
+    guard let w = active else { return try client.focused(pid: nil, appID: nil, title: nil) }
+    try client.focused(pid: x.pid(of: w), appID: x.appID(of: w), title: x.title(of: w))
+}
+
+guard let info = XScreenSaverAllocInfo() else { say("the X server has no XScreenSaver extension: input is not reported"); exit(1) }
+var throttle = InputThrottle()
+var random = SystemRandomNumberGenerator()
+let fd = XConnectionNumber(display)
+do {
+    try reportFocus()
+    while true {
+        var event = XEvent()
+        var refocus = false
+        while XPending(display) > 0 {
+            XNextEvent(display, &event)
+            guard event.type == PropertyNotify else { continue }
+            let p = event.xproperty
+            if p.window == x.root && p.atom == x.activeWindow { refocus = true }
+            if p.window == watched && (p.atom == x.netWMName || p.atom == Atom(XA_WM_NAME) || p.atom == x.wmPID) { refocus = true }
+        }
+        if refocus || noneSince != nil { try reportFocus() }
+        if let idle = x.idle(info), throttle.observe(idle: idle, now: SystemClock.monoMicros(), random: &random) {
+            try client.input()
+        }
+        var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0)]
+        _ = poll(&fds, 1, noneSince == nil ? 200 : 100)
+    }
+} catch {
+    say("the daemon does not take this hook's events: \(error.description)")
+    exit(1)
+}

@@ -1,0 +1,164 @@
+import Foundation
+import ScreenTimeCore
+import ScreenTimeLinux
+import TestSupport
+import Testing
+
+/// The X11 hook under a real X server (Xvfb) and window manager (openbox), with real xterms of the
+/// child's; the daemon is the real one, as the child.
+/// Serialized: every test's windows belong to the same child uid, which each daemon watches.
+@Suite("The X11 desktop hook, under Xvfb and openbox", .serialized)
+struct X11HookTests {
+    static let policy = """
+        version = 1
+        timezone = "UTC"
+        [points]
+        learning_per_hour = 3600
+        per_reward_minute = 1
+        [validation]
+        idle_after = "5s"
+        min_session = "20s"
+        min_focus_dwell = "5s"
+        [[apps]]
+        name = "xterm-learning"
+        category = "learning"
+        exe = ["/usr/bin/xterm"]
+        app_id = "LearningApp"
+        """
+
+    static func startHook(_ x: X11Session, _ d: LiveDaemon) throws -> Process {
+        try x.spawn("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", ControlSocketTests.stctl, "hook", "x11", "--socket", d.socket])
+    }
+
+    static func waitForHook(_ d: LiveDaemon) throws {
+        for _ in 0..<250 {
+            if (try d.status()["hooks"] as? [String]) == ["x11"] { return }
+            usleep(20_000)
+        }
+        Issue.record("the x11 hook never connected")
+    }
+
+    @Test("focus switches between real windows arrive with pid and class within 100 ms; input is reported; losing the hook unfocuses")
+    func focusAndInput() throws {
+        let x = try X11Session()
+        let d = try LiveDaemon(policy: Self.policy, arguments: ["--sample-every", "250ms", "--no-logind"])
+        _ = try d.waitFor("watching uid")
+        let learn = try x.xterm(class: "LearningApp", title: "GCompris")
+        let game = try x.xterm(class: "GameApp", title: "SuperTuxKart")
+        let hook = try Self.startHook(x, d)
+        try Self.waitForHook(d)
+
+        // Switch away from whichever is focused now, and end on the learning app.
+        let toLearn = (learn.window, learn.process.processIdentifier, "LearningApp", "GCompris")
+        let toGame = (game.window, game.process.processIdentifier, "GameApp", "SuperTuxKart")
+        let active = x.output("/usr/bin/xdotool", ["getactivewindow"]).trimmingCharacters(in: .whitespacesAndNewlines)
+        var latencies: [Microseconds] = []
+        for (window, pid, appID, title) in active == learn.window ? [toGame, toLearn, toGame, toLearn] : [toLearn, toGame, toLearn] {
+            let seen = try d.sql("SELECT max(seq) FROM event")
+            x.activate(window)
+            // `--sync` returns once the window manager has made the switch: from then on, it is ours.
+            let switched = SystemClock.wallMicros()
+            let line = try d.poll("SELECT line FROM event WHERE seq > \(seen) AND line LIKE '%\"focus_changed\"%\"pid\":\(pid),%' LIMIT 1") { !$0.isEmpty }
+            let event = try EventLog.decode(line: line)
+            #expect(event.kind == .focusChanged(FocusedWindow(pid: pid, appID: appID, title: title)))
+            latencies.append(max(0, event.at.micros - switched))
+        }
+        #expect(latencies.allSatisfy { $0 < 100_000 }, "focus reached the daemon after \(latencies.map { $0 / 1000 }) ms")
+        let status = try d.status()
+        #expect(status["current_app"] as? String == "xterm-learning")
+        #expect(status["current_counts"] as? String == "learning: earns points while you use it")
+        #expect((status["observers"] as? [String: Bool])?["focus_hook"] == true)
+
+        let inputs = Int(try d.sql("SELECT count(*) FROM event WHERE line LIKE '%\"event\":\"input\"%'"))!
+        x.xdotool(["mousemove", "200", "200"])
+        try d.poll("SELECT count(*) FROM event WHERE line LIKE '%\"event\":\"input\"%'") { Int($0)! > inputs }
+
+        kill(hook.processIdentifier, SIGKILL)
+        _ = try d.waitFor("the x11 desktop hook disconnected, and no other is connected")
+        // Saved within a second, like every event.
+        let last = try d.poll("SELECT line FROM event WHERE line LIKE '%focus_changed%' ORDER BY seq DESC LIMIT 1") { $0.contains("\"pid\":null") }
+        #expect(try EventLog.decode(line: last).kind == .focusChanged(FocusedWindow(pid: nil, appID: nil, title: nil)))
+        let after = try d.status()
+        #expect(after["hooks"] as? [String] == [])
+        #expect(after["current_app"] is NSNull)
+        #expect((after["observers"] as? [String: Bool])?["focus_hook"] == false)
+        try d.stop()
+    }
+
+    enum Use { case focusedWithInput, unfocused, idle }
+
+    /// 25 s of the learning xterm under the hook, used as `use` says; then it is closed. Returns
+    /// the child's status (once learning shows, when it is credited), and the judged sessions of
+    /// the learning app from replaying the stored log after the daemon stopped.
+    static func learn(_ use: Use) throws -> (status: [String: Any], sessions: [[String: Any]], points: Int) {
+        let x = try X11Session()
+        let d = try LiveDaemon(policy: Self.policy, arguments: ["--sample-every", "250ms", "--no-logind"])
+        _ = try d.waitFor("watching uid")
+        let learn = try x.xterm(class: "LearningApp", title: "GCompris")
+        let other = try x.xterm(class: "Notes", title: "notes")
+        _ = try Self.startHook(x, d)
+        try Self.waitForHook(d)
+        x.activate(use == .unfocused ? other.window : learn.window)
+        var random = SystemRandomNumberGenerator()
+        let start = Date()
+        var k = 0
+        while Date().timeIntervalSince(start) < 25 {
+            if use != .idle || k == 0 {
+                x.xdotool(["mousemove", "\(100 + Int(random.next() % 600))", "\(100 + Int(random.next() % 400))"])
+            }
+            k += 1
+            // A person's rhythm: 0.3 to 2 s between movements.
+            usleep(useconds_t(300_000 + random.next() % 1_700_000))
+        }
+        let pid = learn.process.processIdentifier
+        kill(pid, SIGKILL)
+        try d.poll("SELECT count(*) FROM event WHERE line LIKE '%\"process_exited\",\"pid\":\(pid)}%'") { $0 == "1" }
+        var status = try d.status()
+        if use == .focusedWithInput {
+            // Judged once the idle threshold has passed after the last input.
+            for _ in 0..<750 where (status["learning_today_seconds"] as? Int ?? 0) == 0 {
+                usleep(20_000)
+                status = try d.status()
+            }
+        }
+        try d.stop()
+        let log = d.base + "/events.jsonl"
+        try (try d.sql("SELECT line FROM event ORDER BY seq") + "\n").write(toFile: log, atomically: true, encoding: .utf8)
+        let replay = try ReplayBinaryTests.runBinary(ReplayBinaryTests.binary, ["replay", "--policy", d.base + "/policy.toml", log])
+        let result = try #require(try JSONSerialization.jsonObject(with: Data(replay.stdout.utf8)) as? [String: Any], "\(replay.stderr)")
+        let sessions = (result["sessions"] as? [[String: Any]] ?? []).filter { $0["app"] as? String == "xterm-learning" && $0["pid"] as? Int == Int(pid) }
+        return (status, sessions, result["balance"] as? Int ?? -1)
+    }
+
+    @Test("a learning xterm, focused, with input: learning is credited and points paid")
+    func creditedWhenFocused() throws {
+        let (status, sessions, balance) = try Self.learn(.focusedWithInput)
+        let learned = try #require(status["learning_today_seconds"] as? Int)
+        #expect(learned >= 20, "\(sessions)")
+        #expect(status["balance"] as? Int == learned)          // 3600 points an hour: one a second
+        #expect(status["points_today"] as? Int == learned)
+        // The replay of what the daemon logged gives the same.
+        #expect(balance == learned)
+        #expect(sessions.reduce(0) { $0 + ($1["points"] as? Int ?? 0) } == learned, "\(sessions)")
+    }
+
+    @Test("the same xterm while another window is focused: nothing is credited")
+    func nothingWhenUnfocused() throws {
+        let (status, sessions, balance) = try Self.learn(.unfocused)
+        #expect(status["learning_today_seconds"] as? Int == 0)
+        #expect(status["balance"] as? Int == 0)
+        #expect(balance == 0)
+        // Never focused: no use to judge at all.
+        #expect(sessions.allSatisfy { $0["points"] as? Int == 0 }, "\(sessions)")
+    }
+
+    @Test("the same xterm focused but idle: nothing is credited")
+    func nothingWhenIdle() throws {
+        let (status, sessions, balance) = try Self.learn(.idle)
+        #expect(status["learning_today_seconds"] as? Int == 0)
+        #expect(status["balance"] as? Int == 0)
+        #expect(balance == 0)
+        #expect(sessions.allSatisfy { $0["points"] as? Int == 0 }, "\(sessions)")
+        #expect(sessions.contains { ($0["reasons"] as? [String])?.contains("idle") == true && ($0["seconds"] as? Double ?? 0) > 20 }, "\(sessions)")
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+import Testing
+
+/// The real screentimed, as the child (uid 65534), on a policy of the test's, with its log in a file.
+final class LiveDaemon {
+    let base: String
+    let process: Process
+    let log: String
+    var socket: String { base + "/control.sock" }
+    var database: String { base + "/state/screentime.sqlite" }
+
+    init(policy: String = "version = 1\ntimezone = \"UTC\"\n", environment: [String: String] = [:], arguments: [String] = ["--sample-every", "1h"]) throws {
+        let fm = FileManager.default
+        base = fm.temporaryDirectory.appendingPathComponent("screentime-live-\(UUID().uuidString)").path
+        try fm.createDirectory(atPath: base, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        try fm.setAttributes([.ownerAccountID: 65534, .groupOwnerAccountID: 65534], ofItemAtPath: base)
+        try policy.write(toFile: base + "/policy.toml", atomically: true, encoding: .utf8)
+        log = base + "/daemon.log"
+        fm.createFile(atPath: log, contents: nil)
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+        process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", ReplayBinaryTests.binary,
+                             "--policy", base + "/policy.toml", "--state-dir", base + "/state", "--socket", socket] + arguments
+        process.environment = ["PATH": "/usr/bin:/bin"].merging(environment) { $1 }
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
+        try process.run()
+    }
+
+    /// Waits until the daemon's log holds `text` (10 s at most).
+    func waitFor(_ text: String) throws -> String {
+        for _ in 0..<500 {
+            let now = try String(contentsOfFile: log, encoding: .utf8)
+            if now.contains(text) { return now }
+            if !process.isRunning { break }
+            usleep(20_000)
+        }
+        Issue.record("the daemon never said \"\(text)\"; it said: \(try String(contentsOfFile: log, encoding: .utf8))")
+        return ""
+    }
+
+    func sql(_ query: String) throws -> String {
+        try ReplayBinaryTests.runBinary("/usr/bin/sqlite3", [database, query]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// `stctl status --json`, as the child.
+    func status() throws -> [String: Any] {
+        let r = try ReplayBinaryTests.runBinary("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups",
+                                                                    ControlSocketTests.stctl, "status", "--json", "--socket", socket])
+        return try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any], "\(r.stdout)\(r.stderr)")
+    }
+
+    /// Polls `query` until `done` holds for its answer (15 s at most); returns the last answer.
+    @discardableResult
+    func poll(_ query: String, until done: (String) -> Bool) throws -> String {
+        var answer = ""
+        for _ in 0..<750 {
+            answer = try sql(query)
+            if done(answer) { return answer }
+            usleep(20_000)
+        }
+        Issue.record("\(query) never gave what was expected; last: \(answer)")
+        return answer
+    }
+
+    func stop() throws {
+        kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        let c = try CrashTests.check(base + "/state")
+        #expect(c.status == 0, "\(c.stderr)")
+    }
+}
+

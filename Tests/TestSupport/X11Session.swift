@@ -1,0 +1,120 @@
+import Foundation
+import Testing
+
+/// A real X server (Xvfb) with a real window manager (openbox), on a display of its own
+/// (../shared/RECIPES.md). Windows are xterms, started as the child (uid 65534).
+public final class X11Session {
+    public let display: String
+    private var processes: [Process] = []
+
+    public init() throws {
+        // A display number no other test uses: Xvfb takes the lock file, the first free one wins.
+        var n = 90 + Int(getpid() % 50) * 4
+        var xvfb: Process? = nil
+        for _ in 0..<40 {
+            if !FileManager.default.fileExists(atPath: "/tmp/.X\(n)-lock") {
+                let p = try X11Session.start("/usr/bin/Xvfb", [":\(n)", "-screen", "0", "1280x800x24", "-nolisten", "tcp"])
+                if X11Session.wait(for: { X11Session.run("/usr/bin/xdpyinfo", ["-display", ":\(n)"]) == 0 }, while: p) { xvfb = p; break }
+                kill(p.processIdentifier, SIGKILL)
+                X11Session.reap(p)
+            }
+            n += 1
+        }
+        guard let xvfb else { throw Failure(description: "Xvfb did not start") }
+        display = ":\(n)"
+        processes.append(xvfb)
+        let wm = try X11Session.start("/usr/bin/openbox", ["--sm-disable"], display: display)
+        processes.append(wm)
+        guard X11Session.wait(for: { self.output("/usr/bin/xprop", ["-root", "_NET_SUPPORTING_WM_CHECK"]).contains("window id") }, while: wm) else {
+            throw Failure(description: "openbox did not start")
+        }
+    }
+
+    public struct Failure: Error, CustomStringConvertible { public var description: String }
+
+    deinit {
+        for p in processes.reversed() where p.isRunning { kill(p.processIdentifier, SIGKILL) }
+        // Not waitUntilExit: it can spin forever on a child that is already gone.
+        for p in processes { X11Session.reap(p) }
+    }
+
+    /// Waits (2 s at most) until Foundation has seen the process end.
+    public static func reap(_ p: Process) {
+        for _ in 0..<200 where p.isRunning { usleep(10_000) }
+    }
+
+    /// An xterm of the child's with this WM_CLASS and title, running `sleep`; returns its window id.
+    public func xterm(class name: String, title: String) throws -> (process: Process, window: String) {
+        let p = try X11Session.start("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups",
+                                                          "/usr/bin/xterm", "-name", name.lowercased(), "-class", name, "-T", title, "-e", "sleep", "600"],
+                                     display: display)
+        processes.append(p)
+        var window = ""
+        _ = X11Session.wait(for: {
+            window = self.output("/usr/bin/xdotool", ["search", "--onlyvisible", "--class", "^\(name)$"]).split(separator: "\n").first.map(String.init) ?? ""
+            return !window.isEmpty
+        }, while: p)
+        guard !window.isEmpty else { throw Failure(description: "the xterm \(name) did not appear") }
+        return (p, window)
+    }
+
+    /// Starts a process on this display (its output discarded) and keeps it until the session ends.
+    public func spawn(_ path: String, _ args: [String], environment: [String: String] = [:]) throws -> Process {
+        let p = try X11Session.start(path, args, display: display, environment: environment)
+        processes.append(p)
+        return p
+    }
+
+    /// Focuses a window the way a click would, and waits until the window manager says so.
+    public func activate(_ window: String) {
+        #expect(X11Session.run("/usr/bin/xdotool", ["windowactivate", "--sync", window], display: display) == 0)
+    }
+
+    public func xdotool(_ args: [String]) {
+        #expect(X11Session.run("/usr/bin/xdotool", args, display: display) == 0)
+    }
+
+    public func output(_ path: String, _ args: [String]) -> String {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: path)
+        p.arguments = args
+        p.environment = ["DISPLAY": display, "PATH": "/usr/bin:/bin"]
+        let pipe = Pipe()
+        p.standardOutput = pipe
+        p.standardError = FileHandle.nullDevice
+        guard (try? p.run()) != nil else { return "" }
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    static func start(_ path: String, _ args: [String], display: String? = nil, environment: [String: String] = [:]) throws -> Process {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: path)
+        p.arguments = args
+        var env = ["PATH": "/usr/bin:/bin", "HOME": "/tmp"]
+        if let display { env["DISPLAY"] = display }
+        p.environment = env.merging(environment) { $1 }
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        return p
+    }
+
+    @discardableResult
+    static func run(_ path: String, _ args: [String], display: String? = nil) -> Int32 {
+        guard let p = try? start(path, args, display: display) else { return -1 }
+        p.waitUntilExit()
+        return p.terminationStatus
+    }
+
+    /// Polls `done` for up to 10 s while `process` runs.
+    static func wait(for done: () -> Bool, while process: Process) -> Bool {
+        for _ in 0..<500 {
+            if done() { return true }
+            if !process.isRunning { return false }
+            usleep(20_000)
+        }
+        return false
+    }
+}

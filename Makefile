@@ -6,8 +6,9 @@ BINDIR       = $(DESTDIR)$(PREFIX)/bin
 SHAREDIR     = $(DESTDIR)$(PREFIX)/share/screentime
 SHARED      ?= ../shared
 DEBIAN_PKGS  = python3 sqlite3 libsqlite3-dev libsystemd-dev pkg-config libx11-dev libxss-dev libxres-dev
-# What the tests run against for real: a D-Bus daemon with python3-dbusmock's logind.
-TEST_PKGS    = dbus-daemon dbus-bin python3-dbusmock
+# What the tests run against for real: a D-Bus daemon with python3-dbusmock's logind, an X
+# server (Xvfb) with openbox, xdotool and xterm, and sway headless with foot.
+TEST_PKGS    = dbus-daemon dbus-bin python3-dbusmock xvfb xauth openbox xdotool xterm x11-utils sway foot
 
 .PHONY: all build run demo test bench install uninstall deps test-deps clean
 
@@ -60,12 +61,13 @@ bench: deps
 install: deps
 	$(SWIFT) build -c release --product screentimed
 	$(SWIFT) build -c release --product stctl
+	$(SWIFT) build -c release --product screentime-hook-x11
 	install -d $(BINDIR) $(SHAREDIR)/policies
-	install -m 0755 .build/release/screentimed .build/release/stctl $(BINDIR)/
+	install -m 0755 .build/release/screentimed .build/release/stctl .build/release/screentime-hook-x11 $(BINDIR)/
 	install -m 0644 policies/default.toml $(SHAREDIR)/policies/
 
 uninstall:
-	rm -f $(BINDIR)/screentimed $(BINDIR)/stctl
+	rm -f $(BINDIR)/screentimed $(BINDIR)/stctl $(BINDIR)/screentime-hook-x11
 	rm -rf $(SHAREDIR)
 
 clean:

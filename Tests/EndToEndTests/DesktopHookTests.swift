@@ -162,3 +162,50 @@ struct X11HookTests {
         #expect(sessions.contains { ($0["reasons"] as? [String])?.contains("idle") == true && ($0["seconds"] as? Double ?? 0) > 20 }, "\(sessions)")
     }
 }
+
+/// The sway hook against a real headless sway with real foot windows, all as the child.
+@Suite("The sway desktop hook, headless", .serialized)
+struct SwayHookTests {
+    @Test("focus changes of real foot windows arrive with their pid, app id and title; sway going away ends the hook")
+    func focus() throws {
+        let sway = try SwaySession()
+        let d = try LiveDaemon(arguments: ["--sample-every", "1h", "--no-logind"])
+        _ = try d.waitFor("watching uid")
+        try sway.foot(appID: "learning.app", title: "GCompris")
+        try sway.foot(appID: "notes.app", title: "Notes")
+        let hook = Process()
+        hook.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+        hook.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", ControlSocketTests.stctl, "hook", "sway", "--socket", d.socket]
+        hook.environment = sway.environment
+        hook.standardError = FileHandle.nullDevice
+        try hook.run()
+        // The window focused when the hook starts (the newest) is told first.
+        let first = try d.poll("SELECT line FROM event WHERE line LIKE '%focus_changed%' ORDER BY seq LIMIT 1") { !$0.isEmpty }
+        try expectFoot(first, appID: "notes.app", title: "Notes")
+
+        for (appID, title) in [("learning.app", "GCompris"), ("notes.app", "Notes"), ("learning.app", "GCompris")] {
+            let seen = try d.sql("SELECT max(seq) FROM event")
+            try sway.message(["[app_id=\"\(appID)\"] focus"])
+            let line = try d.poll("SELECT line FROM event WHERE seq > \(seen) AND line LIKE '%focus_changed%' LIMIT 1") { !$0.isEmpty }
+            try expectFoot(line, appID: appID, title: title)
+        }
+        #expect((try d.status()["hooks"] as? [String]) == ["sway"])
+
+        try sway.message(["exit"])
+        X11Session.reap(hook)
+        #expect(!hook.isRunning)
+        #expect(hook.terminationStatus == 0)
+        _ = try d.waitFor("the sway desktop hook disconnected")
+        try d.stop()
+    }
+
+    func expectFoot(_ line: String, appID: String, title: String) throws {
+        guard case .focusChanged(let w) = try EventLog.decode(line: line).kind, let pid = w.pid else {
+            Issue.record("not a focus with a pid: \(line)")
+            return
+        }
+        #expect(w.appID == appID && w.title == title, "\(line)")
+        let comm = try String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8)
+        #expect(comm == "foot\n", "pid \(pid) is \(comm)")
+    }
+}

@@ -126,6 +126,41 @@ struct ProcSamplerTests {
         #expect(ProcSampler.flatpakID(inCgroup: "/app.slice/app-flatpak-org.x.Y-abc.scope") == nil)
     }
 
+    /// Where cgroup v2 is mounted (not always /sys/fs/cgroup: a hybrid layout puts it in `unified`).
+    static func cgroup2Mount() -> String? {
+        guard let info = try? String(contentsOfFile: "/proc/self/mountinfo", encoding: .utf8) else { return nil }
+        for line in info.split(separator: "\n") {
+            let halves = line.components(separatedBy: " - ")
+            guard halves.count == 2, halves[1].hasPrefix("cgroup2 ") else { continue }
+            return halves[0].split(separator: " ")[4].description
+        }
+        return nil
+    }
+
+    @Test("a process moved into a real Flatpak-style cgroup scope is reported with that Flatpak's id")
+    func flatpakCgroup() throws {
+        let mount = try #require(Self.cgroup2Mount(), "no cgroup2 mount in /proc/self/mountinfo")
+        let scope = "\(mount)/app-flatpak-org.example.Game-\(getpid()).scope"
+        #expect(mkdir(scope, 0o755) == 0 || errno == EEXIST, "cannot create \(scope): \(String(cString: strerror(errno)))")
+        defer { rmdir(scope) }
+        let dir = try Self.folder()
+        // Started stopped (as a sandboxed game is, before it runs), moved, then let go.
+        let child = try Self.spawn(["/bin/sh", "-c", "kill -STOP $$; exec \(dir)/supertuxkart 30"])
+        defer { Self.end(child) }
+        for _ in 0..<200 {
+            if let stat = try? String(contentsOfFile: "/proc/\(child.processIdentifier)/stat", encoding: .utf8),
+               stat.split(separator: ")").last?.split(separator: " ").first == "T" { break }
+            usleep(10_000)
+        }
+        try "\(child.processIdentifier)\n".write(toFile: scope + "/cgroup.procs", atomically: false, encoding: .utf8)
+        kill(child.processIdentifier, SIGCONT)
+        var s = ProcSampler(uids: [Self.nobody])
+        let events = Self.sample(&s) { Self.started($0, pid: child.processIdentifier).contains { $0.exe.hasSuffix("/supertuxkart") } }
+        let game = try #require(Self.started(events, pid: child.processIdentifier).last { $0.exe.hasSuffix("/supertuxkart") })
+        #expect(game.flatpak == "org.example.Game")
+        #expect(game.cgroup?.hasSuffix("/app-flatpak-org.example.Game-\(getpid()).scope") == true)
+    }
+
     @Test("stat is parsed after the last ')': a comm may hold spaces and parentheses")
     func statLine() {
         let line = "4242 (a) b (c) S 1 4242 4242 0 -1 4194304 100 0 0 0 250 50 0 0 20 0 1 0 987654 1000 200 18446744073709551615\n"

@@ -1,0 +1,72 @@
+import Foundation
+import Testing
+
+/// A real sway compositor, headless, run as the child (uid 65534: sway refuses root), with real
+/// foot terminals as its windows (../shared/RECIPES.md).
+public final class SwaySession {
+    public let dir: String
+    public let socket: String
+    private let sway: Process
+
+    public init() throws {
+        let fm = FileManager.default
+        dir = fm.temporaryDirectory.appendingPathComponent("screentime-sway-\(UUID().uuidString)").path
+        for (path, mode) in [(dir, 0o755), (dir + "/run", 0o700), (dir + "/home", 0o755)] {
+            try fm.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: mode])
+            if path != dir { try fm.setAttributes([.ownerAccountID: 65534, .groupOwnerAccountID: 65534], ofItemAtPath: path) }
+        }
+        try "xwayland disable\n".write(toFile: dir + "/config", atomically: true, encoding: .utf8)
+        try fm.setAttributes([.posixPermissions: 0o644], ofItemAtPath: dir + "/config")
+        sway = Process()
+        sway.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+        sway.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/sway", "-c", dir + "/config"]
+        sway.environment = ["HOME": dir + "/home", "XDG_RUNTIME_DIR": dir + "/run", "PATH": "/usr/bin:/bin",
+                            "WLR_BACKENDS": "headless", "WLR_LIBINPUT_NO_DEVICES": "1", "WLR_RENDERER": "pixman"]
+        sway.standardOutput = FileHandle.nullDevice
+        sway.standardError = FileHandle.nullDevice
+        try sway.run()
+        var found: String? = nil
+        for _ in 0..<500 where found == nil && sway.isRunning {
+            found = (try? fm.contentsOfDirectory(atPath: dir + "/run"))?.first { $0.hasPrefix("sway-ipc.") && $0.hasSuffix(".sock") }
+            if found == nil { usleep(20_000) }
+        }
+        guard let found else { throw X11Session.Failure(description: "sway did not start") }
+        socket = dir + "/run/" + found
+    }
+
+    deinit {
+        kill(sway.processIdentifier, SIGKILL)
+        X11Session.reap(sway)
+    }
+
+    /// The environment of a program of the child's inside this session.
+    public var environment: [String: String] {
+        ["HOME": dir + "/home", "XDG_RUNTIME_DIR": dir + "/run", "SWAYSOCK": socket, "PATH": "/usr/bin:/bin"]
+    }
+
+    /// `swaymsg` as the child; its output.
+    @discardableResult
+    public func message(_ args: [String]) throws -> String {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+        p.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/swaymsg"] + args
+        p.environment = environment
+        let pipe = Pipe()
+        p.standardOutput = pipe
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        let out = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        X11Session.reap(p)
+        return out
+    }
+
+    /// A foot terminal with this app id and title, as the child; waits until sway shows it.
+    public func foot(appID: String, title: String) throws {
+        try message(["exec foot -a \(appID) -T \(title) sleep 600"])
+        for _ in 0..<500 {
+            if try message(["-t", "get_tree"]).contains("\"app_id\": \"\(appID)\"") { return }
+            usleep(20_000)
+        }
+        throw X11Session.Failure(description: "the foot window \(appID) did not appear")
+    }
+}

@@ -10,7 +10,7 @@ public enum ControlProtocol {
     public static func encode<T: Encodable>(_ value: T) -> [UInt8] {
         let e = JSONEncoder()
         e.keyEncodingStrategy = .convertToSnakeCase
-        e.outputFormatting = .sortedKeys
+        e.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return Array((try? e.encode(value)) ?? Data("{}".utf8)) + [10]
     }
 
@@ -48,7 +48,8 @@ extension ControlRequest {
             case ("reason", .string(let s)): request.reason = s
             case ("event", .string(let s)): request.event = s
             case ("hook", .string(let s)): request.hook = s
-            case ("v", _), ("command", _), ("minutes", _), ("points", _), ("reason", _), ("event", _), ("hook", _): throw Malformed()
+            case ("days", .number(let n)): request.days = n.int64
+            case ("v", _), ("command", _), ("minutes", _), ("points", _), ("reason", _), ("event", _), ("hook", _), ("days", _): throw Malformed()
             default: break
             }
         }
@@ -63,13 +64,29 @@ extension ControlReply {
     /// The reply as one line, keys in sorted order (the same bytes `ControlProtocol.encode` gives).
     public var line: [UInt8] {
         var w = JSONWriter()
+        func text(_ t: String?) { if let t { w.string(t) } else { w.null() } }
         w.beginObject()
+        if let apps {
+            w.key("apps"); w.beginArray()
+            for a in apps {
+                w.beginObject()
+                w.key("app"); text(a.app)
+                w.key("category"); text(a.category)
+                w.key("comm"); w.string(a.comm)
+                w.key("exe"); w.string(a.exe)
+                w.key("flatpak"); text(a.flatpak)
+                w.key("last_started"); w.string(a.lastStarted)
+                w.key("starts"); w.int(a.starts)
+                w.key("trusted"); w.bool(a.trusted)
+                w.endObject()
+            }
+            w.endArray()
+        }
         if let b = balance { w.key("balance"); w.int(b) }
         if let c = cost { w.key("cost"); w.int(c) }
         if let e = error { w.key("error"); w.string(e) }
         w.key("ok"); w.bool(ok)
         if let s = status {
-            func text(_ t: String?) { if let t { w.string(t) } else { w.null() } }
             w.key("status"); w.beginObject()
             w.key("balance"); w.int(s.balance)
             w.key("blind_spots"); w.beginArray(); for b in s.blindSpots { w.string(b) }; w.endArray()
@@ -128,6 +145,8 @@ public struct ControlRequest: Codable, Sendable, Equatable {
         case adjust
         /// The watched child's desktop hook: one event (focus, input, idle, lock), stamped by the daemon.
         case hookEvent = "hook_event"
+        /// The child and parents: the programs seen lately and how the policy classifies them.
+        case apps
     }
 
     public var v: Int
@@ -137,6 +156,8 @@ public struct ControlRequest: Codable, Sendable, Equatable {
     public var reason: String?
     /// `hook_event`: one event object of the replay spec, without `at` and `mono`.
     public var event: String?
+    /// `apps`: how many days back (default 7).
+    public var days: Int64?
     /// `hook_event` from a desktop hook that stays connected ("x11", "sway"): the daemon counts
     /// the connection as a hook, and when the last hook goes, nothing is focused any more.
     public var hook: String?
@@ -150,6 +171,11 @@ public struct ControlRequest: Codable, Sendable, Equatable {
         self.event = event
         self.hook = hook
     }
+
+    public init(apps days: Int64?) {
+        self.init(.apps)
+        self.days = days
+    }
 }
 
 /// What the daemon answers: `ok`, or `error` saying what happened and what to do.
@@ -162,13 +188,48 @@ public struct ControlReply: Codable, Sendable, Equatable {
     public var balance: Int64?
     /// redeem: what it cost.
     public var cost: Int64?
+    /// apps: the programs seen, most started first.
+    public var apps: [SeenApp]?
 
-    public init(ok: Bool, error: String? = nil, status: Status? = nil, balance: Int64? = nil, cost: Int64? = nil) {
+    public init(ok: Bool, error: String? = nil, status: Status? = nil, balance: Int64? = nil, cost: Int64? = nil, apps: [SeenApp]? = nil) {
         self.ok = ok
         self.error = error
         self.status = status
         self.balance = balance
         self.cost = cost
+        self.apps = apps
+    }
+
+    /// A program the child ran, as `stctl apps` shows it.
+    public struct SeenApp: Codable, Sendable, Equatable {
+        public var exe: String
+        public var flatpak: String?
+        public var comm: String
+        /// How many times it was started in the period, and when last.
+        public var starts: Int64
+        public var lastStarted: String
+        /// The `[[apps]]` entry it is, its category, and whether its identity is trusted; nil
+        /// when the policy does not name it.
+        public var app: String?
+        public var category: String?
+        public var trusted: Bool
+
+        public init(exe: String, flatpak: String?, comm: String, starts: Int64, lastStarted: String, app: String?, category: String?, trusted: Bool) {
+            self.exe = exe; self.flatpak = flatpak; self.comm = comm; self.starts = starts
+            self.lastStarted = lastStarted; self.app = app; self.category = category; self.trusted = trusted
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(exe, forKey: .exe)
+            try c.encode(flatpak, forKey: .flatpak)
+            try c.encode(comm, forKey: .comm)
+            try c.encode(starts, forKey: .starts)
+            try c.encode(lastStarted, forKey: .lastStarted)
+            try c.encode(app, forKey: .app)
+            try c.encode(category, forKey: .category)
+            try c.encode(trusted, forKey: .trusted)
+        }
     }
 
     public static func refused(_ why: String) -> ControlReply { ControlReply(ok: false, error: why) }

@@ -258,6 +258,11 @@ public struct Engine: Sendable {
         return (policy.apps[m.entry].name, policy.apps[m.entry].category, m.trusted)
     }
 
+    /// How the policy classifies a process by its identity alone (`stctl apps`).
+    public func classify(_ process: ProcessFacts) -> (name: String, category: AppCategory, trusted: Bool)? {
+        classifier.classify(process: process).map { (policy.apps[$0.entry].name, policy.apps[$0.entry].category, $0.trusted) }
+    }
+
     /// The UTC offset of the policy's zone at a wall time, to print times the way a parent reads them.
     public func utcOffset(at wall: Microseconds) -> Int32 { calendar.utcOffset(at: wall) }
 }

@@ -284,6 +284,25 @@ public final class Store: Sendable {
         }
     }
 
+    /// The stored event lines of one kind (`"process_started"`) dated from `wall` on. The start
+    /// is found by bisection on the log's order, which is the daemon's clock order.
+    public func eventLines(of kind: String, from wall: Microseconds) throws(StoreError) -> [String] {
+        try read("read the event log") { db in
+            var lo = try Int64.fetchOne(db, sql: "SELECT min(seq) FROM event") ?? 0
+            var hi = (try Int64.fetchOne(db, sql: "SELECT max(seq) FROM event") ?? 0) + 1
+            while lo < hi {
+                let mid = lo + (hi - lo) / 2
+                let row = try Row.fetchOne(db, sql: "SELECT seq, line FROM event WHERE seq >= ? ORDER BY seq LIMIT 1", arguments: [mid])
+                guard let row else { hi = mid; continue }
+                let line: String = row["line"]
+                let at = (try? EventLog.decode(line: line))?.at.micros ?? .min
+                if at < wall { lo = (row["seq"] as Int64) + 1 } else { hi = mid }
+            }
+            return try String.fetchAll(db, sql: "SELECT line FROM event WHERE seq >= ? AND line LIKE ? ORDER BY seq",
+                                       arguments: [lo, "%\"event\":\"\(kind)\"%"])
+        }
+    }
+
     /// How many event rows the log holds.
     public func eventCount() throws(StoreError) -> Int {
         try read("count the events") { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM event") ?? 0 }

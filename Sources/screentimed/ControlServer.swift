@@ -150,6 +150,11 @@ extension Daemon {
                 guard let reason = request.reason, !reason.trimmingCharacters(in: .whitespaces).isEmpty else { return .refused("adjust needs a reason") }
                 try live.ingestSaved(stamp(.adjust(points: points, reason: "\(reason) (\(who))")))
                 return ControlReply(ok: true, balance: live.engine.ledger.balance)
+            case .apps:
+                guard role != .stranger else { return .refused("only the child this daemon watches, and parents, may ask; you are \(who)") }
+                let days = request.days ?? 7
+                guard (1...3660).contains(days) else { return .refused("apps needs days from 1 to 3660") }
+                return ControlReply(ok: true, apps: try seenApps(days: days))
             case .hookEvent:
                 guard peer.uid == authority.childUID || peer.uid == 0 else {
                     return .refused("hook events are taken only from the watched child's session; you are \(who)")
@@ -163,6 +168,24 @@ extension Daemon {
             return .refused("not an event: \(e.reason)")
         } catch {
             return .refused("nothing was changed, because it cannot be saved: \(error)")
+        }
+    }
+
+    /// The programs the child started in the last `days` days (as saved), most started first.
+    func seenApps(days: Int64) throws -> [ControlReply.SeenApp] {
+        let engine = live.engine
+        var seen: [String: (facts: ProcessFacts, starts: Int64, last: WallTime)] = [:]
+        for line in try live.store.eventLines(of: "process_started", from: SystemClock.wallMicros() - days * 86_400 * Seconds.micro) {
+            guard let e = try? EventLog.decode(line: line), case .processStarted(let f) = e.kind else { continue }
+            let key = f.exe + "\u{0}" + (f.flatpak ?? "")
+            let before = seen[key]
+            seen[key] = (f, (before?.starts ?? 0) + 1, e.at)
+        }
+        return seen.values.sorted { ($1.starts, $0.facts.exe) < ($0.starts, $1.facts.exe) }.map { s in
+            let c = engine.classify(s.facts)
+            return ControlReply.SeenApp(exe: s.facts.exe, flatpak: s.facts.flatpak, comm: s.facts.comm ?? "", starts: s.starts,
+                                        lastStarted: RFC3339.format(micros: s.last.micros, utcOffsetSeconds: engine.utcOffset(at: s.last.micros)),
+                                        app: c?.name, category: c?.category.rawValue, trusted: c?.trusted ?? false)
         }
     }
 

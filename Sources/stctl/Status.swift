@@ -155,3 +155,38 @@ struct HookEvent: ParsableCommand {
         }
     }
 }
+
+struct Apps: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "The programs started lately and how the policy counts them, so that a parent can name what is unknown.",
+        discussion: "Unknown programs are neither learning nor games: add an [[apps]] entry for them (docs/policy.md).")
+
+    @Option(name: .long, help: "How many days back (default 7).")
+    var days: Int64 = 7
+
+    @OptionGroup var client: ClientOptions
+
+    func run() throws {
+        try reporting {
+            try client.finish(try client.send(ControlRequest(apps: days))) { reply in
+                let apps = reply.apps ?? []
+                guard !apps.isEmpty else { return "No program was started in the last \(days) days (as saved)." }
+                let rows: [[String]] = [["COUNTS AS", "APP", "STARTS", "LAST", "PROGRAM"]] + apps.map { a in
+                    let counts = a.category.map { $0 == "learning" && !a.trusted ? "learning (untrusted)" : $0 } ?? "unknown"
+                    let program = a.exe + (a.flatpak.map { " (flatpak \($0))" } ?? "")
+                    return [counts, a.app ?? "-", String(a.starts), String(a.lastStarted.prefix(16)).replacingOccurrences(of: "T", with: " "), program]
+                }
+                return table(rows)
+            }
+        }
+    }
+}
+
+/// Rows as aligned columns (the last one is not padded).
+func table(_ rows: [[String]]) -> String {
+    guard let columns = rows.first?.count else { return "" }
+    let widths = (0..<columns).map { c in rows.map { $0[c].count }.max() ?? 0 }
+    return rows.map { row in
+        row.enumerated().map { c, cell in c == columns - 1 ? cell : cell.padding(toLength: widths[c] + 2, withPad: " ", startingAt: 0) }.joined()
+    }.joined(separator: "\n")
+}

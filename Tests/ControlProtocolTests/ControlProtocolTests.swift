@@ -16,6 +16,12 @@ struct ControlProtocolTests {
                                              observers: .init(proc: true, logind: true, focusHook: false, notifications: true),
                                              hooks: [], blindSpots: [])),
         ControlReply(ok: true, balance: 10, cost: 20),
+        ControlReply(ok: true, apps: [
+            .init(exe: "/usr/bin/gcompris-qt", flatpak: nil, comm: "gcompris-qt", starts: 3, lastStarted: "2026-11-23T15:00:00+01:00",
+                  app: "GCompris", category: "learning", trusted: true),
+            .init(exe: "/app/bin/x", flatpak: "org.example.X", comm: "x", starts: 1, lastStarted: "2026-11-23T15:00:00+01:00",
+                  app: nil, category: nil, trusted: false),
+        ]),
         .refused("redeem is for parents\nreally"),
     ]
 

@@ -64,6 +64,51 @@ struct ControlSocketTests {
         #expect(c.status == 0, "\(c.stderr)")
     }
 
+    @Test("apps: the programs the child started, with how the policy counts them, field by field")
+    func apps() throws {
+        let dir = try ProcFolder.make()
+        let d = try RunningDaemon(policy: """
+            version = 1
+            timezone = "UTC"
+            [[apps]]
+            name = "GCompris"
+            category = "learning"
+            exe = ["\(dir)/gcompris-qt"]
+            [[apps]]
+            name = "SuperTuxKart"
+            category = "reward"
+            exe = ["\(dir)/supertuxkart"]
+            """)
+        for program in ["supertuxkart", "gcompris-qt", "supertuxkart", "mystery"] {
+            let p = try CrashTests.asNobody(["\(dir)/\(program)", "1"])
+            // Long enough for a sample to see it (every 200 ms).
+            p.waitUntilExit()
+        }
+        var apps: [[String: Any]] = []
+        for _ in 0..<200 {
+            apps = try d.json(["apps"], asChild: true)["apps"] as? [[String: Any]] ?? []
+            if apps.contains(where: { ($0["exe"] as? String)?.hasSuffix("/mystery") == true }) { break }
+            usleep(50_000)
+        }
+        let mine = apps.filter { ($0["exe"] as? String)?.hasPrefix(dir + "/") == true }
+        #expect(mine.count == 3, "\(apps)")
+        let kart = try #require(mine.first)   // the most started first
+        #expect(kart["exe"] as? String == "\(dir)/supertuxkart")
+        #expect(kart["starts"] as? Int == 2)
+        #expect(kart["app"] as? String == "SuperTuxKart" && kart["category"] as? String == "reward" && kart["trusted"] as? Bool == true)
+        #expect(kart["comm"] as? String == "supertuxkart" && kart["flatpak"] is NSNull)
+        let learning = try #require(mine.first { ($0["exe"] as? String)?.hasSuffix("/gcompris-qt") == true })
+        #expect(learning["app"] as? String == "GCompris" && learning["category"] as? String == "learning" && learning["trusted"] as? Bool == true)
+        #expect(learning["starts"] as? Int == 1)
+        let unknown = try #require(mine.first { ($0["exe"] as? String)?.hasSuffix("/mystery") == true })
+        #expect(unknown["app"] is NSNull && unknown["category"] is NSNull && unknown["trusted"] as? Bool == false)
+        let human = try d.stctl(["apps"])
+        #expect(human.status == 0)
+        #expect(human.stdout.hasPrefix("COUNTS AS"), "\(human.stdout)")
+        #expect(human.stdout.contains("unknown"))
+        #expect(try d.stop().status == 0)
+    }
+
     @Test("status, as the child and as a parent, field by field")
     func status() throws {
         let d = try RunningDaemon()
@@ -207,5 +252,17 @@ struct SocketFuzzTests {
         let check = try d.stop()
         #expect(check.status == 0)
         #expect(check.stdout.contains("1 ledger entries, balance 7"))
+    }
+}
+
+/// Copies of `sleep` under the names of apps, in a folder only root may write (so they are trusted).
+enum ProcFolder {
+    static func make() throws -> String {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("screentime-apps-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        for name in ["gcompris-qt", "supertuxkart", "mystery"] {
+            try FileManager.default.copyItem(atPath: "/bin/sleep", toPath: "\(dir)/\(name)")
+        }
+        return dir
     }
 }

@@ -5,6 +5,8 @@ DESTDIR     ?=
 BINDIR       = $(DESTDIR)$(PREFIX)/bin
 SHAREDIR     = $(DESTDIR)$(PREFIX)/share/screentime
 SHARED      ?= ../shared
+# How long `make bench` watches the release daemon sampling /proc (minutes; 0 skips it).
+BENCH_MINUTES ?= 10
 DEBIAN_PKGS  = python3 sqlite3 libsqlite3-dev libsystemd-dev pkg-config libx11-dev libxss-dev libxres-dev
 # What the tests run against for real: a D-Bus daemon with python3-dbusmock's logind, an X
 # server (Xvfb) with openbox, xdotool and xterm, and sway headless with foot.
@@ -56,7 +58,7 @@ bench: deps
 	$(SWIFT) build -c release --product ReplayBenchmark
 	$(SWIFT) build -c release --product screentimed
 	$(SWIFT) build -c release --product stctl
-	.build/release/ReplayBenchmark .build/release
+	.build/release/ReplayBenchmark .build/release $(BENCH_MINUTES)
 
 install: deps
 	$(SWIFT) build -c release --product screentimed

@@ -49,7 +49,9 @@ extension ControlRequest {
             case ("event", .string(let s)): request.event = s
             case ("hook", .string(let s)): request.hook = s
             case ("days", .number(let n)): request.days = n.int64
-            case ("v", _), ("command", _), ("minutes", _), ("points", _), ("reason", _), ("event", _), ("hook", _), ("days", _): throw Malformed()
+            case ("day", .string(let s)): request.day = s
+            case ("v", _), ("command", _), ("minutes", _), ("points", _), ("reason", _), ("event", _), ("hook", _), ("days", _), ("day", _):
+                throw Malformed()
             default: break
             }
         }
@@ -63,25 +65,11 @@ extension ControlRequest {
 extension ControlReply {
     /// The reply as one line, keys in sorted order (the same bytes `ControlProtocol.encode` gives).
     public var line: [UInt8] {
+        // Lists (apps, history, sessions) are rare and not hot: Foundation's encoder writes them.
+        if apps != nil || history != nil || sessions != nil { return ControlProtocol.encode(self) }
         var w = JSONWriter()
         func text(_ t: String?) { if let t { w.string(t) } else { w.null() } }
         w.beginObject()
-        if let apps {
-            w.key("apps"); w.beginArray()
-            for a in apps {
-                w.beginObject()
-                w.key("app"); text(a.app)
-                w.key("category"); text(a.category)
-                w.key("comm"); w.string(a.comm)
-                w.key("exe"); w.string(a.exe)
-                w.key("flatpak"); text(a.flatpak)
-                w.key("last_started"); w.string(a.lastStarted)
-                w.key("starts"); w.int(a.starts)
-                w.key("trusted"); w.bool(a.trusted)
-                w.endObject()
-            }
-            w.endArray()
-        }
         if let b = balance { w.key("balance"); w.int(b) }
         if let c = cost { w.key("cost"); w.int(c) }
         if let e = error { w.key("error"); w.string(e) }
@@ -147,6 +135,10 @@ public struct ControlRequest: Codable, Sendable, Equatable {
         case hookEvent = "hook_event"
         /// The child and parents: the programs seen lately and how the policy classifies them.
         case apps
+        /// The child and parents: the ledger of the last days.
+        case history
+        /// The child and parents: one day's judged sessions.
+        case sessions
     }
 
     public var v: Int
@@ -156,8 +148,10 @@ public struct ControlRequest: Codable, Sendable, Equatable {
     public var reason: String?
     /// `hook_event`: one event object of the replay spec, without `at` and `mono`.
     public var event: String?
-    /// `apps`: how many days back (default 7).
+    /// `apps`, `history`: how many days back (default 7).
     public var days: Int64?
+    /// `sessions`: the day, `YYYY-MM-DD` in the policy's time zone (default today).
+    public var day: String?
     /// `hook_event` from a desktop hook that stays connected ("x11", "sway"): the daemon counts
     /// the connection as a hook, and when the last hook goes, nothing is focused any more.
     public var hook: String?
@@ -172,9 +166,10 @@ public struct ControlRequest: Codable, Sendable, Equatable {
         self.hook = hook
     }
 
-    public init(apps days: Int64?) {
-        self.init(.apps)
+    public init(_ command: Command, days: Int64?, day: String?) {
+        self.init(command, minutes: nil, points: nil, reason: nil, event: nil, hook: nil)
         self.days = days
+        self.day = day
     }
 }
 
@@ -190,14 +185,77 @@ public struct ControlReply: Codable, Sendable, Equatable {
     public var cost: Int64?
     /// apps: the programs seen, most started first.
     public var apps: [SeenApp]?
+    /// history: ledger entries, oldest first.
+    public var history: [LedgerLine]?
+    /// sessions: the day's judged sessions, in order.
+    public var sessions: [SessionLine]?
 
-    public init(ok: Bool, error: String? = nil, status: Status? = nil, balance: Int64? = nil, cost: Int64? = nil, apps: [SeenApp]? = nil) {
+    public init(ok: Bool, error: String? = nil, status: Status? = nil, balance: Int64? = nil, cost: Int64? = nil, apps: [SeenApp]? = nil,
+                history: [LedgerLine]? = nil, sessions: [SessionLine]? = nil) {
         self.ok = ok
         self.error = error
         self.status = status
         self.balance = balance
         self.cost = cost
         self.apps = apps
+        self.history = history
+        self.sessions = sessions
+    }
+
+    /// A ledger entry as `stctl history` shows it.
+    public struct LedgerLine: Codable, Sendable, Equatable {
+        public var at: String
+        /// earned, redeemed, adjusted, expired
+        public var kind: String
+        public var points: Int64
+        public var balanceAfter: Int64
+        /// earned: the app; adjusted: the reason and who; redeemed: who.
+        public var note: String?
+        /// redeemed: game seconds bought; expired: game seconds lost.
+        public var rewardSeconds: Int64?
+
+        public init(at: String, kind: String, points: Int64, balanceAfter: Int64, note: String?, rewardSeconds: Int64?) {
+            self.at = at; self.kind = kind; self.points = points; self.balanceAfter = balanceAfter; self.note = note; self.rewardSeconds = rewardSeconds
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(at, forKey: .at)
+            try c.encode(kind, forKey: .kind)
+            try c.encode(points, forKey: .points)
+            try c.encode(balanceAfter, forKey: .balanceAfter)
+            try c.encode(note, forKey: .note)
+            try c.encode(rewardSeconds, forKey: .rewardSeconds)
+        }
+    }
+
+    /// A judged session as `stctl sessions` shows it.
+    public struct SessionLine: Codable, Sendable, Equatable {
+        public var app: String
+        public var category: String
+        public var start: String
+        public var end: String
+        public var seconds: Int64
+        public var creditedSeconds: Int64
+        public var points: Int64
+        /// credited, partial, rejected
+        public var verdict: String
+        /// Why time was not counted, and how much each reason took, in the order the rules ran.
+        public var refused: [Refusal]
+        /// Noticed, not held against the child.
+        public var flags: [String]
+
+        public struct Refusal: Codable, Sendable, Equatable {
+            public var reason: String
+            public var seconds: Int64
+            public init(reason: String, seconds: Int64) { self.reason = reason; self.seconds = seconds }
+        }
+
+        public init(app: String, category: String, start: String, end: String, seconds: Int64, creditedSeconds: Int64, points: Int64,
+                    verdict: String, refused: [Refusal], flags: [String]) {
+            self.app = app; self.category = category; self.start = start; self.end = end; self.seconds = seconds
+            self.creditedSeconds = creditedSeconds; self.points = points; self.verdict = verdict; self.refused = refused; self.flags = flags
+        }
     }
 
     /// A program the child ran, as `stctl apps` shows it.

@@ -253,4 +253,90 @@ func socketBench(binaries: String) {
     print("one `stctl status` process, exec to exit: median \(String(format: "%.1f", execs[25] * 1000)) ms over 50")
 }
 if CommandLine.arguments.count > 1 { socketBench(binaries: CommandLine.arguments[1]) }
+
+// MARK: The /proc sampler (issue #5): 1,000 processes on the machine, 100 of them the child's
+
+/// What a plain C daemon would do each second: readdir /proc and stat every pid.
+func fullScan() -> Int {
+    guard let d = opendir("/proc") else { return 0 }
+    defer { closedir(d) }
+    var mine = 0
+    var st = stat()
+    var path = [CChar](repeating: 0, count: 64)
+    while let e = readdir(d) {
+        let name = withUnsafeBytes(of: e.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        guard let first = name.utf8.first, first >= 48, first <= 57 else { continue }
+        _ = "/proc/\(name)".withCString { strncpy(&path, $0, 63) }
+        if stat(path, &st) == 0, st.st_uid == 65534 { mine += 1 }
+    }
+    return mine
+}
+
+func processCount() -> Int { (try? FileManager.default.contentsOfDirectory(atPath: "/proc"))?.filter { $0.first?.isNumber == true }.count ?? 0 }
+
+@MainActor func samplerBench(binaries: String?, minutes: Int) {
+    guard getuid() == 0 else { print("/proc sampler: run make bench as root (it starts processes as uid 65534)"); return }
+    var spawned: [Process] = []
+    func spawn(asChild: Bool) {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: asChild ? "/usr/bin/setpriv" : "/bin/sleep")
+        p.arguments = asChild ? ["--reuid=65534", "--regid=65534", "--clear-groups", "/bin/sleep", "3600"] : ["3600"]
+        if (try? p.run()) != nil { spawned.append(p) }
+    }
+    defer { for p in spawned { kill(p.processIdentifier, SIGKILL) } }
+    let childAlready = fullScan()
+    for _ in childAlready..<100 { spawn(asChild: true) }
+    while processCount() < 1000 && spawned.count < 1200 { spawn(asChild: false) }
+    usleep(300_000)
+    let total = processCount(), child = fullScan()
+    var sampler = ProcSampler(uids: [65534])
+    var out: [Event.Kind] = []
+    sampler.sample(at: SystemClock.monoMicros(), into: &out)
+    out.removeAll()
+    // Interleaved, so that both see the same machine at the same moments.
+    var sampleTimes: [Double] = [], scanTimes: [Double] = []
+    for _ in 0..<300 {
+        var t = ContinuousClock.now
+        sampler.sample(at: SystemClock.monoMicros(), into: &out)
+        sampleTimes.append(seconds(ContinuousClock.now - t))
+        out.removeAll(keepingCapacity: true)
+        t = ContinuousClock.now
+        sink &+= fullScan()
+        scanTimes.append(seconds(ContinuousClock.now - t))
+    }
+    sampleTimes.sort(); scanTimes.sort()
+    let sample = sampleTimes[150], scan = scanTimes[150]
+    print("/proc sampler, \(total) processes, \(child) of them the child's: one sample \(String(format: "%.0f", sample * 1e6)) µs (median of 300; target < 1 ms); a C-style full scan (readdir + stat of every pid) \(String(format: "%.0f", scan * 1e6)) µs; sample/scan \(String(format: "%.1f", sample / scan * 100)) % (target < 10 %)")
+
+    guard let binaries, minutes > 0 else { return }
+    // The release daemon as the child, sampling once a second, for `minutes`.
+    let base = dir + "/daemon"
+    try! FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o777])
+    try! policyText.write(toFile: base + "/policy.toml", atomically: true, encoding: .utf8)
+    let daemon = Process()
+    daemon.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+    daemon.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", binaries + "/screentimed", "--no-logind",
+                        "--policy", base + "/policy.toml", "--state-dir", base + "/state", "--socket", base + "/control.sock"]
+    daemon.standardError = FileHandle.nullDevice
+    try! daemon.run()
+    defer { kill(daemon.processIdentifier, SIGTERM) }
+    func figures() -> (rssKiB: Int, cpuTicks: Int) {
+        let status = (try? String(contentsOfFile: "/proc/\(daemon.processIdentifier)/status", encoding: .utf8)) ?? ""
+        let rss = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") }.flatMap { Int($0.split(separator: " ").dropFirst().first ?? "") } ?? 0
+        let stat = (try? String(contentsOfFile: "/proc/\(daemon.processIdentifier)/stat", encoding: .utf8)) ?? ""
+        let fields = stat.split(separator: ")").last?.split(separator: " ") ?? []
+        let cpu = fields.count > 13 ? (Int(fields[11]) ?? 0) + (Int(fields[12]) ?? 0) : 0
+        return (rss, cpu)
+    }
+    sleep(5)
+    let start = figures()
+    let t = ContinuousClock.now
+    sleep(UInt32(minutes * 60))
+    let end = figures()
+    let wall = seconds(ContinuousClock.now - t)
+    let cpu = Double(end.cpuTicks - start.cpuTicks) / Double(sysconf(Int32(_SC_CLK_TCK))) / wall * 100
+    print("screentimed (release) watching \(child) processes, 1 Hz, over \(minutes) min: RSS \(start.rssKiB / 1024) MiB after start, \(end.rssKiB / 1024) MiB at the end (\(end.rssKiB - start.rssKiB) KiB more); CPU \(String(format: "%.2f", cpu)) % of a core")
+}
+samplerBench(binaries: CommandLine.arguments.count > 1 ? CommandLine.arguments[1] : nil,
+             minutes: CommandLine.arguments.count > 2 ? Int(CommandLine.arguments[2]) ?? 10 : 10)
 if sink == 42 { print("") }

@@ -57,6 +57,12 @@ public struct SessionRecord: Sendable, Equatable {
 
     public var reasons: [Reason] { refused.map(\.reason) }
 
+    public init(app: String, category: AppCategory, pid: Int32, start: Microseconds, end: Microseconds, seconds: Microseconds,
+                creditedSeconds: Microseconds, points: Int64, verdict: Verdict, refused: [(reason: Reason, seconds: Microseconds)], flags: [Reason]) {
+        self.app = app; self.category = category; self.pid = pid; self.start = start; self.end = end; self.seconds = seconds
+        self.creditedSeconds = creditedSeconds; self.points = points; self.verdict = verdict; self.refused = refused; self.flags = flags
+    }
+
     public static func == (a: SessionRecord, b: SessionRecord) -> Bool {
         a.app == b.app && a.category == b.category && a.pid == b.pid && a.start == b.start && a.end == b.end
             && a.seconds == b.seconds && a.creditedSeconds == b.creditedSeconds && a.points == b.points

@@ -248,6 +248,12 @@ public struct Engine: Sendable {
     /// Learning credited today (sessions judged so far).
     public var learningCreditedToday: Microseconds { learningCredited[day.key] ?? 0 }
 
+    /// The policy's calendar day holding a wall time, as wall-clock microseconds.
+    public func day(containing wall: Microseconds) -> (start: Microseconds, end: Microseconds) {
+        let d = calendar.day(containing: wall, allowedHours: nil)
+        return (d.start, d.end)
+    }
+
     /// Today in the policy's calendar, as wall-clock microseconds.
     public var today: (start: Microseconds, end: Microseconds) { (day.start, day.end) }
 

@@ -133,6 +133,16 @@ public struct LiveState {
 
     public var unsavedEvents: Int { batch.events.count }
 
+    /// Ledger entries from a wall time on: saved, and not saved yet.
+    public func ledger(from start: Microseconds) throws -> [LedgerEntry] {
+        try store.ledger().map(\.entry).filter { $0.at >= start } + batch.ledger.filter { $0.at >= start }
+    }
+
+    /// Sessions that started between two wall times: saved, and not saved yet.
+    public func sessions(from start: Microseconds, to end: Microseconds) throws -> [SessionRecord] {
+        try store.sessions(from: start, to: end) + batch.sessions.filter { $0.start >= start && $0.start < end }
+    }
+
     /// Points earned by learning between two wall times: saved, and not saved yet.
     public func pointsEarned(from start: Microseconds, to end: Microseconds) throws -> Int64 {
         try store.pointsEarned(from: start, to: end)

@@ -74,7 +74,7 @@ public final class Store: Sendable {
 
     // MARK: Schema
 
-    private static let migrations = ["v1-event-log-ledger-sessions", "v2-checkpoints", "v3-log-base"]
+    private static let migrations = ["v1-event-log-ledger-sessions", "v2-checkpoints", "v3-log-base", "v4-session-refusals"]
 
     private func migrate(readOnly: Bool) throws(StoreError) {
         var migrator = DatabaseMigrator()
@@ -137,6 +137,10 @@ public final class Store: Sendable {
                     state BLOB NOT NULL
                 );
                 """)
+        }
+        migrator.registerMigration(Store.migrations[3]) { db in
+            // How much time each reason refused ("idle=720000000,unfocused=3000000"), for `stctl sessions`.
+            try db.execute(sql: "ALTER TABLE session ADD COLUMN refused TEXT NOT NULL DEFAULT ''")
         }
         do {
             try pool.read { db in try Store.refuseUnknownSchema(db, path: path, readOnly: readOnly) }
@@ -204,10 +208,11 @@ public final class Store: Sendable {
                 }
                 for s in batch.sessions {
                     try db.execute(sql: """
-                        INSERT INTO session (app, category, pid, start_micros, end_micros, micros, credited_micros, points, verdict, reasons)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        INSERT INTO session (app, category, pid, start_micros, end_micros, micros, credited_micros, points, verdict, reasons, refused)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                         """, arguments: [s.app, s.category.rawValue, Int64(s.pid), s.start, s.end, s.seconds, s.creditedSeconds,
-                                         s.points, s.verdict.rawValue, s.reasons.map(\.rawValue).joined(separator: ",")])
+                                         s.points, s.verdict.rawValue, s.reasons.map(\.rawValue).joined(separator: ","),
+                                         (s.refused.map { "\($0.reason.rawValue)=\($0.seconds)" } + s.flags.map { "\($0.rawValue)=flag" }).joined(separator: ",")])
                 }
                 if let state = batch.checkpoint, let last = try Int64.fetchOne(db, sql: "SELECT max(seq) FROM event"),
                    let policy = try Int64.fetchOne(db, sql: "SELECT max(seq) FROM policy") {
@@ -333,6 +338,28 @@ public final class Store: Sendable {
                                        points: row["points"], balanceAfter: row["balance_after"], note: row["note"],
                                        rewardSeconds: row["reward_micros"]),
                     previousHash: row["previous_hash"], hash: row["hash"])
+            }
+        }
+    }
+
+    /// The judged sessions that started between two wall times, in order.
+    public func sessions(from start: Microseconds, to end: Microseconds) throws(StoreError) -> [SessionRecord] {
+        try read("read the sessions") { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM session WHERE start_micros >= ? AND start_micros < ? ORDER BY start_micros, seq",
+                             arguments: [start, end]).map { row in
+                let category: String = row["category"], verdict: String = row["verdict"], refused: String = row["refused"]
+                return SessionRecord(
+                    app: row["app"], category: AppCategory(rawValue: category) ?? .neutral, pid: Int32(truncatingIfNeeded: row["pid"] as Int64),
+                    start: row["start_micros"], end: row["end_micros"], seconds: row["micros"], creditedSeconds: row["credited_micros"],
+                    points: row["points"], verdict: SessionRecord.Verdict(rawValue: verdict) ?? .rejected,
+                    refused: refused.split(separator: ",").compactMap { part in
+                        let kv = part.split(separator: "=")
+                        guard kv.count == 2, let r = Reason(rawValue: String(kv[0])), let t = Microseconds(kv[1]) else { return nil }
+                        return (r, t)
+                    },
+                    flags: refused.split(separator: ",").compactMap { part in
+                        part.hasSuffix("=flag") ? Reason(rawValue: String(part.dropLast(5))) : nil
+                    })
             }
         }
     }

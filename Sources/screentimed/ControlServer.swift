@@ -155,6 +155,34 @@ extension Daemon {
                 let days = request.days ?? 7
                 guard (1...3660).contains(days) else { return .refused("apps needs days from 1 to 3660") }
                 return ControlReply(ok: true, apps: try seenApps(days: days))
+            case .history:
+                guard role != .stranger else { return .refused("only the child this daemon watches, and parents, may ask; you are \(who)") }
+                let days = request.days ?? 7
+                guard (1...3660).contains(days) else { return .refused("history needs days from 1 to 3660") }
+                let engine = live.engine
+                let from = engine.day(containing: engine.today.start - (days - 1) * 86_400 * Seconds.micro + 12 * 3600 * Seconds.micro).start
+                return ControlReply(ok: true, history: try live.ledger(from: from).map { e in
+                    ControlReply.LedgerLine(at: RFC3339.format(micros: e.at, utcOffsetSeconds: engine.utcOffset(at: e.at)), kind: e.kind.rawValue,
+                                            points: e.points, balanceAfter: e.balanceAfter, note: e.note, rewardSeconds: e.rewardSeconds.map { $0 / Seconds.micro })
+                })
+            case .sessions:
+                guard role != .stranger else { return .refused("only the child this daemon watches, and parents, may ask; you are \(who)") }
+                let engine = live.engine
+                var bounds = engine.today
+                if let day = request.day {
+                    guard day.count == 10, let noon = RFC3339.parse("\(day)T12:00:00Z") else {
+                        return .refused("sessions needs a day as YYYY-MM-DD, not \"\(day.prefix(40))\"")
+                    }
+                    bounds = engine.day(containing: noon.micros - Microseconds(engine.utcOffset(at: noon.micros)) * Seconds.micro)
+                }
+                func at(_ w: Microseconds) -> String { RFC3339.format(micros: w, utcOffsetSeconds: engine.utcOffset(at: w)) }
+                return ControlReply(ok: true, sessions: try live.sessions(from: bounds.start, to: bounds.end).map { s in
+                    ControlReply.SessionLine(app: s.app, category: s.category.rawValue, start: at(s.start), end: at(s.end),
+                                             seconds: s.seconds / Seconds.micro, creditedSeconds: s.creditedSeconds / Seconds.micro,
+                                             points: s.points, verdict: s.verdict.rawValue,
+                                             refused: s.refused.map { .init(reason: $0.reason.rawValue, seconds: $0.seconds / Seconds.micro) },
+                                             flags: s.flags.map(\.rawValue))
+                })
             case .hookEvent:
                 guard peer.uid == authority.childUID || peer.uid == 0 else {
                     return .refused("hook events are taken only from the watched child's session; you are \(who)")

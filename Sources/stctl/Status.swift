@@ -168,7 +168,7 @@ struct Apps: ParsableCommand {
 
     func run() throws {
         try reporting {
-            try client.finish(try client.send(ControlRequest(apps: days))) { reply in
+            try client.finish(try client.send(ControlRequest(.apps, days: days, day: nil))) { reply in
                 let apps = reply.apps ?? []
                 guard !apps.isEmpty else { return "No program was started in the last \(days) days (as saved)." }
                 let rows: [[String]] = [["COUNTS AS", "APP", "STARTS", "LAST", "PROGRAM"]] + apps.map { a in
@@ -189,4 +189,85 @@ func table(_ rows: [[String]]) -> String {
     return rows.map { row in
         row.enumerated().map { c, cell in c == columns - 1 ? cell : cell.padding(toLength: widths[c] + 2, withPad: " ", startingAt: 0) }.joined()
     }.joined(separator: "\n")
+}
+
+struct History: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "The points ledger: what was earned, bought, given and taken.")
+
+    @Option(name: .long, help: "How many days back, today included (default 7).")
+    var days: Int64 = 7
+
+    @OptionGroup var client: ClientOptions
+
+    func run() throws {
+        try reporting {
+            try client.finish(try client.send(ControlRequest(.history, days: days, day: nil))) { reply in
+                let lines = reply.history ?? []
+                guard !lines.isEmpty else { return "Nothing in the ledger in the last \(days) days." }
+                let rows: [[String]] = [["WHEN", "WHAT", "POINTS", "BALANCE", "NOTE"]] + lines.map { e in
+                    let what: String
+                    switch e.kind {
+                    case "earned": what = "earned"
+                    case "redeemed": what = "bought \(minutes(e.rewardSeconds ?? 0)) of game time"
+                    case "expired": what = "\(minutes(e.rewardSeconds ?? 0)) of game time expired"
+                    default: what = e.points >= 0 ? "bonus" : "penalty"
+                    }
+                    return [String(e.at.prefix(16)).replacingOccurrences(of: "T", with: " "), what,
+                            e.points > 0 ? "+\(e.points)" : String(e.points), String(e.balanceAfter), e.note ?? ""]
+                }
+                return table(rows)
+            }
+        }
+    }
+}
+
+struct Sessions: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "One day's sessions: what counted, and why the rest did not.",
+        discussion: "Times are in the policy's time zone. Sessions appear once they are judged (a few minutes after they end).")
+
+    @Option(name: .long, help: "The day, YYYY-MM-DD (default today).")
+    var day: String?
+
+    @OptionGroup var client: ClientOptions
+
+    func run() throws {
+        try reporting {
+            try client.finish(try client.send(ControlRequest(.sessions, days: nil, day: day))) { reply in
+                let sessions = reply.sessions ?? []
+                guard !sessions.isEmpty else { return "No sessions \(day.map { "on \($0)" } ?? "today") yet." }
+                return sessions.map(Sessions.describe).joined(separator: "\n")
+            }
+        }
+    }
+
+    /// "14:00–14:40  GCompris  40 min, 39 points" and a line per reason, in a child's words.
+    static func describe(_ s: ControlReply.SessionLine) -> String {
+        let when = "\(s.start.dropFirst(11).prefix(5))–\(s.end.dropFirst(11).prefix(5))"
+        var head = "\(when)  \(s.app)  \(minutes(s.seconds))"
+        switch s.category {
+        case "learning": head += s.points > 0 ? ", \(minutes(s.creditedSeconds)) counted: \(s.points) points" : ", nothing counted"
+        case "reward": head += " of game time"
+        default: break
+        }
+        let why = s.refused.filter { $0.seconds > 0 || $0.reason == "too_short" }.map { r in
+            "    \(minutes(r.seconds)) not counted: \(words[r.reason] ?? r.reason)"
+        }
+        let flags = s.flags.map { "    noticed: \(words[$0] ?? $0)" }
+        return ([head] + why + flags).joined(separator: "\n")
+    }
+
+    static let words: [String: String] = [
+        "idle": "you were idle (no keys or mouse)",
+        "locked": "the screen was locked",
+        "unfocused": "the app was not the window in front",
+        "too_short": "the session was too short",
+        "daily_cap": "today's learning limit was already reached",
+        "untrusted_exe": "this copy of the app is not one your parents' policy trusts",
+        "concurrent_reward": "a game was running at the same time",
+        "periodic_input": "the keys or mouse moved like a machine, not a person",
+        "clock_jump": "the clock was changed",
+        "focus_flicker": "the window was in front only for moments",
+        "no_focus_hook": "screentime could not see which window was in front",
+    ]
 }

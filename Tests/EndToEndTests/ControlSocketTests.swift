@@ -39,6 +39,11 @@ struct ControlSocketTests {
             return try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any], "\(r.stdout) \(r.stderr)")
         }
 
+        /// A test that failed before `stop` leaves no daemon behind.
+        deinit {
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        }
+
         /// Stops the daemon and returns what `check` says.
         func stop() throws -> ReplayBinaryTests.Run {
             kill(process.processIdentifier, SIGTERM)

@@ -9,12 +9,19 @@ final class LiveDaemon {
     var socket: String { base + "/control.sock" }
     var database: String { base + "/state/screentime.sqlite" }
 
-    init(policy: String = "version = 1\ntimezone = \"UTC\"\n", environment: [String: String] = [:], arguments: [String] = ["--sample-every", "1h"]) throws {
+    /// `importing`: an event log to add to the state (`screentimed import`) before the daemon starts.
+    init(policy: String = "version = 1\ntimezone = \"UTC\"\n", environment: [String: String] = [:], arguments: [String] = ["--sample-every", "1h"],
+         importing events: String? = nil) throws {
         let fm = FileManager.default
         base = fm.temporaryDirectory.appendingPathComponent("screentime-live-\(UUID().uuidString)").path
         try fm.createDirectory(atPath: base, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
         try fm.setAttributes([.ownerAccountID: 65534, .groupOwnerAccountID: 65534], ofItemAtPath: base)
         try policy.write(toFile: base + "/policy.toml", atomically: true, encoding: .utf8)
+        if let events {
+            let r = try ReplayBinaryTests.runBinary("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", ReplayBinaryTests.binary,
+                                                                        "import", "--state-dir", base + "/state", "--policy", base + "/policy.toml", events])
+            #expect(r.status == 0, "\(r.stderr)")
+        }
         log = base + "/daemon.log"
         fm.createFile(atPath: log, contents: nil)
         process = Process()
@@ -43,10 +50,18 @@ final class LiveDaemon {
     }
 
     /// `stctl status --json`, as the child.
-    func status() throws -> [String: Any] {
-        let r = try ReplayBinaryTests.runBinary("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups",
-                                                                    ControlSocketTests.stctl, "status", "--json", "--socket", socket])
+    func status() throws -> [String: Any] { try json(["status"]) }
+
+    /// An stctl command as the child, with `--json`.
+    func json(_ args: [String]) throws -> [String: Any] {
+        let r = try stctl(args + ["--json"])
         return try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any], "\(r.stdout)\(r.stderr)")
+    }
+
+    /// An stctl command as the child.
+    func stctl(_ args: [String]) throws -> ReplayBinaryTests.Run {
+        try ReplayBinaryTests.runBinary("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups",
+                                                             ControlSocketTests.stctl] + args + ["--socket", socket])
     }
 
     /// Polls `query` until `done` holds for its answer (15 s at most); returns the last answer.
@@ -60,6 +75,11 @@ final class LiveDaemon {
         }
         Issue.record("\(query) never gave what was expected; last: \(answer)")
         return answer
+    }
+
+    /// A test that failed before `stop` leaves no daemon behind.
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
     }
 
     func stop() throws {

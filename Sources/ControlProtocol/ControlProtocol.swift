@@ -73,6 +73,7 @@ extension ControlReply {
         if let b = balance { w.key("balance"); w.int(b) }
         if let c = cost { w.key("cost"); w.int(c) }
         if let e = error { w.key("error"); w.string(e) }
+        if let n = note { w.key("note"); w.string(n) }
         w.key("ok"); w.bool(ok)
         if let s = status {
             w.key("status"); w.beginObject()
@@ -139,6 +140,8 @@ public struct ControlRequest: Codable, Sendable, Equatable {
         case history
         /// The child and parents: one day's judged sessions.
         case sessions
+        /// Parents: read the policy file again; a bad one is refused and the old one stays.
+        case reload
     }
 
     public var v: Int
@@ -183,6 +186,8 @@ public struct ControlReply: Codable, Sendable, Equatable {
     public var balance: Int64?
     /// redeem: what it cost.
     public var cost: Int64?
+    /// reload: what happened, in words.
+    public var note: String?
     /// apps: the programs seen, most started first.
     public var apps: [SeenApp]?
     /// history: ledger entries, oldest first.
@@ -191,8 +196,9 @@ public struct ControlReply: Codable, Sendable, Equatable {
     public var sessions: [SessionLine]?
 
     public init(ok: Bool, error: String? = nil, status: Status? = nil, balance: Int64? = nil, cost: Int64? = nil, apps: [SeenApp]? = nil,
-                history: [LedgerLine]? = nil, sessions: [SessionLine]? = nil) {
+                history: [LedgerLine]? = nil, sessions: [SessionLine]? = nil, note: String? = nil) {
         self.ok = ok
+        self.note = note
         self.error = error
         self.status = status
         self.balance = balance

@@ -161,6 +161,9 @@ do {
         if let idle = x.idle(info), throttle.observe(idle: idle, now: SystemClock.monoMicros(), random: &random) {
             try client.input()
         }
+        // Round trips above may have read events into Xlib's queue, where the socket no longer
+        // shows them: those are handled at once, not after the poll's timeout.
+        guard XQLength(display) == 0 else { continue }
         var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0)]
         _ = poll(&fds, 1, noneSince == nil ? 200 : 100)
     }

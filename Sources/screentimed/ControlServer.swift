@@ -183,6 +183,12 @@ extension Daemon {
                                              refused: s.refused.map { .init(reason: $0.reason.rawValue, seconds: $0.seconds / Seconds.micro) },
                                              flags: s.flags.map(\.rawValue))
                 })
+            case .reload:
+                if let no = parentOnly("policy reload") { return no }
+                switch reloadPolicy() {
+                case .success(let what): return ControlReply(ok: true, note: what)
+                case .failure(let why): return .refused(why.description)
+                }
             case .hookEvent:
                 guard peer.uid == authority.childUID || peer.uid == 0 else {
                     return .refused("hook events are taken only from the watched child's session; you are \(who)")

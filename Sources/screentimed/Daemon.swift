@@ -32,6 +32,8 @@ struct Daemon {
     /// Removes old events from the log (nil: keep them all), at start and then every hour.
     var retention: Retention? = nil
     var nextRetention = SystemClock.monoMicros()
+    /// Set when a new policy is in force: who is a parent may have changed.
+    var policyChanged = false
     /// The user's logind session: idle, lock, sleep (nil: not watched, `--no-logind`).
     var logind: LogindObserver? = nil
 
@@ -109,6 +111,7 @@ struct Daemon {
                 }
                 server = s
                 if !lost.isEmpty { hooksLost(lost, remaining: s.hooks) }
+                if policyChanged { authority = nil; policyChanged = false }
             }
         }
         do {
@@ -178,18 +181,24 @@ struct Daemon {
         nextRetention = SystemClock.monoMicros() + (removed >= retention.maxEventsPerRun ? 10 : 3600) * Seconds.micro
     }
 
-    private mutating func reloadPolicy() {
+    /// Reads the policy file again (SIGHUP, `stctl policy reload`): what happened, or why not.
+    @discardableResult
+    mutating func reloadPolicy() -> Result<String, PolicyNotReloaded> {
         do {
             let text = try PolicyLoader.loadWithText(path: policyPath).text
-            if text != live.policyText {
-                try live.adopt(policyText: text, file: policyPath)
-                log("policy reloaded from \(policyPath)")
-            }
+            guard text != live.policyText else { return .success("\(policyPath) is unchanged; nothing to reload") }
+            try live.adopt(policyText: text, file: policyPath)
+            policyChanged = true
+            log("policy reloaded from \(policyPath)")
+            return .success("policy reloaded from \(policyPath)")
         } catch {
             log("policy not reloaded, the old one stays in force: \(error)")
+            return .failure(PolicyNotReloaded(description: "policy not reloaded, the old one stays in force: \(error)"))
         }
     }
 }
+
+struct PolicyNotReloaded: Error, CustomStringConvertible { var description: String }
 
 /// SIGTERM, SIGINT and SIGHUP, delivered to `requests` instead of ending the process.
 func handleSignals(_ requests: Requests) -> [DispatchSourceSignal] {

@@ -1,3 +1,4 @@
+import ControlProtocol
 import ArgumentParser
 
 @main
@@ -13,5 +14,20 @@ struct PolicyCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "policy",
         abstract: "Work with policy files.",
-        subcommands: [PolicyCheck.self])
+        subcommands: [PolicyCheck.self, PolicyReload.self])
+}
+
+struct PolicyReload: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "reload",
+        abstract: "Parents: make the daemon read its policy file again.",
+        discussion: "A policy with problems is refused with each problem and its line; the old policy stays in force.")
+
+    @OptionGroup var client: ClientOptions
+
+    func run() throws {
+        try reporting {
+            try client.finish(try client.send(ControlRequest(.reload))) { reply in reply.note.map { $0.prefix(1).uppercased() + $0.dropFirst() + "." } ?? "" }
+        }
+    }
 }

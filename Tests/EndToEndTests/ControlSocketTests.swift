@@ -114,6 +114,31 @@ struct ControlSocketTests {
         #expect(try d.stop().status == 0)
     }
 
+    @Test("policy reload: parents only; a bad policy is refused with its line and the old one stays; a good one is in force at once")
+    func reload() throws {
+        let d = try RunningDaemon()
+        let policy = d.base + "/policy.toml"
+        let child = try d.stctl(["policy", "reload"], asChild: true)
+        #expect(child.status == 1)
+        #expect(child.stderr == "stctl: policy reload is for parents: run it as root (sudo stctl …) or as a user in the policy's [parents] users; you are nobody\n")
+        let unchanged = try d.stctl(["policy", "reload"])
+        #expect(unchanged.stdout == "\(policy) is unchanged; nothing to reload.\n")
+
+        try "version = 1\ntimezone = \"UTC\"\n[points]\nper_reward_minut = 5\n".write(toFile: policy, atomically: true, encoding: .utf8)
+        let bad = try d.stctl(["policy", "reload"])
+        #expect(bad.status == 1)
+        #expect(bad.stderr.hasPrefix("stctl: policy not reloaded, the old one stays in force: \(policy):4: unknown key 'per_reward_minut'"), "\(bad.stderr)")
+        #expect(try d.json(["status"])["points_per_reward_minute"] as? Int == 2)
+
+        try "version = 1\ntimezone = \"UTC\"\n[points]\nper_reward_minute = 5\n".write(toFile: policy, atomically: true, encoding: .utf8)
+        let good = try d.json(["policy", "reload"])
+        #expect(good["ok"] as? Bool == true)
+        #expect(good["note"] as? String == "policy reloaded from \(policy)")
+        #expect(try d.json(["status"])["points_per_reward_minute"] as? Int == 5)
+        let check = try d.stop()
+        #expect(check.status == 0, "\(check.stderr)")
+    }
+
     @Test("status, as the child and as a parent, field by field")
     func status() throws {
         let d = try RunningDaemon()

@@ -7,10 +7,10 @@ SHAREDIR     = $(DESTDIR)$(PREFIX)/share/screentime
 SHARED      ?= ../shared
 # How long `make bench` watches the release daemon sampling /proc (minutes; 0 skips it).
 BENCH_MINUTES ?= 10
-DEBIAN_PKGS  = python3 sqlite3 libsqlite3-dev libsystemd-dev pkg-config libx11-dev libxss-dev libxres-dev
+DEBIAN_PKGS  = python3 sqlite3 libsqlite3-dev libsystemd-dev pkg-config libx11-dev libxss-dev libxres-dev libcrypt-dev
 # What the tests run against for real: a D-Bus daemon with python3-dbusmock's logind, an X
-# server (Xvfb) with openbox, xdotool and xterm, and sway headless with foot.
-TEST_PKGS    = dbus-daemon dbus-bin python3-dbusmock xvfb xauth openbox xdotool xterm x11-utils sway foot
+# server (Xvfb) with openbox, xdotool and xterm, sway headless with foot, and mkpasswd (whois).
+TEST_PKGS    = dbus-daemon dbus-bin python3-dbusmock xvfb xauth openbox xdotool xterm x11-utils sway foot whois
 
 .PHONY: all build run demo test bench install uninstall deps test-deps clean
 

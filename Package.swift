@@ -34,7 +34,9 @@ let package = Package(
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         // The Linux shell: the /proc sampler, clocks, user accounts, sockets, sd-bus (logind).
         // Each C call wrapped once.
-        .target(name: "ScreenTimeLinux", dependencies: ["ScreenTimeCore", "CSystemd"]),
+        // libcrypt (crypt_r, yescrypt) for the parent passphrase: Debian's libcrypt-dev.
+        .systemLibrary(name: "CCrypt", providers: [.apt(["libcrypt-dev"])]),
+        .target(name: "ScreenTimeLinux", dependencies: ["ScreenTimeCore", "CSystemd", "CCrypt"]),
         // Xlib with XScreenSaver and X-Resource, for the X11 hook only: Debian's libx11-dev,
         // libxss-dev, libxres-dev. stctl itself links none of it.
         .systemLibrary(name: "CX11", providers: [.apt(["libx11-dev", "libxss-dev", "libxres-dev"])]),

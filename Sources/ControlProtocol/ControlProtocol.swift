@@ -50,7 +50,9 @@ extension ControlRequest {
             case ("hook", .string(let s)): request.hook = s
             case ("days", .number(let n)): request.days = n.int64
             case ("day", .string(let s)): request.day = s
-            case ("v", _), ("command", _), ("minutes", _), ("points", _), ("reason", _), ("event", _), ("hook", _), ("days", _), ("day", _):
+            case ("passphrase", .string(let s)): request.passphrase = s
+            case ("v", _), ("command", _), ("minutes", _), ("points", _), ("reason", _), ("event", _), ("hook", _), ("days", _), ("day", _),
+                 ("passphrase", _):
                 throw Malformed()
             default: break
             }
@@ -155,6 +157,8 @@ public struct ControlRequest: Codable, Sendable, Equatable {
     public var days: Int64?
     /// `sessions`: the day, `YYYY-MM-DD` in the policy's time zone (default today).
     public var day: String?
+    /// Parent commands from someone who is not a parent by uid: the policy's parent passphrase.
+    public var passphrase: String?
     /// `hook_event` from a desktop hook that stays connected ("x11", "sway"): the daemon counts
     /// the connection as a hook, and when the last hook goes, nothing is focused any more.
     public var hook: String?

@@ -128,7 +128,25 @@ extension Daemon {
         let role = authority.role(of: peer)
         let who = caller.name
         func parentOnly(_ what: String) -> ControlReply? {
-            role == .parent ? nil : .refused("\(what) is for parents: run it as root (sudo stctl …) or as a user in the policy's [parents] users; you are \(who)")
+            if role == .parent { return nil }
+            guard let phrase = request.passphrase else {
+                return .refused("\(what) is for parents: run it as root (sudo stctl …) or as a user in the policy's [parents] users, or give the parent passphrase; you are \(who)")
+            }
+            guard let hash = live.engine.policy.parents.passphraseHash else {
+                return .refused("\(what) is for parents, and the policy sets no parent passphrase ([parents] passphrase_hash); you are \(who)")
+            }
+            switch passphraseGate.attempt(at: SystemClock.monoMicros(), check: { Passphrase.matches(phrase, hash: hash) }) {
+            case .accepted:
+                log("parent passphrase accepted from \(who) for \(what)")
+                return nil
+            case .wrong(let left):
+                log("wrong parent passphrase from \(who) for \(what)" + (left == 0 ? "; parent commands by passphrase are locked for 15 minutes" : " (\(left) more before a 15-minute lock)"))
+                return .refused(left == 0 ? "wrong parent passphrase; that was the fifth: parent commands by passphrase are locked for 15 minutes"
+                                          : "wrong parent passphrase (\(left) more tries before a 15-minute lock)")
+            case .locked(let remaining):
+                log("parent passphrase from \(who) for \(what) not checked: locked after 5 wrong ones")
+                return .refused("parent commands by passphrase are locked for \((remaining + 59_999_999) / 60_000_000) more minutes after 5 wrong passphrases")
+            }
         }
         do {
             switch request.command {

@@ -32,6 +32,8 @@ struct Daemon {
     /// Removes old events from the log (nil: keep them all), at start and then every hour.
     var retention: Retention? = nil
     var nextRetention = SystemClock.monoMicros()
+    /// Wrong parent passphrases lock the passphrase path for a while.
+    var passphraseGate = PassphraseGate()
     /// Set when a new policy is in force: who is a parent may have changed.
     var policyChanged = false
     /// The user's logind session: idle, lock, sleep (nil: not watched, `--no-logind`).

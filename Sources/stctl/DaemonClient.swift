@@ -54,6 +54,29 @@ struct ClientOptions: ParsableArguments {
     }
 }
 
+/// How a parent who is not root, nor in `[parents] users`, proves it: the parent passphrase,
+/// typed without echo when the daemon asks for a parent, or read from standard input.
+struct ParentOptions: ParsableArguments {
+    @Flag(name: .long, help: "Read the parent passphrase from the first line of standard input (for scripts).")
+    var passphraseStdin = false
+
+    func send(_ request: ControlRequest, with client: ClientOptions) throws -> ControlReply {
+        var request = request
+        if passphraseStdin {
+            guard let line = readLine(strippingNewline: true), !line.isEmpty else {
+                throw Failure("stctl: --passphrase-stdin: no passphrase on standard input", code: 2)
+            }
+            request.passphrase = line
+            return try client.send(request)
+        }
+        let reply = try client.send(request)
+        guard !reply.ok, reply.error?.contains(" is for parents: ") == true,
+              let phrase = Terminal.readHidden(prompt: "Parent passphrase: "), !phrase.isEmpty else { return reply }
+        request.passphrase = phrase
+        return try client.send(request)
+    }
+}
+
 /// An error for a person: printed as it is, with an exit status.
 struct Failure: Error, CustomStringConvertible {
     var description: String

@@ -51,10 +51,11 @@ struct Redeem: ParsableCommand {
     var minutes: Int64
 
     @OptionGroup var client: ClientOptions
+    @OptionGroup var parent: ParentOptions
 
     func run() throws {
         try reporting {
-            try client.finish(try client.send(ControlRequest(.redeem, minutes: minutes))) { reply in
+            try client.finish(try parent.send(ControlRequest(.redeem, minutes: minutes), with: client)) { reply in
                 "Redeemed \(self.minutes) min for \(reply.cost ?? 0) points; the balance is now \(reply.balance ?? 0)."
             }
         }
@@ -71,10 +72,11 @@ struct Adjust: ParsableCommand {
     var reason: String
 
     @OptionGroup var client: ClientOptions
+    @OptionGroup var parent: ParentOptions
 
     func run() throws {
         try reporting {
-            try client.finish(try client.send(ControlRequest(.adjust, points: points, reason: reason))) { reply in
+            try client.finish(try parent.send(ControlRequest(.adjust, points: points, reason: reason), with: client)) { reply in
                 "\(points > 0 ? "Added" : "Took") \(abs(points)) points; the balance is now \(reply.balance ?? 0)."
             }
         }

@@ -24,10 +24,11 @@ struct PolicyReload: ParsableCommand {
         discussion: "A policy with problems is refused with each problem and its line; the old policy stays in force.")
 
     @OptionGroup var client: ClientOptions
+    @OptionGroup var parent: ParentOptions
 
     func run() throws {
         try reporting {
-            try client.finish(try client.send(ControlRequest(.reload))) { reply in reply.note.map { $0.prefix(1).uppercased() + $0.dropFirst() + "." } ?? "" }
+            try client.finish(try parent.send(ControlRequest(.reload), with: client)) { reply in reply.note.map { $0.prefix(1).uppercased() + $0.dropFirst() + "." } ?? "" }
         }
     }
 }

@@ -1,0 +1,54 @@
+import Foundation
+@testable import ScreenTimeLinux
+import Testing
+
+@Suite("The parent passphrase")
+struct PassphraseTests {
+    /// A yescrypt hash made by Debian's `mkpasswd` (whois), as a parent would make one.
+    static func mkpasswd(_ phrase: String) throws -> String {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/mkpasswd")
+        p.arguments = ["-m", "yescrypt", "--stdin"]
+        let input = Pipe(), output = Pipe()
+        p.standardInput = input
+        p.standardOutput = output
+        try p.run()
+        input.fileHandleForWriting.write(Data((phrase + "\n").utf8))
+        try input.fileHandleForWriting.close()
+        let hash = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        p.waitUntilExit()
+        #expect(p.terminationStatus == 0)
+        #expect(hash.hasPrefix("$y$"))
+        return hash
+    }
+
+    @Test("a yescrypt hash from mkpasswd: the right passphrase matches, others do not")
+    func yescrypt() throws {
+        let hash = try Self.mkpasswd("correct horse battery")
+        #expect(Passphrase.matches("correct horse battery", hash: hash))
+        #expect(!Passphrase.matches("correct horse batterY", hash: hash))
+        #expect(!Passphrase.matches("", hash: hash))
+        #expect(!Passphrase.matches("correct horse battery", hash: "not a hash"))
+        #expect(!Passphrase.matches("correct horse battery", hash: "$y$broken"))
+    }
+
+    @Test("five wrong passphrases lock for 15 minutes, during which none is even checked")
+    func lockout() {
+        var gate = PassphraseGate()
+        var checks = 0
+        for k in 1...4 {
+            #expect(gate.attempt(at: Int64(k)) { checks += 1; return false } == .wrong(triesLeft: 5 - k))
+        }
+        #expect(gate.attempt(at: 5) { checks += 1; return false } == .wrong(triesLeft: 0))
+        #expect(checks == 5)
+        #expect(gate.attempt(at: 6) { checks += 1; return true } == .locked(remaining: PassphraseGate.lockFor - 1))
+        #expect(checks == 5)
+        let open = 5 + PassphraseGate.lockFor
+        #expect(gate.attempt(at: open - 1) { true } == .locked(remaining: 1))
+        #expect(gate.attempt(at: open) { true } == .accepted)
+        // A success forgets earlier failures.
+        for k in 1...4 { _ = gate.attempt(at: open + Int64(k)) { false } }
+        #expect(gate.attempt(at: open + 5) { true } == .accepted)
+        #expect(gate.attempt(at: open + 6) { false } == .wrong(triesLeft: 4))
+    }
+}

@@ -139,6 +139,34 @@ struct ControlSocketTests {
         #expect(check.status == 0, "\(check.stderr)")
     }
 
+    @Test("a real user named in [parents] users may adjust and redeem; a user not named may not even ask")
+    func parentByUID() throws {
+        let name = "stparent\(getpid() % 100_000)"
+        let add = try ReplayBinaryTests.runBinary("/usr/sbin/useradd", ["--no-create-home", "--shell", "/usr/sbin/nologin", name])
+        #expect(add.status == 0, "\(add.stderr)")
+        defer { _ = try? ReplayBinaryTests.runBinary("/usr/sbin/userdel", [name]) }
+        let d = try RunningDaemon(policy: "version = 1\ntimezone = \"UTC\"\n[parents]\nusers = [\"\(name)\"]\n")
+        func asParent(_ args: [String]) throws -> ReplayBinaryTests.Run {
+            try ReplayBinaryTests.runBinary("/usr/bin/setpriv", ["--reuid=\(name)", "--regid=\(name)", "--clear-groups",
+                                                                 ControlSocketTests.stctl] + args + ["--socket", d.socket])
+        }
+        // The socket is the child's (0600): a parent reaches it through a folder and socket the
+        // child shares with them; here the test opens it, as system mode will.
+        chmod(d.socket, 0o666)
+        let adjust = try asParent(["adjust", "20", "--reason", "chores"])
+        #expect(adjust.status == 0, "\(adjust.stderr)")
+        #expect(adjust.stdout == "Added 20 points; the balance is now 20.\n")
+        let redeem = try asParent(["redeem", "5"])
+        #expect(redeem.status == 0, "\(redeem.stderr)")
+        let stranger = try ReplayBinaryTests.runBinary("/usr/bin/setpriv", ["--reuid=65533", "--regid=65533", "--clear-groups",
+                                                                            ControlSocketTests.stctl, "status", "--socket", d.socket])
+        #expect(stranger.status == 1)
+        #expect(stranger.stderr == "stctl: only the child this daemon watches, and parents, may ask; you are uid 65533\n")
+        let check = try d.stop()
+        #expect(check.status == 0, "\(check.stderr)")
+        #expect(check.stdout.contains("2 ledger entries, balance 10"), "\(check.stdout)")
+    }
+
     @Test("status, as the child and as a parent, field by field")
     func status() throws {
         let d = try RunningDaemon()

@@ -175,7 +175,9 @@ struct Daemon {
         guard let retention, SystemClock.monoMicros() >= nextRetention, saveFailure == nil else { return }
         var removed = 0
         do {
-            removed = try retention.run(on: live.store, now: SystemClock.wallMicros())
+            // The engine's trusted calendar time, not the wall clock: setting the clock ahead must
+            // not make recent events look old enough to remove.
+            removed = try retention.run(on: live.store, now: live.engine.clock.wall(at: live.engine.now))
             if removed > 0 { log("removed \(removed) events older than \(retention.keep / 86_400 / Seconds.micro) days from the event log; the ledger and sessions are unchanged") }
         } catch {
             log("old events were not removed: \(error)")

@@ -42,7 +42,7 @@ let package = Package(
         .systemLibrary(name: "CX11", providers: [.apt(["libx11-dev", "libxss-dev", "libxres-dev"])]),
         // Desktop hooks: the connection to the daemon, when to report input, the sway hook.
         .target(name: "DesktopHooks", dependencies: ["ScreenTimeCore", "ScreenTimeLinux", "ControlProtocol"]),
-        .executableTarget(name: "screentime-hook-x11", dependencies: ["CX11", "DesktopHooks", "ScreenTimeCore", "ScreenTimeLinux"]),
+        .executableTarget(name: "screentime-hook-x11", dependencies: ["CX11", "DesktopHooks", "ControlProtocol", "ScreenTimeCore", "ScreenTimeLinux"]),
         .executableTarget(name: "screentimed", dependencies: [
             "ScreenTimeCore", "ScreenTimePolicy", "ScreenTimeStore", "ScreenTimeLinux", "ControlProtocol",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -7,6 +7,12 @@ public enum ControlProtocol {
     public static let version = 1
     public static let maxFrame = 65_536
 
+    /// Where a client finds the daemon in user mode (DESIGN.md §1): the user's runtime folder.
+    public static var userSocketPath: String {
+        let runtime = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"] ?? "/run/user/\(getuid())"
+        return runtime + "/screentime/control.sock"
+    }
+
     public static func encode<T: Encodable>(_ value: T) -> [UInt8] {
         let e = JSONEncoder()
         e.keyEncodingStrategy = .convertToSnakeCase

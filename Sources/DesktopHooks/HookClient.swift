@@ -97,9 +97,3 @@ public final class HookClient {
         return nil
     }
 }
-
-/// The control socket a hook talks to: `--socket`, else the user-mode default.
-public func defaultSocketPath() -> String {
-    let runtime = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"] ?? "/run/user/\(getuid())"
-    return runtime + "/screentime/control.sock"
-}

@@ -1,4 +1,5 @@
 import CX11
+import ControlProtocol
 import DesktopHooks
 import Foundation
 import ScreenTimeCore
@@ -11,7 +12,7 @@ import ScreenTimeLinux
 
 func say(_ text: String) { FileHandle.standardError.write(Data("screentime-hook-x11: \(text)\n".utf8)) }
 
-var socketPath = defaultSocketPath()
+var socketPath = ControlProtocol.userSocketPath
 var arguments = CommandLine.arguments.dropFirst()
 while let a = arguments.popFirst() {
     switch a {

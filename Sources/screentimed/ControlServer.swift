@@ -127,6 +127,7 @@ extension Daemon {
         let peer = caller.credentials
         let role = authority.role(of: peer)
         let who = caller.name
+        let strangerRefused = ControlReply.refused("only the child this daemon watches, and parents, may ask; you are \(who)")
         func parentOnly(_ what: String) -> ControlReply? {
             if role == .parent { return nil }
             guard let phrase = request.passphrase else {
@@ -151,7 +152,7 @@ extension Daemon {
         do {
             switch request.command {
             case .status:
-                guard role != .stranger else { return .refused("only the child this daemon watches, and parents, may ask; you are \(who)") }
+                guard role != .stranger else { return strangerRefused }
                 return ControlReply(ok: true, status: status())
             case .redeem:
                 if let no = parentOnly("redeem") { return no }
@@ -169,12 +170,12 @@ extension Daemon {
                 try live.ingestSaved(stamp(.adjust(points: points, reason: "\(reason) (\(who))")))
                 return ControlReply(ok: true, balance: live.engine.ledger.balance)
             case .apps:
-                guard role != .stranger else { return .refused("only the child this daemon watches, and parents, may ask; you are \(who)") }
+                guard role != .stranger else { return strangerRefused }
                 let days = request.days ?? 7
                 guard (1...3660).contains(days) else { return .refused("apps needs days from 1 to 3660") }
                 return ControlReply(ok: true, apps: try seenApps(days: days))
             case .history:
-                guard role != .stranger else { return .refused("only the child this daemon watches, and parents, may ask; you are \(who)") }
+                guard role != .stranger else { return strangerRefused }
                 let days = request.days ?? 7
                 guard (1...3660).contains(days) else { return .refused("history needs days from 1 to 3660") }
                 let engine = live.engine
@@ -184,7 +185,7 @@ extension Daemon {
                                             points: e.points, balanceAfter: e.balanceAfter, note: e.note, rewardSeconds: e.rewardSeconds.map { $0 / Seconds.micro })
                 })
             case .sessions:
-                guard role != .stranger else { return .refused("only the child this daemon watches, and parents, may ask; you are \(who)") }
+                guard role != .stranger else { return strangerRefused }
                 let engine = live.engine
                 var bounds = engine.today
                 if let day = request.day {

@@ -34,7 +34,7 @@ struct Daemon {
     var nextRetention = SystemClock.monoMicros()
     /// Wrong parent passphrases lock the passphrase path for a while.
     var passphraseGate = PassphraseGate()
-    /// Set when a new policy is in force: who is a parent may have changed.
+    /// Set when a new policy is in force: who is a parent may have changed (the cached Authority is stale).
     var policyChanged = false
     /// The user's logind session: idle, lock, sleep (nil: not watched, `--no-logind`).
     var logind: LogindObserver? = nil
@@ -73,7 +73,6 @@ struct Daemon {
         while !requests.stop.load(ordering: .relaxed) {
             if requests.reload.exchange(false, ordering: .relaxed) {
                 reloadPolicy()
-                authority = nil   // the parents may have changed
             }
             var actions: [Effect] = []
             if SystemClock.monoMicros() >= nextSample {
@@ -107,13 +106,16 @@ struct Daemon {
                                   timeoutMillis: Int32(min(wait / 1000 + 1, 1000)))
             if ready.readable.contains(requests.wakeup.fd) { requests.wakeup.drain() }
             if var s = server, !ready.readable.subtracting(bus).isEmpty || !ready.writable.subtracting(bus).isEmpty {
-                if authority == nil { authority = Authority(childUID: childUID, policy: live.engine.policy) }
+                // Who is a parent follows the policy in force.
+                if authority == nil || policyChanged {
+                    authority = Authority(childUID: childUID, policy: live.engine.policy)
+                    policyChanged = false
+                }
                 let lost = s.serve(ready, now: SystemClock.monoMicros()) { request, caller in
                     answer(request, from: caller, authority: authority!)
                 }
                 server = s
                 if !lost.isEmpty { hooksLost(lost, remaining: s.hooks) }
-                if policyChanged { authority = nil; policyChanged = false }
             }
         }
         do {

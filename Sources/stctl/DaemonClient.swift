@@ -12,11 +12,7 @@ struct ClientOptions: ParsableArguments {
     @Flag(name: .long, help: "Print the daemon's reply as JSON.")
     var json = false
 
-    var socketPath: String {
-        if let socket { return socket }
-        let runtime = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"] ?? "/run/user/\(getuid())"
-        return runtime + "/screentime/control.sock"
-    }
+    var socketPath: String { socket ?? ControlProtocol.userSocketPath }
 
     /// Sends one request and returns the reply; says clearly when the daemon cannot be reached.
     func send(_ request: ControlRequest) throws -> ControlReply {

@@ -128,7 +128,7 @@ struct HookSway: ParsableCommand {
             throw Failure("stctl: SWAYSOCK is not set: run this inside the sway session (exec stctl hook sway in sway's config)", code: 2)
         }
         let log: (String) -> Void = { FileHandle.standardError.write(Data("stctl hook sway: \($0)\n".utf8)) }
-        let client = HookClient(hook: "sway", socketPath: socket ?? defaultSocketPath(), log: log)
+        let client = HookClient(hook: "sway", socketPath: socket ?? ControlProtocol.userSocketPath, log: log)
         do {
             try SwayHook(swaySocket: ipc, client: client).run()
             log("sway went away; stopping")

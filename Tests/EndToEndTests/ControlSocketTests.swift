@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The real daemon, running as uid 65534 (the child), and real stctl processes: as the child, and
@@ -71,7 +72,7 @@ struct ControlSocketTests {
 
     @Test("apps: the programs the child started, with how the policy counts them, field by field")
     func apps() throws {
-        let dir = try ProcFolder.make()
+        let dir = try AppCopies.folder()
         let d = try RunningDaemon(policy: """
             version = 1
             timezone = "UTC"
@@ -310,17 +311,5 @@ struct SocketFuzzTests {
         let check = try d.stop()
         #expect(check.status == 0)
         #expect(check.stdout.contains("1 ledger entries, balance 7"))
-    }
-}
-
-/// Copies of `sleep` under the names of apps, in a folder only root may write (so they are trusted).
-enum ProcFolder {
-    static func make() throws -> String {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("screentime-apps-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
-        for name in ["gcompris-qt", "supertuxkart", "mystery"] {
-            try FileManager.default.copyItem(atPath: "/bin/sleep", toPath: "\(dir)/\(name)")
-        }
-        return dir
     }
 }

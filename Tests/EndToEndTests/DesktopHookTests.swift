@@ -192,7 +192,7 @@ struct SwayHookTests {
         #expect((try d.status()["hooks"] as? [String]) == ["sway"])
 
         try sway.message(["exit"])
-        X11Session.reap(hook)
+        reap(hook)
         #expect(!hook.isRunning)
         #expect(hook.terminationStatus == 0)
         _ = try d.waitFor("the sway desktop hook disconnected")

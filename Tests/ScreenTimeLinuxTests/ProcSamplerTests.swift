@@ -1,6 +1,7 @@
 import Foundation
 import ScreenTimeCore
 @testable import ScreenTimeLinux
+import TestSupport
 import Testing
 
 /// The sampler against real processes, run as uid 65534 (nobody) with `setpriv` so that the
@@ -8,17 +9,6 @@ import Testing
 @Suite("/proc sampler", .serialized)
 struct ProcSamplerTests {
     static let nobody: UInt32 = 65534
-
-    /// A folder with copies of `sleep` under other names; `open` makes it writable by everyone.
-    static func folder(open: Bool = false) throws -> String {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("screentime-proc-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true,
-                                                attributes: [.posixPermissions: open ? 0o777 : 0o755])
-        for name in ["gcompris-qt", "supertuxkart"] {
-            try FileManager.default.copyItem(atPath: "/bin/sleep", toPath: "\(dir)/\(name)")
-        }
-        return dir
-    }
 
     static func spawn(_ args: [String]) throws -> Process {
         let p = Process()
@@ -51,7 +41,7 @@ struct ProcSamplerTests {
 
     @Test("a copied binary under another name is seen with its real path, name and owner")
     func copiedBinary() throws {
-        let dir = try Self.folder()
+        let dir = try AppCopies.folder()
         let p = try Self.spawn(["\(dir)/gcompris-qt", "30"])
         defer { Self.end(p) }
         var s = ProcSampler(uids: [Self.nobody])
@@ -70,7 +60,7 @@ struct ProcSamplerTests {
 
     @Test("a binary in a folder the child can write is reported writable")
     func writableFolder() throws {
-        let dir = try Self.folder(open: true)
+        let dir = try AppCopies.folder(open: true)
         let p = try Self.spawn(["\(dir)/supertuxkart", "30"])
         defer { Self.end(p) }
         var s = ProcSampler(uids: [Self.nobody])
@@ -80,7 +70,7 @@ struct ProcSamplerTests {
 
     @Test("an exec keeps the pid and is seen as a new program")
     func exec() throws {
-        let dir = try Self.folder()
+        let dir = try AppCopies.folder()
         let p = try Self.spawn(["/bin/sh", "-c", "read x < /dev/null; sleep 0.3; exec \(dir)/supertuxkart 30"])
         defer { Self.end(p) }
         var s = ProcSampler(uids: [Self.nobody])
@@ -93,7 +83,7 @@ struct ProcSamplerTests {
 
     @Test("a deleted binary is reported as such")
     func deletedBinary() throws {
-        let dir = try Self.folder()
+        let dir = try AppCopies.folder()
         let p = try Self.spawn(["\(dir)/gcompris-qt", "30"])
         defer { Self.end(p) }
         var s = ProcSampler(uids: [Self.nobody])
@@ -105,7 +95,7 @@ struct ProcSamplerTests {
 
     @Test("processes of other users are not reported")
     func otherUsers() throws {
-        let dir = try Self.folder()
+        let dir = try AppCopies.folder()
         let mine = Process()
         mine.executableURL = URL(fileURLWithPath: "\(dir)/gcompris-qt")
         mine.arguments = ["30"]
@@ -143,7 +133,7 @@ struct ProcSamplerTests {
         let scope = "\(mount)/app-flatpak-org.example.Game-\(getpid()).scope"
         #expect(mkdir(scope, 0o755) == 0 || errno == EEXIST, "cannot create \(scope): \(String(cString: strerror(errno)))")
         defer { rmdir(scope) }
-        let dir = try Self.folder()
+        let dir = try AppCopies.folder()
         // Started stopped (as a sandboxed game is, before it runs), moved, then let go.
         let child = try Self.spawn(["/bin/sh", "-c", "kill -STOP $$; exec \(dir)/supertuxkart 30"])
         defer { Self.end(child) }

@@ -52,14 +52,14 @@ public final class MockLogind {
     public func stopMock() {
         guard let mock else { return }
         kill(mock.processIdentifier, SIGKILL)
-        X11Session.reap(mock)
+        reap(mock)
         self.mock = nil
     }
 
     deinit {
         stopMock()
         kill(daemon.processIdentifier, SIGKILL)
-        X11Session.reap(daemon)
+        reap(daemon)
         try? FileManager.default.removeItem(atPath: dir)
     }
 

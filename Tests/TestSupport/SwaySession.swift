@@ -30,13 +30,13 @@ public final class SwaySession {
             found = (try? fm.contentsOfDirectory(atPath: dir + "/run"))?.first { $0.hasPrefix("sway-ipc.") && $0.hasSuffix(".sock") }
             if found == nil { usleep(20_000) }
         }
-        guard let found else { throw X11Session.Failure(description: "sway did not start") }
+        guard let found else { throw FixtureFailure("sway did not start") }
         socket = dir + "/run/" + found
     }
 
     deinit {
         kill(sway.processIdentifier, SIGKILL)
-        X11Session.reap(sway)
+        reap(sway)
     }
 
     /// The environment of a program of the child's inside this session.
@@ -56,7 +56,7 @@ public final class SwaySession {
         p.standardError = FileHandle.nullDevice
         try p.run()
         let out = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        X11Session.reap(p)
+        reap(p)
         return out
     }
 
@@ -67,6 +67,6 @@ public final class SwaySession {
             if try message(["-t", "get_tree"]).contains("\"app_id\": \"\(appID)\"") { return }
             usleep(20_000)
         }
-        throw X11Session.Failure(description: "the foot window \(appID) did not appear")
+        throw FixtureFailure("the foot window \(appID) did not appear")
     }
 }

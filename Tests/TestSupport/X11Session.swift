@@ -16,31 +16,23 @@ public final class X11Session {
                 let p = try X11Session.start("/usr/bin/Xvfb", [":\(n)", "-screen", "0", "1280x800x24", "-nolisten", "tcp"])
                 if X11Session.wait(for: { X11Session.run("/usr/bin/xdpyinfo", ["-display", ":\(n)"]) == 0 }, while: p) { xvfb = p; break }
                 kill(p.processIdentifier, SIGKILL)
-                X11Session.reap(p)
+                reap(p)
             }
             n += 1
         }
-        guard let xvfb else { throw Failure(description: "Xvfb did not start") }
+        guard let xvfb else { throw FixtureFailure("Xvfb did not start") }
         display = ":\(n)"
         processes.append(xvfb)
         let wm = try X11Session.start("/usr/bin/openbox", ["--sm-disable"], display: display)
         processes.append(wm)
         guard X11Session.wait(for: { self.output("/usr/bin/xprop", ["-root", "_NET_SUPPORTING_WM_CHECK"]).contains("window id") }, while: wm) else {
-            throw Failure(description: "openbox did not start")
+            throw FixtureFailure("openbox did not start")
         }
     }
 
-    public struct Failure: Error, CustomStringConvertible { public var description: String }
-
     deinit {
         for p in processes.reversed() where p.isRunning { kill(p.processIdentifier, SIGKILL) }
-        // Not waitUntilExit: it can spin forever on a child that is already gone.
-        for p in processes { X11Session.reap(p) }
-    }
-
-    /// Waits (2 s at most) until Foundation has seen the process end.
-    public static func reap(_ p: Process) {
-        for _ in 0..<200 where p.isRunning { usleep(10_000) }
+        for p in processes { reap(p) }
     }
 
     /// An xterm of the child's with this WM_CLASS and title, running `sleep`; returns its window id.
@@ -54,7 +46,7 @@ public final class X11Session {
             window = self.output("/usr/bin/xdotool", ["search", "--onlyvisible", "--class", "^\(name)$"]).split(separator: "\n").first.map(String.init) ?? ""
             return !window.isEmpty
         }, while: p)
-        guard !window.isEmpty else { throw Failure(description: "the xterm \(name) did not appear") }
+        guard !window.isEmpty else { throw FixtureFailure("the xterm \(name) did not appear") }
         return (p, window)
     }
 

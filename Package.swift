@@ -62,6 +62,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["ScreenTimeLinux"], path: "Tests/TestSupport"),
         .testTarget(name: "ScreenTimeLinuxTests", dependencies: ["ScreenTimeLinux", "ScreenTimeCore", "TestSupport"]),
         .testTarget(name: "ControlProtocolTests", dependencies: ["ControlProtocol"]),
+        .testTarget(name: "DesktopHooksTests", dependencies: ["DesktopHooks", "ScreenTimeCore"]),
         .testTarget(name: "EndToEndTests", dependencies: ["ScreenTimeCore", "ScreenTimeLinux", "TestSupport"], exclude: ["Scripts"]),
     ]
 )

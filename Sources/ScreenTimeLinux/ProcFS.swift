@@ -3,16 +3,45 @@ import Glibc
 #endif
 
 /// The few system calls the sampler needs, each wrapped once. A process can vanish between any two
-/// calls; that is not an error, so these answer nil.
-public struct ProcFS: Sendable {
+/// calls; that is not an error, so these answer nil or false.
+///
+/// /proc stays open: a process's folder is opened once (`ProcessFolder`) and read through that
+/// descriptor, which keeps naming the same process even after its pid is reused.
+public final class ProcFS {
     public let root: String
+    private let rootFD: Int32
+    private let loadavgFD: Int32
+    private let statFD: Int32
+    private var text = [UInt8](repeating: 0, count: 4096)
+    private var name = [CChar](repeating: 0, count: 32)
+    /// The highest pid plus one (`/proc/sys/kernel/pid_max`); nil when it cannot be read.
+    public let pidMax: Int32?
+    /// This /proc shows our own pid namespace, so `lastPid` speaks of the same pids as its folders.
+    public let showsOwnPids: Bool
 
-    public init(root: String = "/proc") { self.root = root }
+    public init(root: String = "/proc") {
+        self.root = root
+        rootFD = Glibc.open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        loadavgFD = openat(rootFD, "loadavg", O_RDONLY | O_CLOEXEC)
+        statFD = openat(rootFD, "stat", O_RDONLY | O_CLOEXEC)
+        var buf = [UInt8](repeating: 0, count: 32)
+        let maxFD = openat(rootFD, "sys/kernel/pid_max", O_RDONLY | O_CLOEXEC)
+        let n = maxFD >= 0 ? buf.withUnsafeMutableBytes { Glibc.read(maxFD, $0.baseAddress, 31) } : -1
+        if maxFD >= 0 { Glibc.close(maxFD) }
+        pidMax = n > 0 ? ProcFS.number(buf[0..<n]).map(Int32.init) : nil
+        let selfLink = ProcFS.readlink(rootFD, "self")
+        showsOwnPids = selfLink.map { ProcFS.number($0[...]) == Int64(getpid()) } ?? false
+    }
 
-    /// The numeric entries of /proc: every pid on the machine.
+    deinit {
+        for fd in [rootFD, loadavgFD, statFD] where fd >= 0 { Glibc.close(fd) }
+    }
+
+    /// The numeric entries of /proc: every process (thread-group leader) on the machine.
     public func pids(into out: inout [Int32]) {
         out.removeAll(keepingCapacity: true)
-        guard let dir = opendir(root) else { return }
+        let fd = openat(rootFD, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0, let dir = fdopendir(fd) else { if fd >= 0 { Glibc.close(fd) }; return }
         defer { closedir(dir) }
         while let entry = readdir(dir) {
             var pid: Int32 = 0
@@ -31,19 +60,59 @@ public struct ProcFS: Sendable {
         }
     }
 
-    /// The owner of /proc/PID: the process's effective uid.
-    public func owner(of pid: Int32) -> UInt32? {
-        var st = stat()
-        guard stat("\(root)/\(pid)", &st) == 0 else { return nil }
-        return st.st_uid
+    /// The pid handed out last in this pid namespace (the last field of /proc/loadavg).
+    public func lastPid() -> Int32? {
+        let n = pread(loadavgFD, 0)
+        guard n > 0, let space = text[0..<n].lastIndex(of: 32) else { return nil }
+        return ProcFS.number(text[(space + 1)..<n]).map(Int32.init)
     }
 
-    /// A small file's bytes (stat, comm, cmdline, cgroup are under a page or two).
-    public func read(_ pid: Int32, _ name: String, into buffer: inout [UInt8]) -> Bool {
+    /// Processes and threads created since boot (the `processes` line of /proc/stat).
+    public func createdSinceBoot() -> Int64? {
+        var n = pread(statFD, 0)
+        guard n > 0 else { return nil }
+        // The line is near the end, after the per-CPU lines; a big machine needs more than a page.
+        while n == text.count {
+            text.append(contentsOf: repeatElement(0, count: text.count))
+            n = pread(statFD, 0)
+        }
+        let key = Array("\nprocesses ".utf8)
+        var i = 0
+        while i + key.count < n {
+            if text[i] == 10, text[i..<(i + key.count)].elementsEqual(key) {
+                var end = i + key.count
+                while end < n, text[end] != 10 { end += 1 }
+                return ProcFS.number(text[(i + key.count)..<end])
+            }
+            i += 1
+        }
+        return nil
+    }
+
+    /// Opens /proc/PID; nil when there is no such process (or thread).
+    public func open(_ pid: Int32) -> ProcessFolder? {
+        let fd = withName(pid) { openat(rootFD, $0, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+        if fd >= 0 { return ProcessFolder(pid: pid, fd: fd) }
+        // Out of descriptors: still watched, through its path (and its start time, see the sampler).
+        if errno == EMFILE || errno == ENFILE, withName(pid, { faccessat(rootFD, $0, F_OK, 0) }) == 0 {
+            return ProcessFolder(pid: pid, fd: -1)
+        }
+        return nil
+    }
+
+    /// The owner of the process: its effective uid (nil: gone).
+    public func owner(of folder: ProcessFolder) -> UInt32? {
+        var st = stat()
+        let r = folder.fd >= 0 ? fstat(folder.fd, &st) : withName(folder.pid) { fstatat(rootFD, $0, &st, 0) }
+        return r == 0 ? st.st_uid : nil
+    }
+
+    /// A small file of the process (stat, status, comm, cmdline, cgroup are a page or two).
+    public func read(_ folder: ProcessFolder, _ file: String, into buffer: inout [UInt8]) -> Bool {
         buffer.removeAll(keepingCapacity: true)
-        let fd = open("\(root)/\(pid)/\(name)", O_RDONLY | O_CLOEXEC)
+        let fd = at(folder, file) { openat($0, $1, O_RDONLY | O_CLOEXEC) }
         guard fd >= 0 else { return false }
-        defer { close(fd) }
+        defer { Glibc.close(fd) }
         // Read straight into the caller's buffer, which keeps its capacity from sample to sample.
         var used = 0
         while used < 1 << 20 {
@@ -57,12 +126,97 @@ public struct ProcFS: Sendable {
         return true
     }
 
-    /// Where /proc/PID/exe points; nil when the process is gone or not ours to see.
-    public func exe(of pid: Int32) -> String? {
-        var buf = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        let n = readlink("\(root)/\(pid)/exe", &buf, Int(PATH_MAX))
-        guard n > 0 else { return nil }
-        return String(decoding: buf[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    public enum Link { case read, gone, hidden }
+
+    /// Where the process's exe link points, into `buffer`: `gone` when the process is (or is a
+    /// zombie, or a kernel thread), `hidden` when it may not be looked at (a non-dumpable process).
+    public func exe(of folder: ProcessFolder, into buffer: inout [UInt8]) -> Link {
+        let size = Int(PATH_MAX) + 1
+        if buffer.count != size {
+            buffer.removeAll(keepingCapacity: true)
+            buffer.append(contentsOf: repeatElement(0, count: size))
+        }
+        let n = at(folder, "exe") { dir, file in
+            buffer.withUnsafeMutableBytes { Glibc.readlinkat(dir, file, $0.baseAddress!.assumingMemoryBound(to: CChar.self), size - 1) }
+        }
+        guard n > 0 else { return errno == EACCES || errno == EPERM ? .hidden : .gone }
+        buffer.removeLast(size - n)
+        return .read
+    }
+
+    /// Opens the process's memory (/proc/PID/mem, or /proc/PID/maps where Yama's ptrace_scope
+    /// forbids that), which stays bound to the program image it has now: once the process execs
+    /// another program or exits, reading gives nothing.
+    public func image(of folder: ProcessFolder) -> ProcessImage? {
+        var fd = at(folder, "mem") { openat($0, $1, O_RDONLY | O_CLOEXEC) }
+        if fd >= 0 { return ProcessImage(fd: fd, isMemory: true) }
+        fd = at(folder, "maps") { openat($0, $1, O_RDONLY | O_CLOEXEC) }
+        return fd >= 0 ? ProcessImage(fd: fd, isMemory: false) : nil
+    }
+
+    /// The process still runs the image `image` was opened on. One byte is read: at address 0 of
+    /// its memory, which is not mapped (EIO while the image lives, nothing once it is gone), or the
+    /// first byte of its maps. Anything else counts as gone, which only makes the sampler look closer.
+    public func stillRuns(_ image: ProcessImage) -> Bool {
+        var byte: UInt8 = 0
+        let n = Glibc.pread(image.fd, &byte, 1, 0)
+        return n == 1 || (image.isMemory && n < 0 && errno == EIO)
+    }
+
+    public func release(_ image: ProcessImage) { Glibc.close(image.fd) }
+
+    public func release(_ folder: ProcessFolder) {
+        if folder.fd >= 0 { Glibc.close(folder.fd) }
+    }
+
+    /// Calls `body` with a directory descriptor and a name relative to it for FILE of the process.
+    private func at<T>(_ folder: ProcessFolder, _ file: String, _ body: (Int32, UnsafePointer<CChar>) -> T) -> T {
+        if folder.fd >= 0 { return body(folder.fd, file) }
+        return body(rootFD, "\(folder.pid)/\(file)")
+    }
+
+    /// The pid as a C string, without allocating.
+    private func withName<T>(_ pid: Int32, _ body: (UnsafePointer<CChar>) -> T) -> T {
+        var digits = 0, v = pid
+        repeat { digits += 1; v /= 10 } while v > 0
+        v = pid
+        name[digits] = 0
+        for i in stride(from: digits - 1, through: 0, by: -1) { name[i] = CChar(48 + v % 10); v /= 10 }
+        return name.withUnsafeBufferPointer { body($0.baseAddress!) }
+    }
+
+    private func pread(_ fd: Int32, _ offset: Int) -> Int {
+        guard fd >= 0 else { return -1 }
+        return text.withUnsafeMutableBytes { Glibc.pread(fd, $0.baseAddress, $0.count, offset) }
+    }
+
+    private static func readlink(_ dir: Int32, _ file: String) -> [UInt8]? {
+        var buf = [UInt8](repeating: 0, count: 64)
+        let n = buf.withUnsafeMutableBytes { Glibc.readlinkat(dir, file, $0.baseAddress!.assumingMemoryBound(to: CChar.self), 63) }
+        return n > 0 ? Array(buf[0..<n]) : nil
+    }
+
+    /// The leading decimal number of some bytes (spaces and a newline around it are allowed).
+    static func number(_ bytes: ArraySlice<UInt8>) -> Int64? {
+        var v: Int64 = 0, any = false
+        for c in bytes {
+            if c >= 48, c <= 57 { v = v * 10 + Int64(c - 48); any = true } else if any { break } else if c != 32 { return nil }
+        }
+        return any ? v : nil
+    }
+
+    /// The sampler holds two descriptors per watched process: the soft limit on open files goes
+    /// up to the hard one (often 1,024 → 524,288 under systemd). Answers the limit now in force.
+    @discardableResult
+    public static func raiseOpenFileLimit() -> UInt64 {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 0 }
+        if limit.rlim_cur < limit.rlim_max {
+            var raised = limit
+            raised.rlim_cur = limit.rlim_max
+            if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &raised) == 0 { return UInt64(raised.rlim_cur) }
+        }
+        return UInt64(limit.rlim_cur)
     }
 
     /// Owner, group and mode of a path (without following a last symlink: the exe link is resolved already).
@@ -71,6 +225,20 @@ public struct ProcFS: Sendable {
         guard lstat(path, &st) == 0 else { return nil }
         return (st.st_uid, st.st_gid, st.st_mode)
     }
+}
+
+/// An open /proc/PID: it names that one process for as long as it is open, even when the pid is
+/// reused (`fd` -1: opened by path, for when descriptors ran out).
+public struct ProcessFolder: Sendable {
+    public let pid: Int32
+    let fd: Int32
+    public var byPath: Bool { fd < 0 }
+}
+
+/// An open /proc/PID/mem or maps: bound to one program image of one process.
+public struct ProcessImage: Sendable {
+    let fd: Int32
+    let isMemory: Bool
 }
 
 /// A user's uid and groups, for deciding what they can write.

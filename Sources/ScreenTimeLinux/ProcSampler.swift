@@ -1,25 +1,63 @@
 import ScreenTimeCore
 
 /// Turns /proc into `process_started` / `process_exited` / `process_cpu` events for the watched
-/// uids. Identity is (pid, starttime); the exe link is read again on every sample, so an `exec`
-/// is seen within one sample. Other users' processes cost one `stat` each.
-public struct ProcSampler {
+/// uids. Identity is the open /proc/PID folder (and the start time): it names one process however
+/// its pid is reused. The exe link is read again on every sample, so an `exec` is seen within one.
+///
+/// Cheap, because most of /proc is not looked at again. A watched process costs one byte read a
+/// sample from its /proc/PID/maps, opened once: that descriptor is bound to the program image, so
+/// it reads nothing once the process exec'd or exited, and only then is the exe link read again.
+/// (In its first seconds, and once every `exeEvery` samples, the exe link is read anyway: a vfork
+/// child shares its parent's image until it execs.) Its stat is read once per `cpuEvery`. Other users' processes cost
+/// nothing after their first look: a process that is new since the last sample has a pid handed out
+/// since then, which the last pid of /proc/loadavg tells, and /proc/stat's count of created
+/// processes shows whether the pids went round or were set back in between. Only those pids are opened (or, when
+/// there are many, only those of /proc's listing). When that cannot be known (the first sample,
+/// pids that went round, a /proc of another pid namespace), every process in /proc is looked at.
+public final class ProcSampler {
     public let uids: Set<UInt32>
-    /// How often a tracked process's CPU time is reported.
+    /// How often a tracked process's CPU time is read (and reported when it changed).
     public let cpuEvery: Microseconds
     private let fs: ProcFS
     private var accounts: [UInt32: UserAccount] = [:]
 
-    private struct Known {
+    private struct Tracked {
+        var folder: ProcessFolder
+        /// Its program image, watched once it is past its first seconds (nil before, or unreadable).
+        var image: ProcessImage?
+        /// When it started, on the clock of `mono` (CLOCK_BOOTTIME).
+        var since: Microseconds
+        var uid: UInt32
         var startTicks: Int64
-        var exe: String
+        var exe: [UInt8]
         var cpuMillis: Int64
-        var cpuReportedAt: Microseconds
+        var cpuReadAt: Microseconds
     }
-    private var known: [Int32: Known] = [:]
+    private var tracked: [Int32: Tracked] = [:]
+    /// The tracked pids in ascending order, so that events come in the same order every run.
+    private var order: [Int32] = []
+    /// Other users' processes met lately. Their owner is looked at again for a few seconds: root
+    /// forks first and changes to the child's uid just after (login, su, a display manager).
+    private var recent: [(folder: ProcessFolder, until: Microseconds)] = []
+    private var lastPid: Int32? = nil
+    private var created: Int64? = nil
+    /// Processes created that no new pid accounts for (see `newPids`).
+    private var uncounted: Int64 = 0
     private var pids: [Int32] = []
-    private var seen: Set<Int32> = []
+    private var exe: [UInt8] = []
     private var buffer: [UInt8] = []
+    private var gone: [Int32] = []
+    private var samples = 0
+
+    /// More new pids than this: take them from /proc's listing rather than opening each.
+    static let openLimit = 256
+    /// How far pids handed out may run ahead of processes created before it no longer counts.
+    static let raceSlack: Int64 = 64
+    /// Processes younger than this are looked at fully (owner and exe link) every sample.
+    static let recentFor = Seconds.of(3)
+    /// Every tracked process's exe link is read at least once in this many samples.
+    static let exeEvery = 30
+    static let recentLimit = 256
 
     public init(uids: Set<UInt32>, cpuEvery: Microseconds = Seconds.of(60), fs: ProcFS = ProcFS()) {
         self.uids = uids
@@ -28,55 +66,220 @@ public struct ProcSampler {
         for uid in uids { accounts[uid] = UserAccount.lookup(uid: uid) }
     }
 
-    /// One look at /proc; appends what changed since the last one.
-    public mutating func sample(at mono: Microseconds, into out: inout [Event.Kind]) {
-        fs.pids(into: &pids)
-        seen.removeAll(keepingCapacity: true)
-        for pid in pids {
-            guard let uid = fs.owner(of: pid), uids.contains(uid),
-                  fs.read(pid, "stat", into: &buffer), let stat = StatLine(buffer) else { continue }
-            guard let exe = fs.exe(of: pid) else { continue }     // kernel threads, zombies
-            seen.insert(pid)
-            let cpu = (stat.userTicks + stat.systemTicks) * 1000 / SystemClock.ticksPerSecond
-            if var k = known[pid], k.startTicks == stat.startTicks {
-                if k.exe != exe {
-                    k.exe = exe
-                    out.append(.processStarted(facts(pid: pid, uid: uid, exe: exe, startTicks: stat.startTicks)))
-                }
-                if mono - k.cpuReportedAt >= cpuEvery, cpu != k.cpuMillis {
-                    out.append(.processCPU(pid: pid, cpuMillis: cpu))
-                    k.cpuMillis = cpu
-                    k.cpuReportedAt = mono
-                }
-                known[pid] = k
-                continue
-            }
-            if known[pid] != nil { out.append(.processExited(pid: pid)) }   // the pid was reused
-            out.append(.processStarted(facts(pid: pid, uid: uid, exe: exe, startTicks: stat.startTicks)))
-            out.append(.processCPU(pid: pid, cpuMillis: cpu))
-            known[pid] = Known(startTicks: stat.startTicks, exe: exe, cpuMillis: cpu, cpuReportedAt: mono)
+    deinit {
+        for t in tracked.values {
+            fs.release(t.folder)
+            if let image = t.image { fs.release(image) }
         }
-        if known.count > seen.count {
-            for pid in known.keys.sorted() where !seen.contains(pid) {
-                known[pid] = nil
-                out.append(.processExited(pid: pid))
-            }
-        }
+        for r in recent { fs.release(r.folder) }
     }
 
-    private mutating func facts(pid: Int32, uid: UInt32, exe: String, startTicks: Int64) -> ProcessFacts {
+    /// How many processes are tracked now (the watched uids').
+    public var trackedCount: Int { tracked.count }
+
+    /// One look at /proc; appends what changed since the last one.
+    public func sample(at mono: Microseconds, into out: inout [Event.Kind]) {
+        followTracked(at: mono, into: &out)
+        switch newPids() {
+        case .none:
+            break
+        case .since(let before, let count) where count <= Self.openLimit:
+            let max = fs.pidMax ?? Int32.max
+            var pid = before
+            for _ in 0..<count {
+                pid = pid + 1 >= max ? 1 : pid + 1
+                if tracked[pid] == nil { look(at: pid, listed: false, mono: mono, into: &out) }
+            }
+        case .since(let before, let count):
+            let max = Int64(fs.pidMax ?? Int32.max)
+            fs.pids(into: &pids)
+            for pid in pids where tracked[pid] == nil {
+                let after = (Int64(pid) - Int64(before) + max) % max
+                if after >= 1, after <= count { look(at: pid, listed: true, mono: mono, into: &out) }
+            }
+        case .all:
+            fs.pids(into: &pids)
+            for pid in pids where tracked[pid] == nil { look(at: pid, listed: true, remember: nil, mono: mono, into: &out) }
+        }
+        lookAgainAtRecent(mono: mono, into: &out)
+    }
+
+    private enum NewPids {
+        case none
+        /// The `count` pids handed out after `before`.
+        case since(Int32, count: Int64)
+        case all
+    }
+
+    private func newPids() -> NewPids {
+        guard fs.showsOwnPids, let max = fs.pidMax, let now = fs.lastPid() else { return .all }
+        guard let before = lastPid, let createdBefore = created else {
+            created = fs.createdSinceBoot()
+            lastPid = fs.lastPid()
+            return .all
+        }
+        // The pids went round exactly to the same last one: seen at the next pid handed out.
+        if now == before { return .none }
+        // The count first, then the last pid again: a process created in between is then among the pids.
+        guard let createdNow = fs.createdSinceBoot(), let last = fs.lastPid() else { return .all }
+        defer { lastPid = last; created = createdNow }
+        let count = (Int64(last) - Int64(before) + Int64(max)) % Int64(max)
+        // More processes created than pids handed out: the pids went round (or were set back).
+        // A fork between the two reads is among the pids before it is counted, which makes the
+        // difference negative until the next sample; forks that fail after taking a pid do too.
+        uncounted = Swift.max(uncounted + (createdNow - createdBefore) - count, -Self.raceSlack)
+        if uncounted > 0 {
+            uncounted = 0
+            return .all
+        }
+        return .since(before, count: count)
+    }
+
+    /// The tracked processes: gone, exec'd, their CPU time.
+    private func followTracked(at mono: Microseconds, into out: inout [Event.Kind]) {
+        gone.removeAll(keepingCapacity: true)
+        samples &+= 1
+        for (index, pid) in order.enumerated() {
+            var t = tracked[pid]!
+            let young = mono - t.since < Self.recentFor
+            // The exe link of every process is read at least every `exeEvery` samples, for an
+            // image shared with another process (vfork, CLONE_VM), which outlives an exec.
+            let due = (index &+ samples) % Self.exeEvery == 0
+            if !young, !due, let image = t.image, fs.stillRuns(image) {
+                if mono - t.cpuReadAt >= cpuEvery { readCPU(&t, mono: mono, into: &out); tracked[pid] = t }
+                continue
+            }
+            var execd = false
+            if let image = t.image, !fs.stillRuns(image) {
+                fs.release(image)
+                t.image = nil
+                execd = true
+            }
+            switch fs.exe(of: t.folder, into: &exe) {
+            case .gone:
+                gone.append(pid)
+                continue
+            case .hidden where !execd && !young:
+                break    // made non-dumpable by itself: still the same program
+            case .hidden:
+                gone.append(pid)    // exec'd a program the child may not look into (setuid): not the child's
+                continue
+            case .read:
+                if execd || young {
+                    // An exec may change the owner (setuid); a young process may still drop to the child's.
+                    guard let uid = fs.owner(of: t.folder), uids.contains(uid) else { gone.append(pid); continue }
+                    t.uid = uid
+                }
+                if t.folder.byPath {
+                    // No descriptor holds this one: it is the same process only with the same start time.
+                    guard fs.read(t.folder, "stat", into: &buffer), StatLine(buffer)?.startTicks == t.startTicks else {
+                        gone.append(pid)
+                        continue
+                    }
+                }
+                if t.exe != exe {
+                    t.exe = exe
+                    out.append(.processStarted(facts(t.folder, uid: t.uid, startTicks: t.startTicks)))
+                }
+            }
+            // Past the moments of a vfork, the image is watched instead of the exe link.
+            if t.image == nil, !young { t.image = fs.image(of: t.folder) }
+            if mono - t.cpuReadAt >= cpuEvery { readCPU(&t, mono: mono, into: &out) }
+            tracked[pid] = t
+        }
+        guard !gone.isEmpty else { return }
+        for pid in gone {
+            let t = tracked.removeValue(forKey: pid)!
+            fs.release(t.folder)
+            if let image = t.image { fs.release(image) }
+            out.append(.processExited(pid: pid))
+        }
+        order.removeAll { tracked[$0] == nil }
+    }
+
+    private func readCPU(_ t: inout Tracked, mono: Microseconds, into out: inout [Event.Kind]) {
+        if fs.read(t.folder, "stat", into: &buffer), let stat = StatLine(buffer), stat.cpuMillis != t.cpuMillis {
+            out.append(.processCPU(pid: t.folder.pid, cpuMillis: stat.cpuMillis))
+            t.cpuMillis = stat.cpuMillis
+        }
+        t.cpuReadAt = mono
+    }
+
+    /// A pid that may be a new process: tracked when it is a watched uid's; else remembered a while
+    /// when it is new (`remember` nil: when it started less than `recentFor` ago).
+    private func look(at pid: Int32, listed: Bool, remember: Bool? = true, mono: Microseconds, into out: inout [Event.Kind]) {
+        guard let folder = fs.open(pid) else { return }
+        guard let uid = fs.owner(of: folder) else { fs.release(folder); return }
+        guard uids.contains(uid) else {
+            if remember ?? startedLately(folder, mono: mono), recent.count < Self.recentLimit, !folder.byPath {
+                recent.append((folder, mono + Self.recentFor))
+            } else {
+                fs.release(folder)
+            }
+            return
+        }
+        track(folder, uid: uid, listed: listed, mono: mono, into: &out)
+    }
+
+    private func startedLately(_ folder: ProcessFolder, mono: Microseconds) -> Bool {
+        guard fs.read(folder, "stat", into: &buffer), let stat = StatLine(buffer) else { return false }
+        return mono - stat.startMicros < Self.recentFor
+    }
+
+    private func lookAgainAtRecent(mono: Microseconds, into out: inout [Event.Kind]) {
+        guard !recent.isEmpty else { return }
+        var kept = 0
+        for i in recent.indices {
+            let r = recent[i]
+            if r.until >= mono, tracked[r.folder.pid] == nil, let uid = fs.owner(of: r.folder) {
+                if !uids.contains(uid) { recent[kept] = r; kept += 1; continue }
+                track(r.folder, uid: uid, listed: false, mono: mono, into: &out)
+                continue
+            }
+            fs.release(r.folder)
+        }
+        recent.removeSubrange(kept...)
+    }
+
+    private func track(_ folder: ProcessFolder, uid: UInt32, listed: Bool, mono: Microseconds, into out: inout [Event.Kind]) {
+        // A thread has a /proc/TID too, though /proc's listing shows only processes.
+        guard listed || isProcess(folder),
+              fs.read(folder, "stat", into: &buffer), let stat = StatLine(buffer),
+              fs.exe(of: folder, into: &exe) == .read else {    // kernel threads, zombies
+            fs.release(folder)
+            return
+        }
+        out.append(.processStarted(facts(folder, uid: uid, startTicks: stat.startTicks)))
+        out.append(.processCPU(pid: folder.pid, cpuMillis: stat.cpuMillis))
+        tracked[folder.pid] = Tracked(folder: folder, image: nil, since: stat.startMicros, uid: uid, startTicks: stat.startTicks,
+                                      exe: exe, cpuMillis: stat.cpuMillis, cpuReadAt: mono)
+        let at = order.firstIndex { $0 > folder.pid } ?? order.endIndex
+        order.insert(folder.pid, at: at)
+    }
+
+    /// A thread-group leader, not one of its other threads.
+    private func isProcess(_ folder: ProcessFolder) -> Bool {
+        guard fs.read(folder, "status", into: &buffer) else { return false }
+        let key = Array("\nTgid:".utf8)
+        guard let at = buffer.indices.first(where: { buffer[$0] == 10 && buffer[$0...].starts(with: key) }) else { return false }
+        return ProcFS.number(buffer[(at + key.count)...].drop { $0 == 9 || $0 == 32 }) == Int64(folder.pid)
+    }
+
+    private func facts(_ folder: ProcessFolder, uid: UInt32, startTicks: Int64) -> ProcessFacts {
+        let pid = folder.pid
+        let exe = String(decoding: self.exe, as: UTF8.self)
         var comm: String? = nil
-        if fs.read(pid, "comm", into: &buffer) {
+        if fs.read(folder, "comm", into: &buffer) {
             comm = String(decoding: buffer.prefix { $0 != 10 }, as: UTF8.self)
         }
         var cmdline: [String]? = nil
-        if fs.read(pid, "cmdline", into: &buffer), !buffer.isEmpty {
+        if fs.read(folder, "cmdline", into: &buffer), !buffer.isEmpty {
             // A hint only, and command lines can carry secrets: the first few words, cut short.
             cmdline = buffer.split(separator: 0, omittingEmptySubsequences: false).dropLast(buffer.last == 0 ? 1 : 0)
                 .prefix(ProcSampler.cmdlineWords).map { String(decoding: $0.prefix(ProcSampler.cmdlineWordBytes), as: UTF8.self) }
         }
         var cgroup: String? = nil
-        if fs.read(pid, "cgroup", into: &buffer) {
+        if fs.read(folder, "cgroup", into: &buffer) {
             // cgroup v2: one line "0::/path".
             let text = String(decoding: buffer, as: UTF8.self)
             cgroup = text.split(separator: "\n").first { $0.hasPrefix("0::") }.map { String($0.dropFirst(3)) }
@@ -86,6 +289,7 @@ public struct ProcSampler {
         return ProcessFacts(pid: pid, exe: exe, startTicks: startTicks, uid: uid, comm: comm, cmdline: cmdline,
                             cgroup: cgroup, flatpak: cgroup.flatMap(ProcSampler.flatpakID), exeWritable: writable)
     }
+
 
     static let cmdlineWords = 4
     static let cmdlineWordBytes = 200
@@ -105,6 +309,12 @@ struct StatLine {
     var userTicks: Int64
     var systemTicks: Int64
     var startTicks: Int64
+
+    /// When the process started, in microseconds since boot (CLOCK_BOOTTIME, as event `mono`s are).
+    var startMicros: Microseconds { startTicks * Seconds.micro / SystemClock.ticksPerSecond }
+
+    /// User and system time together, in milliseconds.
+    var cpuMillis: Int64 { (userTicks + systemTicks) * 1000 / SystemClock.ticksPerSecond }
 
     init?(_ bytes: [UInt8]) {
         guard let close = bytes.lastIndex(of: UInt8(ascii: ")")) else { return nil }

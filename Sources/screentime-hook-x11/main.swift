@@ -103,7 +103,7 @@ struct X11Windows {
         if let b = property(window, netWMName)?.bytes, !b.isEmpty { return String(decoding: b, as: UTF8.self) }
         // WM_NAME is usually Latin-1 (STRING); UTF-8 when a client says so.
         guard let b = property(window, Atom(XA_WM_NAME))?.bytes, !b.isEmpty else { return nil }
-        return String(validatingUTF8: b.map { CChar(bitPattern: $0) } + [0]) ?? String(b.map { Character(Unicode.Scalar($0)) })
+        return String(validating: b, as: UTF8.self) ?? String(b.map { Character(Unicode.Scalar($0)) })
     }
 
     /// Seconds since the last input, from the XScreenSaver extension.

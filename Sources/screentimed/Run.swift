@@ -58,6 +58,7 @@ struct Run: ParsableCommand {
             do { listener = try UnixListener(path: try socketPath(), mode: 0o600) } catch let e as SocketError {
                 throw fail("screentimed: \(e.description)", code: 1)
             }
+            ProcFS.raiseOpenFileLimit()
             var daemon = Daemon(live: live, sampler: ProcSampler(uids: [uid], cpuEvery: cpu),
                                 server: ControlServer(listener: listener), policyPath: path, sampleEvery: every, log: log)
             if !noLogind { daemon.logind = LogindObserver(uid: uid) }

@@ -24,7 +24,7 @@ struct ProcSamplerTests {
     }
 
     /// Samples until `done` holds for the events seen so far (real processes take a moment to exec).
-    static func sample(_ s: inout ProcSampler, until done: ([Event.Kind]) -> Bool) -> [Event.Kind] {
+    static func sample(_ s: ProcSampler, until done: ([Event.Kind]) -> Bool) -> [Event.Kind] {
         var all: [Event.Kind] = []
         let deadline = Date().addingTimeInterval(20)   // generous: CI runs the crash and fuzz tests alongside
         while Date() < deadline {
@@ -44,8 +44,8 @@ struct ProcSamplerTests {
         let dir = try AppCopies.folder()
         let p = try Self.spawn(["\(dir)/gcompris-qt", "30"])
         defer { Self.end(p) }
-        var s = ProcSampler(uids: [Self.nobody])
-        let events = Self.sample(&s) { Self.started($0, pid: p.processIdentifier).contains { $0.exe.hasSuffix("/gcompris-qt") } }
+        let s = ProcSampler(uids: [Self.nobody])
+        let events = Self.sample(s) { Self.started($0, pid: p.processIdentifier).contains { $0.exe.hasSuffix("/gcompris-qt") } }
         let f = try #require(Self.started(events, pid: p.processIdentifier).last)
         #expect(f.exe == "\(dir)/gcompris-qt")
         #expect(f.comm == "gcompris-qt")
@@ -54,7 +54,7 @@ struct ProcSamplerTests {
         #expect(f.exeWritable == false)
         #expect(f.startTicks != nil)
         Self.end(p)
-        let after = Self.sample(&s) { $0.contains(.processExited(pid: p.processIdentifier)) }
+        let after = Self.sample(s) { $0.contains(.processExited(pid: p.processIdentifier)) }
         #expect(after.contains(.processExited(pid: p.processIdentifier)))
     }
 
@@ -63,8 +63,8 @@ struct ProcSamplerTests {
         let dir = try AppCopies.folder(open: true)
         let p = try Self.spawn(["\(dir)/supertuxkart", "30"])
         defer { Self.end(p) }
-        var s = ProcSampler(uids: [Self.nobody])
-        let events = Self.sample(&s) { Self.started($0, pid: p.processIdentifier).contains { $0.exe.hasSuffix("/supertuxkart") } }
+        let s = ProcSampler(uids: [Self.nobody])
+        let events = Self.sample(s) { Self.started($0, pid: p.processIdentifier).contains { $0.exe.hasSuffix("/supertuxkart") } }
         #expect(Self.started(events, pid: p.processIdentifier).last?.exeWritable == true)
     }
 
@@ -73,11 +73,34 @@ struct ProcSamplerTests {
         let dir = try AppCopies.folder()
         let p = try Self.spawn(["/bin/sh", "-c", "read x < /dev/null; sleep 0.3; exec \(dir)/supertuxkart 30"])
         defer { Self.end(p) }
-        var s = ProcSampler(uids: [Self.nobody])
-        let events = Self.sample(&s) { Self.started($0, pid: p.processIdentifier).contains { $0.exe.hasSuffix("/supertuxkart") } }
+        let s = ProcSampler(uids: [Self.nobody])
+        let events = Self.sample(s) { Self.started($0, pid: p.processIdentifier).contains { $0.exe.hasSuffix("/supertuxkart") } }
         let programs = Self.started(events, pid: p.processIdentifier).map(\.exe)
         #expect(programs.first.map { !$0.hasSuffix("/supertuxkart") } == true)
         #expect(programs.last == "\(dir)/supertuxkart")
+        #expect(!events.contains(.processExited(pid: p.processIdentifier)))
+    }
+
+    @Test("an exec long after the start is seen in the next sample")
+    func lateExec() throws {
+        let dir = try AppCopies.folder()
+        // Past the first seconds, in which every new process's exe link is read each sample anyway.
+        let p = try Self.spawn(["/bin/sh", "-c", "read x < /dev/null; sleep 4; exec \(dir)/supertuxkart 30"])
+        defer { Self.end(p) }
+        let s = ProcSampler(uids: [Self.nobody])
+        var events: [Event.Kind] = []
+        func execd() -> Bool { (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(p.processIdentifier)/exe")) == "\(dir)/supertuxkart" }
+        let deadline = Date().addingTimeInterval(20)
+        while !execd(), Date() < deadline {
+            events.removeAll()
+            s.sample(at: SystemClock.monoMicros(), into: &events)
+            usleep(100_000)
+        }
+        #expect(execd())
+        #expect(Self.started(events, pid: p.processIdentifier).isEmpty)
+        events.removeAll()
+        s.sample(at: SystemClock.monoMicros(), into: &events)
+        #expect(Self.started(events, pid: p.processIdentifier).map(\.exe) == ["\(dir)/supertuxkart"])
         #expect(!events.contains(.processExited(pid: p.processIdentifier)))
     }
 
@@ -86,10 +109,10 @@ struct ProcSamplerTests {
         let dir = try AppCopies.folder()
         let p = try Self.spawn(["\(dir)/gcompris-qt", "30"])
         defer { Self.end(p) }
-        var s = ProcSampler(uids: [Self.nobody])
-        _ = Self.sample(&s) { Self.started($0, pid: p.processIdentifier).contains { $0.exe.hasSuffix("/gcompris-qt") } }
+        let s = ProcSampler(uids: [Self.nobody])
+        _ = Self.sample(s) { Self.started($0, pid: p.processIdentifier).contains { $0.exe.hasSuffix("/gcompris-qt") } }
         try FileManager.default.removeItem(atPath: "\(dir)/gcompris-qt")
-        let events = Self.sample(&s) { Self.started($0, pid: p.processIdentifier).contains { $0.exe.hasSuffix(" (deleted)") } }
+        let events = Self.sample(s) { Self.started($0, pid: p.processIdentifier).contains { $0.exe.hasSuffix(" (deleted)") } }
         #expect(Self.started(events, pid: p.processIdentifier).last?.exe == "\(dir)/gcompris-qt (deleted)")
     }
 
@@ -103,8 +126,8 @@ struct ProcSamplerTests {
         defer { Self.end(mine) }
         let child = try Self.spawn(["\(dir)/supertuxkart", "30"])
         defer { Self.end(child) }
-        var s = ProcSampler(uids: [Self.nobody])
-        let events = Self.sample(&s) { Self.started($0, pid: child.processIdentifier).contains { $0.exe.hasSuffix("/supertuxkart") } }
+        let s = ProcSampler(uids: [Self.nobody])
+        let events = Self.sample(s) { Self.started($0, pid: child.processIdentifier).contains { $0.exe.hasSuffix("/supertuxkart") } }
         #expect(Self.started(events, pid: mine.processIdentifier).isEmpty)
         #expect(!Self.started(events, pid: child.processIdentifier).isEmpty)
     }
@@ -144,8 +167,8 @@ struct ProcSamplerTests {
         }
         try "\(child.processIdentifier)\n".write(toFile: scope + "/cgroup.procs", atomically: false, encoding: .utf8)
         kill(child.processIdentifier, SIGCONT)
-        var s = ProcSampler(uids: [Self.nobody])
-        let events = Self.sample(&s) { Self.started($0, pid: child.processIdentifier).contains { $0.exe.hasSuffix("/supertuxkart") } }
+        let s = ProcSampler(uids: [Self.nobody])
+        let events = Self.sample(s) { Self.started($0, pid: child.processIdentifier).contains { $0.exe.hasSuffix("/supertuxkart") } }
         let game = try #require(Self.started(events, pid: child.processIdentifier).last { $0.exe.hasSuffix("/supertuxkart") })
         #expect(game.flatpak == "org.example.Game")
         #expect(game.cgroup?.hasSuffix("/app-flatpak-org.example.Game-\(getpid()).scope") == true)
@@ -160,29 +183,79 @@ struct ProcSamplerTests {
         #expect(s?.startTicks == 987654)
     }
 
-    /// Pid reuse cannot be forced on a real machine in a test's time, so this one case runs on a
-    /// /proc-shaped folder the test writes (the only stand-in in these tests).
-    @Test("a pid reused by a new process (another start time) is an exit and a start")
-    func pidReuse() throws {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("fakeproc-\(UUID().uuidString)").path
-        let p = "\(root)/4242"
-        try FileManager.default.createDirectory(atPath: p, withIntermediateDirectories: true)
-        func write(start: Int, exe: String) throws {
-            try "4242 (game) S 1 1 1 0 -1 0 0 0 0 0 10 5 0 0 20 0 1 0 \(start) 0 0\n".write(toFile: "\(p)/stat", atomically: true, encoding: .utf8)
-            try? FileManager.default.removeItem(atPath: "\(p)/exe")
-            try FileManager.default.createSymbolicLink(atPath: "\(p)/exe", withDestinationPath: exe)
+    /// Starts `args` as the child so that it gets `pid` (through ns_last_pid, as root may); nil
+    /// when another process keeps taking that pid first.
+    static func spawn(_ args: [String], asPid pid: Int32) throws -> Process? {
+        for _ in 0..<50 {
+            try "\(pid - 1)".write(toFile: "/proc/sys/kernel/ns_last_pid", atomically: false, encoding: .utf8)
+            let p = try spawn(args)
+            if p.processIdentifier == pid { return p }
+            end(p)
         }
-        try write(start: 100, exe: "/usr/games/supertuxkart")
-        let me = UInt32(getuid())
-        var s = ProcSampler(uids: [me], fs: ProcFS(root: root))
-        var events: [Event.Kind] = []
-        s.sample(at: 0, into: &events)
-        #expect(Self.started(events, pid: 4242).map(\.startTicks) == [100])
-        events.removeAll()
-        try write(start: 200, exe: "/usr/bin/gcompris-qt")
-        s.sample(at: 1_000_000, into: &events)
-        #expect(events.first == .processExited(pid: 4242))
-        #expect(Self.started(events, pid: 4242).map(\.exe) == ["/usr/bin/gcompris-qt"])
-        #expect(Self.started(events, pid: 4242).map(\.startTicks) == [200])
+        return nil
+    }
+
+    @Test("a pid reused by a new process between two samples is an exit and a start")
+    func pidReuse() throws {
+        let dir = try AppCopies.folder()
+        let game = try Self.spawn(["\(dir)/supertuxkart", "30"])
+        defer { Self.end(game) }
+        let pid = game.processIdentifier
+        let s = ProcSampler(uids: [Self.nobody])
+        _ = Self.sample(s) { Self.started($0, pid: pid).contains { $0.exe.hasSuffix("/supertuxkart") } }
+        Self.end(game)
+        let learning = try #require(try Self.spawn(["\(dir)/gcompris-qt", "30"], asPid: pid), "pid \(pid) was never handed out again")
+        defer { Self.end(learning) }
+        let events = Self.sample(s) { Self.started($0, pid: pid).contains { $0.exe.hasSuffix("/gcompris-qt") } }
+        let mine = events.filter {
+            switch $0 {
+            case .processExited(let p), .processCPU(let p, _): return p == pid
+            case .processStarted(let f): return f.pid == pid
+            default: return false
+            }
+        }
+        #expect(mine.count == 3)
+        #expect(mine.first == .processExited(pid: pid))
+        #expect(Self.started(mine, pid: pid).map(\.exe) == ["\(dir)/gcompris-qt"])
+    }
+
+    @Test("the threads of a watched process are not reported as processes")
+    func threads() throws {
+        let s = ProcSampler(uids: [Self.nobody])
+        var before: [Event.Kind] = []
+        s.sample(at: SystemClock.monoMicros(), into: &before)
+        // Started after the first sample, so that its threads' pids are new ones the sampler opens.
+        let p = try Self.spawn(["/usr/bin/python3", "-c",
+            "import threading, time\n[threading.Thread(target=time.sleep, args=(30,)).start() for _ in range(8)]\nopen('/dev/stdin').read() if False else time.sleep(30)"])
+        defer { Self.end(p) }
+        var tasks: [String] = []
+        for _ in 0..<200 {
+            tasks = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(p.processIdentifier)/task")) ?? [])
+            if tasks.count >= 9 { break }
+            usleep(10_000)
+        }
+        #expect(tasks.count == 9)
+        let events = Self.sample(s) { Self.started($0, pid: p.processIdentifier).contains { $0.exe.hasPrefix("/usr/bin/python3") } }
+        #expect(Self.started(events, pid: p.processIdentifier).count == 1)
+        let threads = Set(tasks.compactMap(Int32.init)).subtracting([p.processIdentifier])
+        let startedThreads = events.compactMap { if case .processStarted(let f) = $0, threads.contains(f.pid) { return f.pid } else { return nil } }
+        #expect(threads.count == 8)
+        #expect(startedThreads.isEmpty)
+    }
+
+    @Test("a process started by root that becomes the child's just after is seen")
+    func becomesTheChilds() throws {
+        let dir = try AppCopies.folder()
+        let s = ProcSampler(uids: [Self.nobody])
+        var before: [Event.Kind] = []
+        s.sample(at: SystemClock.monoMicros(), into: &before)
+        // Root's at first, as a login or su is, then the child's: the same process, the same pid.
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/bin/sh")
+        p.arguments = ["-c", "sleep 0.5; exec setpriv --reuid=\(Self.nobody) --regid=\(Self.nobody) --clear-groups \(dir)/supertuxkart 30"]
+        try p.run()
+        defer { Self.end(p) }
+        let events = Self.sample(s) { Self.started($0, pid: p.processIdentifier).contains { $0.exe.hasSuffix("/supertuxkart") } }
+        #expect(Self.started(events, pid: p.processIdentifier).last?.uid == Self.nobody)
     }
 }

@@ -57,12 +57,12 @@ let package = Package(
         .testTarget(name: "ScreenTimeCoreTests", dependencies: ["ScreenTimeCore", "ScreenTimePolicy"]),
         .testTarget(name: "ScreenTimePolicyTests", dependencies: ["ScreenTimePolicy"],
                     resources: [.copy("Malformed")]),
-        .testTarget(name: "ScreenTimeStoreTests", dependencies: ["ScreenTimeStore", "ScreenTimeCore"]),
+        .testTarget(name: "ScreenTimeStoreTests", dependencies: ["ScreenTimeStore", "ScreenTimeCore", "ScreenTimePolicy"]),
         // Real components the tests run against (a D-Bus daemon with dbusmock's logind, …).
         .target(name: "TestSupport", dependencies: ["ScreenTimeLinux"], path: "Tests/TestSupport"),
         .testTarget(name: "ScreenTimeLinuxTests", dependencies: ["ScreenTimeLinux", "ScreenTimeCore", "TestSupport"]),
         .testTarget(name: "ControlProtocolTests", dependencies: ["ControlProtocol"]),
         .testTarget(name: "DesktopHooksTests", dependencies: ["DesktopHooks", "ScreenTimeCore"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["ScreenTimeCore", "ScreenTimeLinux", "TestSupport"], exclude: ["Scripts"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["ScreenTimeCore", "ScreenTimePolicy", "ScreenTimeLinux", "TestSupport"], exclude: ["Scripts"]),
     ]
 )

@@ -73,8 +73,9 @@ extension ControlRequest {
 extension ControlReply {
     /// The reply as one line, keys in sorted order (the same bytes `ControlProtocol.encode` gives).
     public var line: [UInt8] {
-        // Lists (apps, history, sessions) are rare and not hot: Foundation's encoder writes them.
-        if apps != nil || history != nil || sessions != nil { return ControlProtocol.encode(self) }
+        // Lists (apps, history, sessions, report) are rare and not hot: Foundation's encoder writes
+        // them. (A field added to ControlReply must be written here too, or be one of these.)
+        if apps != nil || history != nil || sessions != nil || report != nil { return ControlProtocol.encode(self) }
         var w = JSONWriter()
         func text(_ t: String?) { if let t { w.string(t) } else { w.null() } }
         w.beginObject()
@@ -150,6 +151,8 @@ public struct ControlRequest: Codable, Sendable, Equatable {
         case sessions
         /// Parents: read the policy file again; a bad one is refused and the old one stays.
         case reload
+        /// The child and parents: day by day, learning credited and refused, points, reward time, top apps.
+        case report
     }
 
     public var v: Int
@@ -159,9 +162,10 @@ public struct ControlRequest: Codable, Sendable, Equatable {
     public var reason: String?
     /// `hook_event`: one event object of the replay spec, without `at` and `mono`.
     public var event: String?
-    /// `apps`, `history`: how many days back (default 7).
+    /// `apps`, `history`, `report`: how many days back (default 7).
     public var days: Int64?
-    /// `sessions`: the day, `YYYY-MM-DD` in the policy's time zone (default today).
+    /// `sessions`: the day, `YYYY-MM-DD` in the policy's time zone (default today); `report`: the
+    /// last day reported.
     public var day: String?
     /// Parent commands from someone who is not a parent by uid: the policy's parent passphrase.
     public var passphrase: String?
@@ -204,9 +208,11 @@ public struct ControlReply: Codable, Sendable, Equatable {
     public var history: [LedgerLine]?
     /// sessions: the day's judged sessions, in order.
     public var sessions: [SessionLine]?
+    /// report: one summary per day, oldest first.
+    public var report: [ReportDay]?
 
     public init(ok: Bool, error: String? = nil, status: Status? = nil, balance: Int64? = nil, cost: Int64? = nil, apps: [SeenApp]? = nil,
-                history: [LedgerLine]? = nil, sessions: [SessionLine]? = nil, note: String? = nil) {
+                history: [LedgerLine]? = nil, sessions: [SessionLine]? = nil, report: [ReportDay]? = nil, note: String? = nil) {
         self.ok = ok
         self.note = note
         self.error = error
@@ -216,6 +222,60 @@ public struct ControlReply: Codable, Sendable, Equatable {
         self.apps = apps
         self.history = history
         self.sessions = sessions
+        self.report = report
+    }
+
+    /// A day at a glance, as `stctl report` shows it.
+    public struct ReportDay: Codable, Sendable, Equatable {
+        /// `YYYY-MM-DD` in the policy's time zone.
+        public var day: String
+        /// Learning sessions that started on the day: time credited, and time not credited.
+        public var learningCreditedSeconds: Int64
+        public var learningRefusedSeconds: Int64
+        /// Why learning time was not credited, the largest first.
+        public var refused: [SessionLine.Refusal]
+        /// From the ledger: points earned by learning, spent on reward time, and given or taken by parents.
+        public var pointsEarned: Int64
+        public var pointsSpent: Int64
+        public var pointsAdjusted: Int64
+        /// Reward time used; nil for a day the daemon did not see to its end.
+        public var rewardUsedSeconds: Int64?
+        /// The policy's daily limit on reward time; nil when there is none.
+        public var rewardDailyLimitSeconds: Int64?
+        /// The apps used most (learning and reward), by session time, at most five.
+        public var topApps: [TopApp]
+
+        public struct TopApp: Codable, Sendable, Equatable {
+            public var app: String
+            public var category: String
+            public var seconds: Int64
+            public var creditedSeconds: Int64
+            public init(app: String, category: String, seconds: Int64, creditedSeconds: Int64) {
+                self.app = app; self.category = category; self.seconds = seconds; self.creditedSeconds = creditedSeconds
+            }
+        }
+
+        public init(day: String, learningCreditedSeconds: Int64, learningRefusedSeconds: Int64, refused: [SessionLine.Refusal],
+                    pointsEarned: Int64, pointsSpent: Int64, pointsAdjusted: Int64, rewardUsedSeconds: Int64?,
+                    rewardDailyLimitSeconds: Int64?, topApps: [TopApp]) {
+            self.day = day; self.learningCreditedSeconds = learningCreditedSeconds; self.learningRefusedSeconds = learningRefusedSeconds
+            self.refused = refused; self.pointsEarned = pointsEarned; self.pointsSpent = pointsSpent; self.pointsAdjusted = pointsAdjusted
+            self.rewardUsedSeconds = rewardUsedSeconds; self.rewardDailyLimitSeconds = rewardDailyLimitSeconds; self.topApps = topApps
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(day, forKey: .day)
+            try c.encode(learningCreditedSeconds, forKey: .learningCreditedSeconds)
+            try c.encode(learningRefusedSeconds, forKey: .learningRefusedSeconds)
+            try c.encode(refused, forKey: .refused)
+            try c.encode(pointsEarned, forKey: .pointsEarned)
+            try c.encode(pointsSpent, forKey: .pointsSpent)
+            try c.encode(pointsAdjusted, forKey: .pointsAdjusted)
+            try c.encode(rewardUsedSeconds, forKey: .rewardUsedSeconds)
+            try c.encode(rewardDailyLimitSeconds, forKey: .rewardDailyLimitSeconds)
+            try c.encode(topApps, forKey: .topApps)
+        }
     }
 
     /// A ledger entry as `stctl history` shows it.

@@ -11,6 +11,21 @@ public enum Effect: Sendable, Equatable {
     case refused(Refusal)
     /// The wall clock jumped by `by` (µs) against the monotonic clock; the calendar did not follow.
     case clockJumped(at: Microseconds, by: Microseconds)
+    /// A day of the policy's calendar is over: what was used of reward time on it (for reports).
+    case dayEnded(DayTotals)
+}
+
+/// The figures of a day that only the engine knows, saved when the day is over.
+public struct DayTotals: Sendable, Equatable {
+    /// Where the day began (trusted wall time, µs).
+    public var start: Microseconds
+    /// Reward time used on it.
+    public var rewardUsed: Microseconds
+
+    public init(start: Microseconds, rewardUsed: Microseconds) {
+        self.start = start
+        self.rewardUsed = rewardUsed
+    }
 }
 
 public struct Warning: Sendable, Equatable {

@@ -22,6 +22,7 @@ extension Engine {
     mutating func due(at t: Microseconds) {
         if t >= dayEnd {
             let oldWeek = day.weekKey
+            out.append(.dayEnded(DayTotals(start: day.start, rewardUsed: budget.usedToday)))
             enterDay(containing: t)
             budget.startDay(newWeek: day.weekKey != oldWeek)
         }

@@ -7,6 +7,8 @@ public struct ReplayResult: Sendable {
     public var refusals: [Refusal] = []
     public var clockJumps: [(at: Microseconds, by: Microseconds)] = []
     public var balance: Int64 = 0
+    /// The days that ended, with what the engine alone knew of them (not part of the replay output).
+    public var days: [DayTotals] = []
     public var reward = Engine.RewardFigures(granted: 0, used: 0, remaining: 0, expired: 0, usedToday: 0, availableNow: 0)
 
     public init() {}
@@ -19,6 +21,7 @@ public struct ReplayResult: Sendable {
             case .warn, .stop, .resume: actions.append(e)
             case .refused(let r): refusals.append(r)
             case .clockJumped(let at, let by): clockJumps.append((at, by))
+            case .dayEnded(let d): days.append(d)
             }
         }
     }
@@ -111,7 +114,7 @@ public struct ReplayResult: Sendable {
                 time("at", at)
                 w.key("action"); w.string("resume")
                 w.key("pid"); w.int(Int64(pid))
-            case .sessionClosed, .ledger, .refused, .clockJumped:
+            case .sessionClosed, .ledger, .refused, .clockJumped, .dayEnded:
                 break
             }
             w.endObject()

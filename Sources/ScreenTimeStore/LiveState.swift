@@ -149,6 +149,14 @@ public struct LiveState {
             + batch.ledger.lazy.filter { $0.kind == .earned && $0.at >= start && $0.at < end }.reduce(0) { $0 + $1.points }
     }
 
+    /// Reward time used on each day that began between two wall times and is over (by its start):
+    /// saved, and not saved yet. The day in progress is the engine's to tell.
+    public func rewardUsed(from start: Microseconds, to end: Microseconds) throws -> [Microseconds: Microseconds] {
+        var used = try store.rewardUsed(from: start, to: end)
+        for d in batch.days where d.start >= start && d.start < end { used[d.start] = d.rewardUsed }
+        return used
+    }
+
     /// Moves what is to be saved into the batch; returns the rest.
     @discardableResult
     private mutating func collect() -> [Effect] {
@@ -157,6 +165,7 @@ public struct LiveState {
             switch e {
             case .ledger(let l): batch.ledger.append(l)
             case .sessionClosed(let s): batch.sessions.append(s)
+            case .dayEnded(let d): batch.days.append(d)
             case .warn, .stop, .resume, .refused, .clockJumped: actions.append(e)
             }
         }

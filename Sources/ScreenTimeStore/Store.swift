@@ -74,7 +74,7 @@ public final class Store: Sendable {
 
     // MARK: Schema
 
-    private static let migrations = ["v1-event-log-ledger-sessions", "v2-checkpoints", "v3-log-base", "v4-session-refusals"]
+    private static let migrations = ["v1-event-log-ledger-sessions", "v2-checkpoints", "v3-log-base", "v4-session-refusals", "v5-days"]
 
     private func migrate(readOnly: Bool) throws(StoreError) {
         var migrator = DatabaseMigrator()
@@ -142,6 +142,15 @@ public final class Store: Sendable {
             // How much time each reason refused ("idle=720000000,unfocused=3000000"), for `stctl sessions`.
             try db.execute(sql: "ALTER TABLE session ADD COLUMN refused TEXT NOT NULL DEFAULT ''")
         }
+        migrator.registerMigration(Store.migrations[4]) { db in
+            // What a day that is over used of reward time (the engine knows it only while the day lasts).
+            try db.execute(sql: """
+                CREATE TABLE day (
+                    start_micros INTEGER PRIMARY KEY,
+                    reward_used_micros INTEGER NOT NULL
+                );
+                """)
+        }
         do {
             try pool.read { db in try Store.refuseUnknownSchema(db, path: path, readOnly: readOnly) }
             if !readOnly { try migrator.migrate(pool) }
@@ -178,11 +187,12 @@ public final class Store: Sendable {
         public var events: [String] = []
         public var ledger: [LedgerEntry] = []
         public var sessions: [SessionRecord] = []
+        public var days: [DayTotals] = []
         /// The engine's state after the last event of the batch (`Engine.Checkpoint`, encoded).
         public var checkpoint: Data?
 
         public init() {}
-        public var isEmpty: Bool { policy == nil && events.isEmpty && ledger.isEmpty && sessions.isEmpty }
+        public var isEmpty: Bool { policy == nil && events.isEmpty && ledger.isEmpty && sessions.isEmpty && days.isEmpty }
     }
 
     public func commit(_ batch: Batch) throws(StoreError) {
@@ -213,6 +223,10 @@ public final class Store: Sendable {
                         """, arguments: [s.app, s.category.rawValue, Int64(s.pid), s.start, s.end, s.seconds, s.creditedSeconds,
                                          s.points, s.verdict.rawValue, s.reasons.map(\.rawValue).joined(separator: ","),
                                          (s.refused.map { "\($0.reason.rawValue)=\($0.seconds)" } + s.flags.map { "\($0.rawValue)=flag" }).joined(separator: ",")])
+                }
+                for d in batch.days {
+                    try db.execute(sql: "INSERT OR REPLACE INTO day (start_micros, reward_used_micros) VALUES (?, ?)",
+                                   arguments: [d.start, d.rewardUsed])
                 }
                 if let state = batch.checkpoint, let last = try Int64.fetchOne(db, sql: "SELECT max(seq) FROM event"),
                    let policy = try Int64.fetchOne(db, sql: "SELECT max(seq) FROM policy") {
@@ -369,6 +383,18 @@ public final class Store: Sendable {
         try read("sum the points earned") { db in
             try Int64.fetchOne(db, sql: "SELECT coalesce(sum(points), 0) FROM ledger WHERE kind = 'earned' AND at_micros >= ? AND at_micros < ?",
                                arguments: [start, end]) ?? 0
+        }
+    }
+
+    /// Reward time used on the days that began between two wall times and are over, by their start.
+    public func rewardUsed(from start: Microseconds, to end: Microseconds) throws(StoreError) -> [Microseconds: Microseconds] {
+        try read("read the days") { db in
+            var used: [Microseconds: Microseconds] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT start_micros, reward_used_micros FROM day WHERE start_micros >= ? AND start_micros < ?",
+                                        arguments: [start, end]) {
+                used[row["start_micros"]] = row["reward_used_micros"]
+            }
+            return used
         }
     }
 

@@ -189,10 +189,8 @@ extension Daemon {
                 let engine = live.engine
                 var bounds = engine.today
                 if let day = request.day {
-                    guard day.count == 10, let noon = RFC3339.parse("\(day)T12:00:00Z") else {
-                        return .refused("sessions needs a day as YYYY-MM-DD, not \"\(day.prefix(40))\"")
-                    }
-                    bounds = engine.day(containing: noon.micros - Microseconds(engine.utcOffset(at: noon.micros)) * Seconds.micro)
+                    guard let b = dayBounds(day) else { return .refused("sessions needs a day as YYYY-MM-DD, not \"\(day.prefix(40))\"") }
+                    bounds = b
                 }
                 func at(_ w: Microseconds) -> String { RFC3339.format(micros: w, utcOffsetSeconds: engine.utcOffset(at: w)) }
                 return ControlReply(ok: true, sessions: try live.sessions(from: bounds.start, to: bounds.end).map { s in
@@ -202,6 +200,16 @@ extension Daemon {
                                              refused: s.refused.map { .init(reason: $0.reason.rawValue, seconds: $0.seconds / Seconds.micro) },
                                              flags: s.flags.map(\.rawValue))
                 })
+            case .report:
+                guard role != .stranger else { return strangerRefused }
+                let days = request.days ?? 7
+                guard (1...366).contains(days) else { return .refused("report needs days from 1 to 366") }
+                var last = live.engine.today
+                if let day = request.day {
+                    guard let b = dayBounds(day) else { return .refused("report needs a day as YYYY-MM-DD, not \"\(day.prefix(40))\"") }
+                    last = b
+                }
+                return ControlReply(ok: true, report: try report(days: Int(days), last: last))
             case .reload:
                 if let no = parentOnly("policy reload") { return no }
                 switch reloadPolicy() {
@@ -221,6 +229,51 @@ extension Daemon {
             return .refused("not an event: \(e.reason)")
         } catch {
             return .refused("nothing was changed, because it cannot be saved: \(error)")
+        }
+    }
+
+    /// The bounds of a day named `YYYY-MM-DD` in the policy's time zone.
+    func dayBounds(_ text: String) -> (start: Microseconds, end: Microseconds)? {
+        guard text.count == 10, let noon = RFC3339.parse("\(text)T12:00:00Z") else { return nil }
+        let engine = live.engine
+        return engine.day(containing: noon.micros - Microseconds(engine.utcOffset(at: noon.micros)) * Seconds.micro)
+    }
+
+    /// `days` days up to the one of `last`, each at a glance: from the saved sessions, the ledger,
+    /// and the reward time of each day (the engine's own for today).
+    func report(days: Int, last: (start: Microseconds, end: Microseconds)) throws -> [ControlReply.ReportDay] {
+        let engine = live.engine
+        var bounds = [last]
+        while bounds.count < days { bounds.insert(engine.day(containing: bounds[0].start - 12 * 3600 * Seconds.micro), at: 0) }
+        let from = bounds[0].start
+        let sessions = try live.sessions(from: from, to: last.end)
+        let ledger = try live.ledger(from: from).filter { $0.at < last.end }
+        let used = try live.rewardUsed(from: from, to: last.end)
+        let limit = engine.policy.rewards.dailyLimit.map { $0 / Seconds.micro }
+        return bounds.map { b in
+            let mine = sessions.filter { $0.start >= b.start && $0.start < b.end }
+            let learning = mine.filter { $0.category == .learning }
+            var reasons: [Reason: Microseconds] = [:]
+            for s in learning { for r in s.refused { reasons[r.reason, default: 0] += r.seconds } }
+            var apps: [String: (category: AppCategory, seconds: Microseconds, credited: Microseconds)] = [:]
+            for s in mine {
+                let a = apps[s.app] ?? (s.category, 0, 0)
+                apps[s.app] = (a.category, a.seconds + s.seconds, a.credited + s.creditedSeconds)
+            }
+            let entries = ledger.filter { $0.at >= b.start && $0.at < b.end }
+            func points(_ kind: LedgerEntry.Kind) -> Int64 { entries.filter { $0.kind == kind }.reduce(0) { $0 + $1.points } }
+            let rewardUsed = b.start == engine.today.start ? engine.reward.usedToday : used[b.start]
+            return ControlReply.ReportDay(
+                day: String(RFC3339.format(micros: b.start, utcOffsetSeconds: engine.utcOffset(at: b.start)).prefix(10)),
+                learningCreditedSeconds: learning.reduce(0) { $0 + $1.creditedSeconds } / Seconds.micro,
+                learningRefusedSeconds: reasons.values.reduce(0, +) / Seconds.micro,
+                refused: reasons.sorted { ($1.value, $0.key.rawValue) < ($0.value, $1.key.rawValue) }
+                    .map { .init(reason: $0.key.rawValue, seconds: $0.value / Seconds.micro) },
+                pointsEarned: points(.earned), pointsSpent: -points(.redeemed), pointsAdjusted: points(.adjusted),
+                rewardUsedSeconds: rewardUsed.map { $0 / Seconds.micro }, rewardDailyLimitSeconds: limit,
+                topApps: apps.sorted { ($1.value.seconds, $0.key) < ($0.value.seconds, $1.key) }.prefix(5)
+                    .map { .init(app: $0.key, category: $0.value.category.rawValue, seconds: $0.value.seconds / Seconds.micro,
+                                 creditedSeconds: $0.value.credited / Seconds.micro) })
         }
     }
 

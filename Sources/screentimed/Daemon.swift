@@ -58,7 +58,7 @@ struct Daemon {
         case .resume(let pid, let w): return "\(at(w)) resume pid \(pid)"
         case .refused(let r): return "\(at(r.at)) refused \(r.request): \(r.reason)"
         case .clockJumped(let w, let by): return "\(at(w)) the wall clock jumped by \(by / Seconds.micro) s; the calendar did not follow"
-        case .ledger, .sessionClosed: return nil
+        case .ledger, .sessionClosed, .dayEnded: return nil
         }
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import ScreenTimeCore
+import ScreenTimePolicy
 @testable import ScreenTimeStore
 import Testing
 
@@ -82,6 +83,20 @@ struct RetentionTests {
         let rebuilt = try #require(try LiveState.rebuild(from: store, fromCheckpoint: false))
         return Figures(ledger: try store.ledger(), engineState: rebuilt.engine.checkpointData,
                        balance: rebuilt.engine.ledger.balance, reward: rebuilt.engine.reward)
+    }
+
+    @Test("each day that ends keeps the game time played on it, for reports")
+    func daysKeepRewardUsed() throws {
+        let store = try Self.state(days: 3)
+        let midnight = RFC3339.parse("2026-01-05T00:00:00+01:00")!.micros
+        let day = 86_400 * Seconds.micro
+        // On the first day the redemption comes before the learning session is judged (the balance
+        // is 0: refused, nothing played); on the second, 10 minutes are played; the third has not ended.
+        #expect(try store.rewardUsed(from: midnight - day, to: midnight + 5 * day) == [midnight: 0, midnight + day: 10 * 60 * Seconds.micro])
+        #expect(try store.rewardUsed(from: midnight + day, to: midnight + 2 * day) == [midnight + day: 10 * 60 * Seconds.micro])
+        let replayed = ReplayResult.replay(Self.days(3, from: Self.origin), policy: try PolicyLoader.parse(Self.policy))
+        #expect(replayed.refusals.count == 1)
+        #expect(replayed.reward.used == 20 * 60 * Seconds.micro)
     }
 
     @Test("old days removed in several runs: the ledger, the engine's state and check agree with the whole log")

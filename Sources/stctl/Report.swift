@@ -1,0 +1,167 @@
+import ArgumentParser
+import ControlProtocol
+import Foundation
+
+struct Report: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "For parents at a glance: learning, points, game time and apps, day by day.",
+        discussion: """
+            By default the last 7 days, today included. Learning is counted by the day its session \
+            started; game time of a past day is known when the daemon saw that day end. --json prints \
+            the report objects of docs/protocol.md; --csv one line per day.
+            """)
+
+    @Flag(name: .long, help: "The last 7 days (the default).")
+    var week = false
+
+    @Option(name: .long, help: "One day, YYYY-MM-DD; with --week, the week that ends on it.")
+    var day: String?
+
+    @Flag(name: .long, help: "One line per day, comma-separated, with a header line.")
+    var csv = false
+
+    @OptionGroup var client: ClientOptions
+
+    func validate() throws {
+        if csv && client.json { throw ValidationError("--csv and --json: choose one") }
+    }
+
+    func run() throws {
+        try reporting {
+            let days: Int64 = day != nil && !week ? 1 : 7
+            let reply = try client.send(ControlRequest(.report, days: days, day: day))
+            if csv, reply.ok {
+                print(Report.csv(reply.report ?? []), terminator: "")
+                return
+            }
+            try client.finish(reply) { reply in Report.text(reply.report ?? []) }
+        }
+    }
+
+    // MARK: Text
+
+    static let barWidth = 24
+
+    /// Sections of aligned bars, one line per day in each.
+    static func text(_ days: [ControlReply.ReportDay]) -> String {
+        guard let first = days.first, let last = days.last else { return "" }
+        var out = [days.count == 1 ? "Report for \(weekday(first.day)) \(first.day)" : "Report for \(first.day) to \(last.day)", ""]
+        let label = days.map { days.count == 1 ? "" : "  \(weekday($0.day)) \($0.day.suffix(5))  " }
+
+        // Learning: counted and not, on one scale.
+        let most = days.map { $0.learningCreditedSeconds + $0.learningRefusedSeconds }.max() ?? 0
+        out.append("Learning: █ counted, ░ not counted")
+        for (i, d) in days.enumerated() {
+            var line = label[i] + bar([(d.learningCreditedSeconds, "█"), (d.learningRefusedSeconds, "░")], scale: most)
+            if d.learningCreditedSeconds + d.learningRefusedSeconds == 0 {
+                line += "nothing"
+            } else {
+                line += "\(minutes(d.learningCreditedSeconds)) counted"
+                if d.learningRefusedSeconds > 0 {
+                    let why = d.refused.prefix(2).map { "\(reasonWords[$0.reason] ?? $0.reason) \(minutes($0.seconds))" }
+                    line += ", \(minutes(d.learningRefusedSeconds)) not (\(why.joined(separator: ", ")))"
+                }
+            }
+            out.append(line)
+        }
+
+        // Game time, against the daily limit when there is one.
+        let limit = days.compactMap(\.rewardDailyLimitSeconds).max()
+        out.append("")
+        out.append(limit.map { "Game time: █ played, · left of the daily limit of \(minutes($0))" } ?? "Game time played (no daily limit)")
+        let mostPlayed = max(limit ?? 0, days.compactMap(\.rewardUsedSeconds).max() ?? 0)
+        for (i, d) in days.enumerated() {
+            guard let used = d.rewardUsedSeconds else {
+                out.append(label[i] + String(repeating: " ", count: barWidth + 2) + "not known: the daemon did not see this day end")
+                continue
+            }
+            let left = max(0, (d.rewardDailyLimitSeconds ?? 0) - used)
+            out.append(label[i] + bar([(used, "█"), (left, "·")], scale: mostPlayed)
+                       + (d.rewardDailyLimitSeconds.map { "\(minutes(used)) of \(minutes($0))" } ?? minutes(used)))
+        }
+
+        // Points, as columns.
+        out.append("")
+        out.append("Points")
+        let rows = days.map { d in
+            ["earned", signed(d.pointsEarned), " spent", signed(-d.pointsSpent), " from parents", signed(d.pointsAdjusted)]
+        }
+        out += zip(label, columns(rows, rightAligned: [1, 3, 5])).map { $0 + $1 }
+
+        // The apps used most.
+        out.append("")
+        out.append("Most used")
+        for (i, d) in days.enumerated() {
+            let apps = d.topApps.prefix(3).map { "\($0.app) \(minutes($0.seconds))" }
+            out.append(label[i] + (apps.isEmpty ? "nothing" : apps.joined(separator: ", ")))
+        }
+        return out.joined(separator: "\n")
+    }
+
+    /// Segments of a bar of at most `barWidth` cells, scaled so that `scale` fills it; padded.
+    static func bar(_ parts: [(Int64, String)], scale: Int64) -> String {
+        var cells = 0
+        var s = ""
+        for (value, mark) in parts where value > 0 && scale > 0 {
+            // At least one cell for anything at all, so that a little is not shown as nothing.
+            let n = max(1, Int((value * Int64(barWidth) + scale / 2) / scale))
+            let take = min(n, barWidth - cells)
+            s += String(repeating: mark, count: take)
+            cells += take
+        }
+        return s + String(repeating: " ", count: barWidth - cells + 2)
+    }
+
+    static func signed(_ n: Int64) -> String { n > 0 ? "+\(n)" : n == 0 ? "0" : "−\(-n)" }
+
+    static func columns(_ rows: [[String]], rightAligned: Set<Int>) -> [String] {
+        guard let n = rows.first?.count else { return [] }
+        let widths = (0..<n).map { c in rows.map { $0[c].count }.max() ?? 0 }
+        return rows.map { row in
+            row.enumerated().map { c, cell in
+                let pad = String(repeating: " ", count: widths[c] - cell.count)
+                return rightAligned.contains(c) ? pad + cell : (c == n - 1 ? cell : cell + pad)
+            }.joined(separator: " ")
+        }
+    }
+
+    /// The weekday of `YYYY-MM-DD` (Sakamoto's method; the proleptic Gregorian calendar).
+    static func weekday(_ day: String) -> String {
+        let parts = day.split(separator: "-").compactMap { Int($0) }
+        guard parts.count == 3, (1...12).contains(parts[1]) else { return "" }
+        let offsets = [0, 3, 2, 5, 0, 3, 5, 1, 4, 6, 2, 4]
+        let y = parts[1] < 3 ? parts[0] - 1 : parts[0]
+        let w = (y + y / 4 - y / 100 + y / 400 + offsets[parts[1] - 1] + parts[2]) % 7
+        return ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"][w]
+    }
+
+    static let reasonWords: [String: String] = [
+        "idle": "idle", "locked": "locked", "unfocused": "not in front", "too_short": "too short",
+        "daily_cap": "over the daily cap", "untrusted_exe": "untrusted copy", "concurrent_reward": "a game running too",
+        "periodic_input": "machine-like input", "clock_jump": "clock changed", "focus_flicker": "flickering focus",
+        "no_focus_hook": "no focus hook",
+    ]
+
+    // MARK: CSV
+
+    static let csvHeader = ["day", "learning_credited_seconds", "learning_refused_seconds", "refused", "points_earned", "points_spent",
+                            "points_adjusted", "reward_used_seconds", "reward_daily_limit_seconds", "top_apps"]
+
+    /// RFC 4180: a header line, then a line per day; lists as `name=seconds` joined by `;`.
+    static func csv(_ days: [ControlReply.ReportDay]) -> String {
+        func field(_ s: String) -> String {
+            s.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) ? "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : s
+        }
+        var lines = [csvHeader.joined(separator: ",")]
+        for d in days {
+            let refused: String = d.refused.map { "\($0.reason)=\($0.seconds)" }.joined(separator: ";")
+            let apps: String = d.topApps.map { "\($0.app)=\($0.seconds)" }.joined(separator: ";")
+            let used: String = d.rewardUsedSeconds.map { String($0) } ?? ""
+            let limit: String = d.rewardDailyLimitSeconds.map { String($0) } ?? ""
+            var cells: [String] = [d.day, String(d.learningCreditedSeconds), String(d.learningRefusedSeconds), refused]
+            cells += [String(d.pointsEarned), String(d.pointsSpent), String(d.pointsAdjusted), used, limit, apps]
+            lines.append(cells.map(field).joined(separator: ","))
+        }
+        return lines.joined(separator: "\r\n") + "\r\n"
+    }
+}

@@ -457,12 +457,15 @@ public struct FrameReader: Sendable {
         guard !overflowed else { return [] }
         pending += bytes
         var lines: [[UInt8]] = []
-        while let nl = pending.firstIndex(of: 10) {
-            guard nl <= ControlProtocol.maxFrame else { overflowed = true; return lines }
-            lines.append(Array(pending[..<nl]))
-            pending.removeSubrange(...nl)
+        // Many lines may come in one read (a hook's burst): cut them out, then drop them at once.
+        var start = pending.startIndex
+        defer { pending.removeSubrange(..<start) }
+        while let nl = pending[start...].firstIndex(of: 10) {
+            guard nl - start <= ControlProtocol.maxFrame else { overflowed = true; return lines }
+            lines.append(Array(pending[start..<nl]))
+            start = nl + 1
         }
-        if pending.count > ControlProtocol.maxFrame { overflowed = true }
+        if pending.count - start > ControlProtocol.maxFrame { overflowed = true }
         return lines
     }
 }

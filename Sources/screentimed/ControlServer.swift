@@ -29,7 +29,8 @@ struct Authority {
 /// closed.
 struct ControlServer {
     static let maxClients = 32
-    static let idleTimeout: Microseconds = Seconds.of(30)
+    /// How long a client that is not a hook may stay silent (30 s unless `--client-timeout`).
+    let idleTimeout: Microseconds
     static let maxOutbox = 256 * 1024
 
     let listener: UnixListener
@@ -56,7 +57,10 @@ struct ControlServer {
     /// The desktop hooks connected now, by name.
     var hooks: [String] { clients.values.compactMap(\.hook).sorted() }
 
-    init(listener: UnixListener) { self.listener = listener }
+    init(listener: UnixListener, idleTimeout: Microseconds = Seconds.of(30)) {
+        self.listener = listener
+        self.idleTimeout = idleTimeout
+    }
 
     /// What to wait for: the listener and every client to read; clients with replies waiting, to write.
     var readDescriptors: [Int32] { [listener.fd] + clients.filter { !$0.value.closing }.keys.sorted() }
@@ -109,8 +113,7 @@ struct ControlServer {
                 guard let sent = client.connection.trySend(client.outbox[...]) else { drop(fd); continue }
                 client.outbox.removeFirst(sent)
             }
-            if client.outbox.count > ControlServer.maxOutbox || (client.closing && client.outbox.isEmpty)
-                || (client.hook == nil && now - client.lastHeard > ControlServer.idleTimeout) {
+            if client.outbox.count > ControlServer.maxOutbox || (client.closing && client.outbox.isEmpty) {
                 clients[fd] = client
                 drop(fd)
             } else {
@@ -118,6 +121,19 @@ struct ControlServer {
             }
         }
         return lost
+    }
+
+    /// Closes the clients silent for longer than `idleTimeout` (desktop hooks are kept however
+    /// quiet they are). Called every turn of the run loop, whether or not a socket is ready.
+    mutating func closeSilent(now: Microseconds) {
+        for (fd, client) in clients where client.hook == nil && now - client.lastHeard > idleTimeout {
+            clients[fd] = nil
+        }
+    }
+
+    /// When the next silent client is due to be closed.
+    var nextTimeout: Microseconds? {
+        clients.values.lazy.filter { $0.hook == nil }.map { $0.lastHeard + idleTimeout + 1 }.min()
     }
 }
 

@@ -100,6 +100,7 @@ struct Daemon {
             if live.unsavedEvents > 0 { wait = min(wait, max(0, lastSave + Seconds.micro - SystemClock.monoMicros())) }
             if let d = due { wait = min(wait, max(0, lastMono + d - SystemClock.monoMicros())) }
             if let retry = logind?.nextRetry { wait = min(wait, max(0, retry - SystemClock.monoMicros())) }
+            if let quiet = server?.nextTimeout { wait = min(wait, max(0, quiet - SystemClock.monoMicros())) }
             let bus = logind?.descriptor.map { [$0] } ?? []
             let ready = Poll.wait(read: [requests.wakeup.fd] + bus + (server?.readDescriptors ?? []),
                                   write: (logind?.wantsWrite == true ? bus : []) + (server?.writeDescriptors ?? []),
@@ -117,6 +118,7 @@ struct Daemon {
                 server = s
                 if !lost.isEmpty { hooksLost(lost, remaining: s.hooks) }
             }
+            server?.closeSilent(now: SystemClock.monoMicros())
         }
         do {
             try live.flush(checkpoint: true)

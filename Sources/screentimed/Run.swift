@@ -32,6 +32,9 @@ struct Run: ParsableCommand {
     @Option(name: .long, help: "How often each process's CPU time is reported (\"60s\").")
     var cpuEvery: String = "60s"
 
+    @Option(name: .long, help: "How long a client (not a desktop hook) may stay silent before it is disconnected.")
+    var clientTimeout = "30s"
+
     @Flag(name: .long, help: "Do not ask logind for idle, lock and sleep (desktop hooks only).")
     var noLogind = false
 
@@ -43,6 +46,7 @@ struct Run: ParsableCommand {
         let path = try policy ?? Run.defaultPolicyPath(uid: uid)
         guard let every = DurationText.parse(sampleEvery), every > 0 else { throw fail("--sample-every: not a duration: \"\(sampleEvery)\"", code: 2) }
         guard let cpu = DurationText.parse(cpuEvery), cpu > 0 else { throw fail("--cpu-every: not a duration: \"\(cpuEvery)\"", code: 2) }
+        guard let quiet = DurationText.parse(clientTimeout), quiet > 0 else { throw fail("--client-timeout: not a duration: \"\(clientTimeout)\"", code: 2) }
         guard (0...100_000).contains(keepLogDays) else { throw fail("--keep-log-days: a number of days from 0 (keep every event) to 100000, not \(keepLogDays)", code: 2) }
         let text: String
         do throws(PolicyError) { text = try PolicyLoader.loadWithText(path: path).text } catch {
@@ -60,7 +64,7 @@ struct Run: ParsableCommand {
             }
             ProcFS.raiseOpenFileLimit()
             var daemon = Daemon(live: live, sampler: ProcSampler(uids: [uid], cpuEvery: cpu),
-                                server: ControlServer(listener: listener), policyPath: path, sampleEvery: every, log: log)
+                                server: ControlServer(listener: listener, idleTimeout: quiet), policyPath: path, sampleEvery: every, log: log)
             if !noLogind { daemon.logind = LogindObserver(uid: uid) }
             if keepLogDays > 0 { daemon.retention = Retention(keep: Int64(keepLogDays) * 86_400 * Seconds.micro) }
             let requests = Requests()

@@ -15,7 +15,7 @@ struct ControlSocketTests {
         var socket: String { base + "/run/control.sock" }
         var state: String { base + "/state" }
 
-        init(policy: String = "version = 1\ntimezone = \"UTC\"\n") throws {
+        init(policy: String = "version = 1\ntimezone = \"UTC\"\n", arguments: [String] = []) throws {
             let fm = FileManager.default
             base = fm.temporaryDirectory.appendingPathComponent("screentime-sock-\(UUID().uuidString)").path
             for dir in [base, base + "/run"] {
@@ -24,7 +24,7 @@ struct ControlSocketTests {
             }
             try policy.write(toFile: base + "/policy.toml", atomically: true, encoding: .utf8)
             process = try CrashTests.asNobody([ReplayBinaryTests.binary, "--policy", base + "/policy.toml", "--state-dir", base + "/state",
-                                               "--socket", base + "/run/control.sock", "--sample-every", "200ms"])
+                                               "--socket", base + "/run/control.sock", "--sample-every", "200ms"] + arguments)
             for _ in 0..<100 where !fm.fileExists(atPath: socket) { usleep(20_000) }
         }
 
@@ -249,6 +249,55 @@ struct ControlSocketTests {
         let line = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(line.contains(#""event":"lock_changed","locked":true"#))
         #expect(!line.contains("1999"))
+    }
+
+    @Test("a silent client is closed after the client timeout, a quiet desktop hook is not; the 33rd client is turned away")
+    func timeoutAndCap() throws {
+        let d = try RunningDaemon(arguments: ["--client-timeout", "2s"])
+        let out = try ReplayBinaryTests.runBinary("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-c", #"""
+            import socket, sys, time
+            path = sys.argv[1]
+            def connect():
+                s = socket.socket(socket.AF_UNIX); s.connect(path); s.settimeout(10); return s
+            def line(s):
+                data = b""
+                while not data.endswith(b"\n"):
+                    chunk = s.recv(65536)
+                    if not chunk: return data.decode() + "<closed>"
+                    data += chunk
+                return data.decode().strip()
+            status = b'{"v": 1, "command": "status"}\n'
+            # The cap: 32 clients, each answered; the 33rd is told and closed.
+            clients = [connect() for _ in range(32)]
+            for c in clients:
+                c.sendall(status)
+                print("answered" if '"ok":true' in line(c) else "not answered")
+            extra = connect()
+            print("33rd:", line(extra), line(extra))
+            for c in clients: c.close()
+            # The timeout: a silent client is closed after 2 s; a hook that said who it is stays.
+            time.sleep(0.5)
+            silent, hook = connect(), connect()
+            hook.sendall(b'{"v": 1, "command": "hook_event", "hook": "x11", "event": "{\\"event\\": \\"input\\", \\"count\\": 1}"}\n')
+            print("hook:", line(hook))
+            start = time.monotonic()
+            print("silent:", line(silent))
+            print("closed after at least 2 s:", time.monotonic() - start >= 1.9, "and within 5 s:", time.monotonic() - start < 5)
+            time.sleep(1)
+            hook.sendall(status)
+            print("hook, 3 s later:", line(hook)[:11])
+            """#, d.socket])
+        let lines = out.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.prefix(32).allSatisfy { $0 == "answered" }, "\(out.stdout)\(out.stderr)")
+        #expect(lines.count == 37, "\(out.stdout)\(out.stderr)")
+        guard lines.count == 37 else { return }
+        #expect(lines[32].hasPrefix("33rd: {\"error\":\"too many connections; try again\",\"ok\":false"), "\(lines[32])")
+        #expect(lines[32].hasSuffix(" <closed>"), "\(lines[32])")
+        #expect(lines[33] == "hook: {\"ok\":true,\"v\":1}")
+        #expect(lines[34] == "silent: <closed>")
+        #expect(lines[35] == "closed after at least 2 s: True and within 5 s: True")
+        #expect(lines[36] == "hook, 3 s later: {\"ok\":true,")
+        #expect(try d.stop().status == 0)
     }
 
     @Test("garbage, wrong versions and oversized frames are answered or closed, and the daemon goes on")

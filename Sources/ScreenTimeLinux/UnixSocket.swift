@@ -35,7 +35,13 @@ public final class UnixConnection: @unchecked Sendable {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
         guard ok == 0 else {
-            let e = SocketError("cannot connect (is screentimed running?)", path)
+            let e: SocketError
+            switch errno {
+            case ENOENT: e = SocketError(description: "\(path): screentimed is not running (there is no socket here); start it, or pass the --socket it listens on")
+            case ECONNREFUSED: e = SocketError(description: "\(path): screentimed is not running (this socket file was left by one that stopped); start it again")
+            case EACCES, EPERM: e = SocketError(description: "\(path): you may not connect to this socket (permission denied)")
+            default: e = SocketError("cannot connect (is screentimed running?)", path)
+            }
             close(fd)
             throw e
         }

@@ -26,9 +26,14 @@ struct ClientOptions: ParsableArguments {
         while true {
             guard let bytes = connection.read() else { throw Failure("stctl: \(socketPath): no answer from the daemon", code: 3) }
             if let line = reader.append(bytes).first {
-                do { return try ControlProtocol.decode(ControlReply.self, from: line) } catch {
-                    throw Failure("stctl: \(socketPath): the daemon's answer is not understood (a different version?)", code: 3)
+                let reply: ControlReply
+                do { reply = try ControlProtocol.decode(ControlReply.self, from: line) } catch {
+                    throw Failure("stctl: \(socketPath): the daemon's answer is not understood (is a screentimed of another version listening?)", code: 3)
                 }
+                guard reply.v == ControlProtocol.version else {
+                    throw Failure("stctl: \(socketPath): the daemon speaks protocol version \(reply.v), this stctl version \(ControlProtocol.version); install stctl and screentimed of one release", code: 3)
+                }
+                return reply
             }
             if reader.overflowed { throw Failure("stctl: \(socketPath): the daemon's answer is too long", code: 3) }
         }

@@ -300,6 +300,56 @@ struct ControlSocketTests {
         #expect(try d.stop().status == 0)
     }
 
+    /// A stand-in daemon that answers the first request with `reply` (a real socket; the test's
+    /// own program, since a real screentimed answers only well).
+    static func fakeDaemon(at path: String, reply: String) throws -> Process {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        p.arguments = ["-c", #"""
+            import socket, sys
+            s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(1)
+            c, _ = s.accept(); c.recv(65536); c.sendall(sys.argv[2].encode()); c.close()
+            """#, path, reply]
+        try p.run()
+        for _ in 0..<200 where !FileManager.default.fileExists(atPath: path) { usleep(10_000) }
+        return p
+    }
+
+    @Test("stctl says in one sentence, with exit status 3, when the daemon is not there, left a stale socket, speaks another version or answers garbage")
+    func clientErrors() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("screentime-client-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        func stctl(_ socket: String) throws -> ReplayBinaryTests.Run { try ReplayBinaryTests.runBinary(ControlSocketTests.stctl, ["status", "--socket", socket]) }
+
+        let missing = try stctl(dir + "/none.sock")
+        #expect(missing.status == 3)
+        #expect(missing.stderr == "stctl: \(dir)/none.sock: screentimed is not running (there is no socket here); start it, or pass the --socket it listens on\n")
+
+        // A socket file whose listener is gone, as a daemon killed with SIGKILL leaves it.
+        let stale = dir + "/stale.sock"
+        let leftover = try ReplayBinaryTests.runBinary("/usr/bin/python3", ["-c", "import socket, sys; s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.close()", stale])
+        #expect(leftover.status == 0 && FileManager.default.fileExists(atPath: stale))
+        let refused = try stctl(stale)
+        #expect(refused.status == 3)
+        #expect(refused.stderr == "stctl: \(stale): screentimed is not running (this socket file was left by one that stopped); start it again\n")
+
+        let newer = dir + "/newer.sock"
+        let v2 = try Self.fakeDaemon(at: newer, reply: "{\"v\": 2, \"ok\": true}\n")
+        let mismatch = try stctl(newer)
+        reap(v2)
+        #expect(mismatch.status == 3)
+        #expect(mismatch.stderr == "stctl: \(newer): the daemon speaks protocol version 2, this stctl version 1; install stctl and screentimed of one release\n")
+        #expect(mismatch.stdout.isEmpty)
+
+        let garbage = dir + "/garbage.sock"
+        let bad = try Self.fakeDaemon(at: garbage, reply: "hello, this is not JSON\n")
+        let malformed = try stctl(garbage)
+        reap(bad)
+        #expect(malformed.status == 3)
+        #expect(malformed.stderr == "stctl: \(garbage): the daemon's answer is not understood (is a screentimed of another version listening?)\n")
+    }
+
     @Test("garbage, wrong versions and oversized frames are answered or closed, and the daemon goes on")
     func badFrames() throws {
         let d = try RunningDaemon()

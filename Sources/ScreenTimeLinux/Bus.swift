@@ -112,9 +112,10 @@ public struct BusMessage: Sendable {
     }
 
     private static func readBasic(_ m: OpaquePointer, _ type: CChar) -> BusValue? {
-        func read<T>(_ initial: T) -> T? {
+        func read<T: BitwiseCopyable>(_ initial: T) -> T? {
             var v = initial
-            return sd_bus_message_read_basic(m, type, &v) > 0 ? v : nil
+            let r = withUnsafeMutableBytes(of: &v) { sd_bus_message_read_basic(m, type, $0.baseAddress) }
+            return r > 0 ? v : nil
         }
         switch Character(UnicodeScalar(UInt8(bitPattern: type))) {
         case "b": return read(Int32(0)).map { .bool($0 != 0) }
@@ -235,9 +236,8 @@ public final class Bus: @unchecked Sendable {
     }
 
     private static func append(_ value: BusValue, to m: OpaquePointer) -> Int32 {
-        func basic<T>(_ type: Character, _ v: T) -> Int32 {
-            var v = v
-            return sd_bus_message_append_basic(m, CChar(type.asciiValue!), &v)
+        func basic<T: BitwiseCopyable>(_ type: Character, _ v: T) -> Int32 {
+            withUnsafeBytes(of: v) { sd_bus_message_append_basic(m, CChar(type.asciiValue!), $0.baseAddress) }
         }
         switch value {
         case .bool(let b): return basic("b", Int32(b ? 1 : 0))

@@ -36,7 +36,9 @@ let package = Package(
         // Each C call wrapped once.
         // libcrypt (crypt_r, yescrypt) for the parent passphrase: Debian's libcrypt-dev.
         .systemLibrary(name: "CCrypt", providers: [.apt(["libcrypt-dev"])]),
-        .target(name: "ScreenTimeLinux", dependencies: ["ScreenTimeCore", "CSystemd", "CCrypt"]),
+        // pidfd_open and pidfd_send_signal, through syscall(2).
+        .systemLibrary(name: "CShims"),
+        .target(name: "ScreenTimeLinux", dependencies: ["ScreenTimeCore", "CSystemd", "CCrypt", "CShims"]),
         // Xlib with XScreenSaver and X-Resource, for the X11 hook only: Debian's libx11-dev,
         // libxss-dev, libxres-dev. stctl itself links none of it.
         .systemLibrary(name: "CX11", providers: [.apt(["libx11-dev", "libxss-dev", "libxres-dev"])]),

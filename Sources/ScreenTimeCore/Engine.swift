@@ -264,6 +264,9 @@ public struct Engine: Sendable {
         return (policy.apps[m.entry].name, policy.apps[m.entry].category, m.trusted)
     }
 
+    /// What was observed of a process the engine knows (nil: it does not know that pid).
+    public func process(_ pid: Int32) -> ProcessFacts? { processes[pid]?.facts }
+
     /// How the policy classifies a process by its identity alone (`stctl apps`).
     public func classify(_ process: ProcessFacts) -> (name: String, category: AppCategory, trusted: Bool)? {
         classifier.classify(process: process).map { (policy.apps[$0.entry].name, policy.apps[$0.entry].category, $0.trusted) }

@@ -306,6 +306,7 @@ public final class ProcSampler {
 
 /// The fields of /proc/PID/stat the sampler uses, parsed after the last ')' (comm may hold anything).
 struct StatLine {
+    var parent: Int32
     var userTicks: Int64
     var systemTicks: Int64
     var startTicks: Int64
@@ -320,7 +321,7 @@ struct StatLine {
         guard let close = bytes.lastIndex(of: UInt8(ascii: ")")) else { return nil }
         // Fields after ')' start with field 3 (state); utime is 14, stime 15, starttime 22.
         var field = 2
-        var user: Int64? = nil, system: Int64? = nil, start: Int64? = nil
+        var user: Int64? = nil, system: Int64? = nil, start: Int64? = nil, parent: Int64? = nil
         var i = close + 1
         while i < bytes.count, field <= 22 {
             while i < bytes.count, bytes[i] == 32 { i += 1 }
@@ -331,13 +332,15 @@ struct StatLine {
                 i += 1
             }
             switch field {
+            case 4: parent = v
             case 14: user = v
             case 15: system = v
             case 22: start = v
             default: break
             }
         }
-        guard let u = user, let s = system, let st = start else { return nil }
+        guard let u = user, let s = system, let st = start, let p = parent else { return nil }
+        self.parent = Int32(truncatingIfNeeded: p)
         userTicks = u
         systemTicks = s
         startTicks = st

@@ -105,14 +105,17 @@ public struct LiveState {
         return actions
     }
 
-    /// A new policy from now on (recorded with the events it rules).
-    public mutating func adopt(policyText text: String, file: String) throws {
+    /// A new policy from now on (recorded with the events it rules); returns what the shell must
+    /// act on (a game allowed no longer is stopped at once).
+    @discardableResult
+    public mutating func adopt(policyText text: String, file: String) throws -> [Effect] {
         try flush()
         engine.adopt(try PolicyLoader.parse(text, file: file), into: &effects)
         batch.policy = text
         policyText = text
-        collect()
+        let actions = collect()
         try flush()
+        return actions
     }
 
     /// A checkpoint is saved with every this many events, and when the daemon stops.

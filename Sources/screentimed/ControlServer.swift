@@ -178,12 +178,13 @@ extension Daemon {
                 if let r = effects.lazy.compactMap({ if case .refused(let r) = $0 { return r } else { return nil } }).first {
                     return .refused("not redeemed: \(r.reason)")
                 }
+                pending += effects
                 return ControlReply(ok: true, balance: live.engine.ledger.balance, cost: before - live.engine.ledger.balance)
             case .adjust:
                 if let no = parentOnly("adjust") { return no }
                 guard let points = request.points, points != 0, abs(points) <= 1_000_000_000 else { return .refused("adjust needs non-zero points") }
                 guard let reason = request.reason, !reason.trimmingCharacters(in: .whitespaces).isEmpty else { return .refused("adjust needs a reason") }
-                try live.ingestSaved(stamp(.adjust(points: points, reason: "\(reason) (\(who))")))
+                pending += try live.ingestSaved(stamp(.adjust(points: points, reason: "\(reason) (\(who))")))
                 return ControlReply(ok: true, balance: live.engine.ledger.balance)
             case .apps:
                 guard role != .stranger else { return strangerRefused }
@@ -238,7 +239,7 @@ extension Daemon {
                 }
                 guard let text = request.event else { return .refused("hook_event needs an event") }
                 let now = clocks()
-                live.ingest(try EventLog.decode(hookEvent: text, at: now.wall, mono: now.mono))
+                pending += live.ingest(try EventLog.decode(hookEvent: text, at: now.wall, mono: now.mono))
                 return ControlReply(ok: true)
             }
         } catch let e as EventLog.LineError {
@@ -315,8 +316,7 @@ extension Daemon {
         let engine = live.engine
         let policy = engine.policy
         let hooks = server?.hooks ?? []
-        var blind = ["enforcement is not built yet: games are not stopped, only logged",
-                     "desktop notifications are not built yet"]
+        var blind = ["desktop notifications are not built yet"]
         if hooks.isEmpty {
             blind.insert(engine.hasFocusHook
                          ? "no desktop hook is connected: the focused window is only what `stctl hook event` said last"

@@ -38,6 +38,11 @@ struct Daemon {
     var policyChanged = false
     /// The user's logind session: idle, lock, sleep (nil: not watched, `--no-logind`).
     var logind: LogindObserver? = nil
+    /// Signals stop and resume orders.
+    var enforcer: Enforcer
+    /// What requests caused (a redemption that lets a paused game go on, a hook's focus on a game
+    /// with no time left), carried out after the requests are answered.
+    var pending: [Effect] = []
 
     /// Both clocks, now, for the next event logged: every event the daemon logs is stamped here.
     mutating func clocks() -> (wall: WallTime, mono: Microseconds) {
@@ -50,12 +55,20 @@ struct Daemon {
         return Event(at: now.wall, mono: now.mono, kind)
     }
 
-    func describe(_ e: Effect, _ engine: Engine) -> String? {
+    /// Carries out what the engine said (stops and resumes through the enforcer); returns the
+    /// journal line for it.
+    mutating func carryOut(_ e: Effect) -> String? {
+        let engine = live.engine
         func at(_ w: Microseconds) -> String { RFC3339.format(micros: w, utcOffsetSeconds: engine.utcOffset(at: w)) }
         switch e {
         case .warn(let w): return "\(at(w.at)) warn: \(DurationText.words(w.remaining)) of game time left (\(w.limit.rawValue))"
-        case .stop(let s): return "\(at(s.at)) stop \(s.app) (pid \(s.pid)): \(s.reason.rawValue) [enforcement is not built yet: nothing was signalled]"
-        case .resume(let pid, let w): return "\(at(w)) resume pid \(pid)"
+        case .stop(let s):
+            let facts = engine.process(s.pid)
+            let done = enforcer.stop(s, process: facts)
+            let left = "game time left now \(DurationText.words(engine.reward.availableNow)), today \(DurationText.words(engine.rewardAvailableToday))"
+            return "\(at(s.at)) stop \(s.app) (pid \(s.pid)\(facts.map { ", " + $0.exe } ?? "")): \(s.reason.rawValue)"
+                + (s.repeatCount > 0 ? ", told again (\(s.repeatCount))" : "") + "; \(done); \(left)"
+        case .resume(let pid, let w): return "\(at(w)) resume pid \(pid): \(enforcer.resume(pid))"
         case .refused(let r): return "\(at(r.at)) refused \(r.request): \(r.reason)"
         case .clockJumped(let w, let by): return "\(at(w)) the wall clock jumped by \(by / Seconds.micro) s; the calendar did not follow"
         case .ledger, .sessionClosed, .dayEnded: return nil
@@ -92,7 +105,7 @@ struct Daemon {
                 actions += live.ingest(stamp(.tick))
                 due = live.engine.timeToNextDeadline
             }
-            for a in actions { if let line = describe(a, live.engine) { log(line) } }
+            for a in actions { if let line = carryOut(a) { log(line) } }
             saveIfDue()
             removeOldEventsIfDue()
             // Wait for the next sample, a request, or a signal.
@@ -119,6 +132,11 @@ struct Daemon {
                 if !lost.isEmpty { hooksLost(lost, remaining: s.hooks) }
             }
             server?.closeSilent(now: SystemClock.monoMicros())
+            if !pending.isEmpty {
+                let caused = pending
+                pending.removeAll()
+                for a in caused { if let line = carryOut(a) { log(line) } }
+            }
         }
         do {
             try live.flush(checkpoint: true)
@@ -158,7 +176,7 @@ struct Daemon {
         }
         log("the \(lost.joined(separator: ", ")) desktop hook disconnected, and no other is connected: nothing counts as focused until one is back")
         for a in live.ingest(stamp(.focusChanged(FocusedWindow(pid: nil, appID: nil, title: nil)))) {
-            if let line = describe(a, live.engine) { log(line) }
+            if let line = carryOut(a) { log(line) }
         }
     }
 
@@ -195,7 +213,7 @@ struct Daemon {
         do {
             let text = try PolicyLoader.loadWithText(path: policyPath).text
             guard text != live.policyText else { return .success("\(policyPath) is unchanged; nothing to reload") }
-            try live.adopt(policyText: text, file: policyPath)
+            pending += try live.adopt(policyText: text, file: policyPath)
             policyChanged = true
             log("policy reloaded from \(policyPath)")
             return .success("policy reloaded from \(policyPath)")

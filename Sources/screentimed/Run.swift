@@ -64,7 +64,8 @@ struct Run: ParsableCommand {
             }
             ProcFS.raiseOpenFileLimit()
             var daemon = Daemon(live: live, sampler: ProcSampler(uids: [uid], cpuEvery: cpu),
-                                server: ControlServer(listener: listener, idleTimeout: quiet), policyPath: path, sampleEvery: every, log: log)
+                                server: ControlServer(listener: listener, idleTimeout: quiet), policyPath: path, sampleEvery: every, log: log,
+                                enforcer: Enforcer(group: ProcessGroup(uids: [uid])))
             if !noLogind { daemon.logind = LogindObserver(uid: uid) }
             if keepLogDays > 0 { daemon.retention = Retention(keep: Int64(keepLogDays) * 86_400 * Seconds.micro) }
             let requests = Requests()

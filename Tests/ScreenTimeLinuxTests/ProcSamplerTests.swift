@@ -181,6 +181,7 @@ struct ProcSamplerTests {
         #expect(s?.userTicks == 250)
         #expect(s?.systemTicks == 50)
         #expect(s?.startTicks == 987654)
+        #expect(s?.parent == 1)
     }
 
     /// Starts `args` as the child so that it gets `pid` (through ns_last_pid, as root may); nil

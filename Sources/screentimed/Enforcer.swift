@@ -1,0 +1,55 @@
+import ScreenTimeCore
+import ScreenTimeLinux
+
+/// Carries out the engine's stop and resume orders with signals; it decides nothing. A game and
+/// the processes that go with it (`ProcessGroup`) are each held by a pidfd, checked against the
+/// start time the sampler saw, so that no signal reaches a process that reused a pid.
+///
+/// - terminate, first order: SIGCONT (a stopped process keeps SIGTERM pending), then SIGTERM;
+///   told again (the engine does after `grace`): SIGKILL.
+/// - pause: SIGSTOP, and the processes are kept until the engine says resume: SIGCONT.
+struct Enforcer {
+    let group: ProcessGroup
+    private var paused: [Int32: [ProcessHandle]] = [:]
+
+    init(group: ProcessGroup) { self.group = group }
+
+    /// Signals what the order names; returns what was done, in words, for the journal.
+    mutating func stop(_ order: StopOrder, process: ProcessFacts?) -> String {
+        guard group.mayTouch(order.pid) else { return "not signalled: it is this daemon or what runs it" }
+        let main: ProcessHandle
+        do { main = try ProcessHandle(pid: order.pid, startTicks: process?.startTicks) } catch {
+            return "nothing signalled: \(error)"
+        }
+        var handles = [main]
+        for member in group.members(of: order.pid, cgroup: process?.cgroup) {
+            if let h = try? ProcessHandle(pid: member.pid, startTicks: member.startTicks) { handles.append(h) }
+        }
+        let signals: [StopSignal]
+        switch order.action {
+        case .pause: signals = [.pause]
+        case .terminate: signals = order.repeatCount == 0 ? [.resume, .terminate] : [.kill]
+        }
+        var reached = 0
+        var problems: [String] = []
+        for h in handles where h.isAlive {
+            var any = false
+            for s in signals {
+                do throws(ProcessHandle.Failure) { try h.send(s); any = true } catch {
+                    if error != .gone { problems.append("pid \(h.pid): \(error)") }
+                }
+            }
+            if any { reached += 1 }
+        }
+        if order.action == .pause { paused[order.pid] = handles } else { paused[order.pid] = nil }
+        let what = "\(signals.last!.name) to \(reached) process\(reached == 1 ? "" : "es")"
+        return problems.isEmpty ? what : what + " (" + problems.joined(separator: "; ") + ")"
+    }
+
+    /// Lets a paused game run again.
+    mutating func resume(_ pid: Int32) -> String {
+        guard let handles = paused.removeValue(forKey: pid) else { return "nothing was paused" }
+        let reached = handles.filter { (try? $0.send(.resume)) != nil }.count
+        return "SIGCONT to \(reached) process\(reached == 1 ? "" : "es")"
+    }
+}

@@ -1,0 +1,140 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// The real daemon, as the child, stopping real "games" (copies of programs that a fast policy
+/// names as reward apps) when their time is gone.
+@Suite("Enforcement, end to end", .serialized)
+struct EnforcementTests {
+    static func policy(games: [String], rewards: String, enforcement: String) -> String {
+        """
+        version = 1
+        timezone = "UTC"
+        [points]
+        per_reward_minute = 1
+        [rewards]
+        \(rewards)
+        [enforcement]
+        \(enforcement)
+        [[apps]]
+        name = "SuperTuxKart"
+        category = "reward"
+        exe = [\(games.map { "\"\($0)\"" }.joined(separator: ", "))]
+        """
+    }
+
+    /// Parent commands, as root.
+    static func parent(_ d: LiveDaemon, _ args: [String]) throws {
+        let r = try ReplayBinaryTests.runBinary(ControlSocketTests.stctl, args + ["--socket", d.socket])
+        #expect(r.status == 0, "\(args): \(r.stderr)")
+    }
+
+    /// Starts `args` as the child, with SIGTERM's default action (the test runner's children
+    /// inherit it ignored; a game started from a desktop does not).
+    static func child(_ args: [String]) throws -> Process {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+        p.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/env", "--default-signal=TERM"] + args
+        try p.run()
+        return p
+    }
+
+    /// Waits (`seconds` at most) for the process to end; true when it did.
+    static func ends(_ p: Process, within seconds: Double) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while p.isRunning, Date() < deadline { usleep(20_000) }
+        return !p.isRunning
+    }
+
+    static func state(_ pid: Int32) -> String? {
+        (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8))?.split(separator: ")").last?.split(separator: " ").first.map(String.init)
+    }
+
+    @Test("terminate: warned, then SIGTERM when the day's game time is gone; a relaunch is stopped within a sample")
+    func terminate() throws {
+        let dir = try AppCopies.folder()
+        let game = "\(dir)/supertuxkart"
+        let d = try LiveDaemon(policy: Self.policy(games: [game], rewards: #"daily_limit = "4s""#,
+                                                   enforcement: #"warn_before = ["2s"]"# + "\naction = \"terminate\"\ngrace = \"1s\""),
+                               arguments: ["--sample-every", "200ms", "--no-logind"])
+        _ = try d.waitFor("watching uid")
+        try Self.parent(d, ["adjust", "10", "--reason", "test"])
+        try Self.parent(d, ["redeem", "1"])
+        let started = Date()
+        let p = try Self.child([game, "60"])
+        defer { if p.isRunning { kill(p.processIdentifier, SIGKILL) } }
+        #expect(Self.ends(p, within: 15))
+        let played = Date().timeIntervalSince(started)
+        #expect(p.terminationReason == .uncaughtSignal && p.terminationStatus == SIGTERM, "\(p.terminationReason.rawValue) \(p.terminationStatus)")
+        #expect(played >= 3.5 && played < 8, "played \(played) s")
+        let log = try d.waitFor("SIGTERM to 1 process")
+        let warn = try #require(log.range(of: "warn: 2 s of game time left (daily_limit)"), "\(log)")
+        let stop = try #require(log.range(of: "stop SuperTuxKart (pid \(p.processIdentifier), \(game)): daily_limit; SIGTERM to 1 process; game time left now 0 s, today 0 s"), "\(log)")
+        #expect(warn.upperBound <= stop.lowerBound)
+
+        // Started again with no time left: stopped at the next sample (200 ms), not after a warning.
+        let again = try Self.child([game, "60"])
+        defer { if again.isRunning { kill(again.processIdentifier, SIGKILL) } }
+        let relaunched = Date()
+        #expect(Self.ends(again, within: 5))
+        #expect(again.terminationReason == .uncaughtSignal && again.terminationStatus == SIGTERM)
+        #expect(Date().timeIntervalSince(relaunched) < 1.5, "\(Date().timeIntervalSince(relaunched)) s")
+        try d.stop()
+    }
+
+    @Test("terminate: a game that ignores SIGTERM is killed after grace, and the processes it started go with it")
+    func escalate() throws {
+        let python = try #require(try? FileManager.default.destinationOfSymbolicLink(atPath: "/usr/bin/python3"))
+        let exe = python.hasPrefix("/") ? python : "/usr/bin/" + python
+        let d = try LiveDaemon(policy: Self.policy(games: [exe], rewards: #"daily_limit = "3s""#,
+                                                   enforcement: "warn_before = []\naction = \"terminate\"\ngrace = \"1s\""),
+                               arguments: ["--sample-every", "200ms", "--no-logind"])
+        _ = try d.waitFor("watching uid")
+        try Self.parent(d, ["adjust", "10", "--reason", "test"])
+        try Self.parent(d, ["redeem", "1"])
+        let pidFile = d.base + "/helper.pid"
+        let p = try Self.child(["/usr/bin/python3", "-c", """
+            import signal, subprocess, sys, time
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)
+            helper = subprocess.Popen(["/bin/sleep", "60"], preexec_fn=lambda: signal.signal(signal.SIGTERM, signal.SIG_DFL))
+            open(sys.argv[1], "w").write(str(helper.pid))
+            time.sleep(60)
+            """, pidFile])
+        defer { if p.isRunning { kill(p.processIdentifier, SIGKILL) } }
+        #expect(Self.ends(p, within: 15))
+        #expect(p.terminationReason == .uncaughtSignal && p.terminationStatus == SIGKILL)
+        let log = try d.waitFor("SIGKILL")
+        #expect(log.contains("stop SuperTuxKart (pid \(p.processIdentifier), \(exe)): daily_limit; SIGTERM to 2 processes"), "\(log)")
+        #expect(log.contains("stop SuperTuxKart (pid \(p.processIdentifier), \(exe)): daily_limit, told again (1); SIGKILL to 1 process"), "\(log)")
+        let helper = try #require(Int32(try String(contentsOfFile: pidFile, encoding: .utf8)))
+        for _ in 0..<100 where kill(helper, 0) == 0 && Self.state(helper) != "Z" { usleep(20_000) }
+        #expect(kill(helper, 0) != 0 || Self.state(helper) == "Z", "the game's helper \(helper) is still running")
+        try d.stop()
+    }
+
+    @Test("pause: SIGSTOP when the redeemed minutes expire, SIGCONT after the next redemption")
+    func pause() throws {
+        let dir = try AppCopies.folder()
+        let game = "\(dir)/supertuxkart"
+        let d = try LiveDaemon(policy: Self.policy(games: [game], rewards: #"redemption_expires_after = "3s""#,
+                                                   enforcement: "warn_before = []\naction = \"pause\""),
+                               arguments: ["--sample-every", "200ms", "--no-logind"])
+        _ = try d.waitFor("watching uid")
+        try Self.parent(d, ["adjust", "10", "--reason", "test"])
+        try Self.parent(d, ["redeem", "1"])
+        let p = try Self.child([game, "60"])
+        defer { if p.isRunning { kill(p.processIdentifier, SIGKILL) } }
+        let pid = p.processIdentifier
+        for _ in 0..<500 where Self.state(pid) != "T" { usleep(20_000) }
+        #expect(Self.state(pid) == "T", "never paused")
+        _ = try d.waitFor("stop SuperTuxKart (pid \(pid), \(game)): no_reward_time; SIGSTOP to 1 process")
+        usleep(500_000)
+        #expect(Self.state(pid) == "T")
+        try Self.parent(d, ["redeem", "1"])
+        for _ in 0..<250 where Self.state(pid) == "T" { usleep(20_000) }
+        #expect(Self.state(pid) == "S", "not resumed")
+        _ = try d.waitFor("resume pid \(pid): SIGCONT to 1 process")
+        #expect(p.isRunning)
+        try d.stop()
+    }
+}

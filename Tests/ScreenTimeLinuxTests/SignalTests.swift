@@ -1,0 +1,69 @@
+import Foundation
+@testable import ScreenTimeLinux
+import TestSupport
+import Testing
+
+/// pidfd signals against real processes.
+@Suite("Signals through pidfds", .serialized)
+struct SignalTests {
+    @Test("a pid reused by another process is not signalled: the old handle answers that its process is gone")
+    func reusedPid() throws {
+        let first = try ProcSamplerTests.spawn(["/bin/sleep", "30"])
+        let pid = first.processIdentifier
+        let handle = try ProcessHandle(pid: pid, startTicks: try #require(ProcessHandle.stat(of: pid)?.startTicks))
+        #expect(handle.isAlive)
+        ProcSamplerTests.end(first)
+        #expect(!handle.isAlive)
+        let second = try #require(try ProcSamplerTests.spawn(["/bin/sleep", "30"], asPid: pid), "pid \(pid) was never handed out again")
+        defer { ProcSamplerTests.end(second) }
+        #expect(second.processIdentifier == pid)
+        #expect(throws: ProcessHandle.Failure.gone) { try handle.send(.kill) }
+        usleep(100_000)
+        #expect(second.isRunning)
+        // Opened by pid with the old process's start time, the new one is not taken for it either.
+        let oldStart = try #require(ProcessHandle.stat(of: pid)?.startTicks) - 1
+        #expect(throws: ProcessHandle.Failure.gone) { try ProcessHandle(pid: pid, startTicks: oldStart) }
+    }
+
+    @Test("SIGSTOP and SIGCONT reach the process; the daemon's own ancestors are never members of a game")
+    func pauseAndResume() throws {
+        let p = try ProcSamplerTests.spawn(["/bin/sleep", "30"])
+        defer { ProcSamplerTests.end(p) }
+        let handle = try ProcessHandle(pid: p.processIdentifier)
+        func state() -> String? {
+            (try? String(contentsOfFile: "/proc/\(p.processIdentifier)/stat", encoding: .utf8))?.split(separator: ")").last?
+                .split(separator: " ").first.map(String.init)
+        }
+        try handle.send(.pause)
+        for _ in 0..<100 where state() != "T" { usleep(10_000) }
+        #expect(state() == "T")
+        try handle.send(.resume)
+        for _ in 0..<100 where state() == "T" { usleep(10_000) }
+        #expect(state() == "S")
+        let group = ProcessGroup(uids: [0, 65534])
+        #expect(!group.mayTouch(getpid()))
+        #expect(!group.mayTouch(getppid()))
+        #expect(!group.mayTouch(1))
+        #expect(group.mayTouch(p.processIdentifier))
+    }
+
+    @Test("the processes a game started go with it; others of the same user do not")
+    func members() throws {
+        // A shell that starts two sleeps; and a sleep of the same user that the shell did not start.
+        let game = try ProcSamplerTests.spawn(["/bin/sh", "-c", "sleep 30 & sleep 30 & wait"])
+        defer { ProcSamplerTests.end(game) }
+        let other = try ProcSamplerTests.spawn(["/bin/sleep", "30"])
+        defer { ProcSamplerTests.end(other) }
+        let group = ProcessGroup(uids: [ProcSamplerTests.nobody])
+        var found: [(pid: Int32, startTicks: Int64)] = []
+        defer { for m in found { kill(m.pid, SIGKILL) } }
+        for _ in 0..<200 {
+            found = group.members(of: game.processIdentifier, cgroup: nil)
+            if found.count >= 2 { break }
+            usleep(10_000)
+        }
+        #expect(found.count == 2)
+        #expect(found.allSatisfy { ProcessHandle.stat(of: $0.pid)?.parent == game.processIdentifier })
+        #expect(!found.contains { $0.pid == other.processIdentifier })
+    }
+}

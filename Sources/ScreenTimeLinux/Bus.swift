@@ -11,6 +11,7 @@ public struct BusError: Error, CustomStringConvertible, Sendable {
 /// A value read from, or written into, a D-Bus message.
 public indirect enum BusValue: Sendable, Equatable {
     case bool(Bool)
+    case byte(UInt8)
     case int32(Int32)
     case uint32(UInt32)
     case int64(Int64)
@@ -52,6 +53,7 @@ public indirect enum BusValue: Sendable, Equatable {
     var signature: String {
         switch self {
         case .bool: return "b"
+        case .byte: return "y"
         case .int32: return "i"
         case .uint32: return "u"
         case .int64: return "x"
@@ -241,6 +243,7 @@ public final class Bus: @unchecked Sendable {
         }
         switch value {
         case .bool(let b): return basic("b", Int32(b ? 1 : 0))
+        case .byte(let v): return basic("y", v)
         case .int32(let v): return basic("i", v)
         case .uint32(let v): return basic("u", v)
         case .int64(let v): return basic("x", v)

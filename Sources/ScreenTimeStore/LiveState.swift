@@ -167,7 +167,9 @@ public struct LiveState {
         for e in effects {
             switch e {
             case .ledger(let l): batch.ledger.append(l)
-            case .sessionClosed(let s): batch.sessions.append(s)
+            case .sessionClosed(let s):
+                batch.sessions.append(s)
+                actions.append(e)    // the child hears of it (points earned, time not counted)
             case .dayEnded(let d): batch.days.append(d)
             case .warn, .stop, .resume, .refused, .clockJumped: actions.append(e)
             }

@@ -316,7 +316,9 @@ extension Daemon {
         let engine = live.engine
         let policy = engine.policy
         let hooks = server?.hooks ?? []
-        var blind = ["desktop notifications are not built yet"]
+        var blind: [String] = []
+        if let notifier, !notifier.available { blind.append(notifier.problem ?? "desktop notifications are off") }
+        if notifier == nil { blind.append("desktop notifications are off (--no-notifications)") }
         if hooks.isEmpty {
             blind.insert(engine.hasFocusHook
                          ? "no desktop hook is connected: the focused window is only what `stctl hook event` said last"
@@ -347,7 +349,7 @@ extension Daemon {
             pointsToday: (try? live.pointsEarned(from: today.start, to: today.end)) ?? 0,
             pointsPerRewardMinute: policy.points.perRewardMinute,
             currentApp: app?.name, currentCategory: app?.category.rawValue, currentCounts: counts,
-            observers: .init(proc: true, logind: logind?.watching ?? false, focusHook: !hooks.isEmpty, notifications: false),
+            observers: .init(proc: true, logind: logind?.watching ?? false, focusHook: !hooks.isEmpty, notifications: notifier?.available ?? false),
             hooks: hooks, blindSpots: blind)
     }
 }

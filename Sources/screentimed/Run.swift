@@ -35,6 +35,9 @@ struct Run: ParsableCommand {
     @Option(name: .long, help: "How long a client (not a desktop hook) may stay silent before it is disconnected.")
     var clientTimeout = "30s"
 
+    @Flag(name: .long, help: "Do not show desktop notifications (warnings, stops, points), only log them.")
+    var noNotifications = false
+
     @Flag(name: .long, help: "Do not ask logind for idle, lock and sleep (desktop hooks only).")
     var noLogind = false
 
@@ -67,6 +70,7 @@ struct Run: ParsableCommand {
                                 server: ControlServer(listener: listener, idleTimeout: quiet), policyPath: path, sampleEvery: every, log: log,
                                 enforcer: Enforcer(group: ProcessGroup(uids: [uid])))
             if !noLogind { daemon.logind = LogindObserver(uid: uid) }
+            if !noNotifications { daemon.notifier = Notifier() }
             if keepLogDays > 0 { daemon.retention = Retention(keep: Int64(keepLogDays) * 86_400 * Seconds.micro) }
             let requests = Requests()
             let sources = handleSignals(requests)

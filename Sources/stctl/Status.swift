@@ -253,23 +253,9 @@ struct Sessions: ParsableCommand {
         default: break
         }
         let why = s.refused.filter { $0.seconds > 0 || $0.reason == "too_short" }.map { r in
-            "    \(minutes(r.seconds)) not counted: \(words[r.reason] ?? r.reason)"
+            "    \(minutes(r.seconds)) not counted: \(ChildWords.reason(r.reason))"
         }
-        let flags = s.flags.map { "    noticed: \(words[$0] ?? $0)" }
+        let flags = s.flags.map { "    noticed: \(ChildWords.reason($0))" }
         return ([head] + why + flags).joined(separator: "\n")
     }
-
-    static let words: [String: String] = [
-        "idle": "you were idle (no keys or mouse)",
-        "locked": "the screen was locked",
-        "unfocused": "the app was not the window in front",
-        "too_short": "the session was too short",
-        "daily_cap": "today's learning limit was already reached",
-        "untrusted_exe": "this copy of the app is not one your parents' policy trusts",
-        "concurrent_reward": "a game was running at the same time",
-        "periodic_input": "the keys or mouse moved like a machine, not a person",
-        "clock_jump": "the clock was changed",
-        "focus_flicker": "the window was in front only for moments",
-        "no_focus_hook": "screentime could not see which window was in front",
-    ]
 }

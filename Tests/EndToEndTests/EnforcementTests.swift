@@ -137,4 +137,44 @@ struct EnforcementTests {
         #expect(p.isRunning)
         try d.stop()
     }
+
+    @Test("notifications on the child's session bus: each warning, the last one critical, and the stop, word for word")
+    func notifications() throws {
+        let bus = try MockNotifications()
+        let dir = try AppCopies.folder()
+        let game = "\(dir)/supertuxkart"
+        let d = try LiveDaemon(policy: Self.policy(games: [game], rewards: #"daily_limit = "5s""#,
+                                                   enforcement: #"warn_before = ["3s", "1s"]"# + "\naction = \"terminate\"\ngrace = \"1s\""),
+                               environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address],
+                               arguments: ["--sample-every", "200ms", "--no-logind"])
+        _ = try d.waitFor("watching uid")
+        #expect((try d.status()["observers"] as? [String: Any])?["notifications"] as? Bool == true)
+        try Self.parent(d, ["adjust", "10", "--reason", "test"])
+        try Self.parent(d, ["redeem", "1"])
+        let p = try Self.child([game, "60"])
+        defer { if p.isRunning { kill(p.processIdentifier, SIGKILL) } }
+        #expect(Self.ends(p, within: 15))
+        _ = try d.waitFor("SIGTERM to 1 process")
+        let expected = [
+            #""screentime" 0 "screentime" "3 s of game time left" "Save your game: when the time is used up, games are closed." [] {"urgency": 1} -1"#,
+            #""screentime" 0 "screentime" "1 s of game time left" "Save your game: when the time is used up, games are closed." [] {"urgency": 2} -1"#,
+            #""screentime" 0 "screentime" "SuperTuxKart was closed" "Today's game time is used up." [] {"urgency": 2} -1"#,
+        ]
+        for _ in 0..<100 where bus.notifications.count < expected.count { usleep(20_000) }
+        #expect(bus.notifications == expected)
+        let log = try String(contentsOfFile: d.log, encoding: .utf8)
+        #expect(log.contains("warn: 1 s of game time left (daily_limit); notified"), "\(log)")
+        try d.stop()
+    }
+
+    @Test("without a session bus: the journal only, and status says notifications are off")
+    func noNotifications() throws {
+        let d = try LiveDaemon(environment: ["DBUS_SESSION_BUS_ADDRESS": "unix:path=/nonexistent/bus"], arguments: ["--sample-every", "1h", "--no-logind"])
+        _ = try d.waitFor("watching uid")
+        let status = try d.status()
+        #expect((status["observers"] as? [String: Any])?["notifications"] as? Bool == false)
+        let blind = status["blind_spots"] as? [String] ?? []
+        #expect(blind.contains { $0.hasPrefix("no session bus (cannot connect to the session bus at unix:path=/nonexistent/bus") && $0.hasSuffix("notifications go to the journal only") }, "\(blind)")
+        try d.stop()
+    }
 }

@@ -80,14 +80,15 @@ struct Daemon {
                                                  ChildWords.stop(s.reason.rawValue).prefix(1).uppercased() + ChildWords.stop(s.reason.rawValue).dropFirst()
                                                  + (paused ? "; it goes on when you have game time again." : "."), .critical))
         case .sessionClosed(let r) where r.category == .learning:
-            let notCounted = r.refused.filter { $0.seconds > 0 || $0.reason == .tooShort }
+            // What rounds to "0 s" is left out, as `stctl sessions` does.
+            let notCounted = r.refused.filter { $0.seconds >= Seconds.micro || $0.reason == .tooShort }
                 .map { "\(DurationText.words($0.seconds)) not counted: \(ChildWords.reason($0.reason.rawValue))." }
             let line = "\(at(r.end)) session \(r.app) \(DurationText.words(r.seconds)): \(DurationText.words(r.creditedSeconds)) counted, \(r.points) points"
             if r.points > 0 {
                 return line + tell("+\(r.points) points for \(r.app)",
-                                   (["\(DurationText.words(r.creditedSeconds)) of learning counted."] + notCounted).joined(separator: "\n"), .normal)
+                                   (["\(DurationText.words(r.creditedSeconds)) of learning counted."] + notCounted).joined(separator: " "), .normal)
             }
-            return line + tell("\(r.app): no points this time", notCounted.joined(separator: "\n"), .normal)
+            return line + tell("\(r.app): no points this time", notCounted.joined(separator: " "), .normal)
         case .resume(let pid, let w): return "\(at(w)) resume pid \(pid): \(enforcer.resume(pid))"
         case .refused(let r): return "\(at(r.at)) refused \(r.request): \(r.reason)"
         case .clockJumped(let w, let by): return "\(at(w)) the wall clock jumped by \(by / Seconds.micro) s; the calendar did not follow"

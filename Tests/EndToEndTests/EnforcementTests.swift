@@ -177,4 +177,59 @@ struct EnforcementTests {
         #expect(blind.contains { $0.hasPrefix("no session bus (cannot connect to the session bus at unix:path=/nonexistent/bus") && $0.hasSuffix("notifications go to the journal only") }, "\(blind)")
         try d.stop()
     }
+
+    @Test("notifications at the end of a learning session: the points, and the time not counted with its reason")
+    func sessionNotification() throws {
+        let bus = try MockNotifications()
+        let dir = try AppCopies.folder()
+        let app = "\(dir)/gcompris-qt"
+        let d = try LiveDaemon(policy: """
+            version = 1
+            timezone = "UTC"
+            [points]
+            learning_per_hour = 3600
+            [validation]
+            idle_after = "2s"
+            min_session = "2s"
+            min_focus_dwell = "0s"
+            [[apps]]
+            name = "GCompris"
+            category = "learning"
+            exe = ["\(app)"]
+            """, environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address], arguments: ["--sample-every", "200ms", "--no-logind"])
+        _ = try d.waitFor("watching uid")
+        let p = try Self.child([app, "60"])
+        defer { if p.isRunning { kill(p.processIdentifier, SIGKILL) } }
+        usleep(600_000)   // seen by the sampler
+        // Focused, with input for 4 s; then nothing for 3.5 s (idle after 2 s); then it is closed.
+        let hook = try ReplayBinaryTests.runBinary("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-c", #"""
+            import socket, sys, time
+            s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); f = s.makefile("rb")
+            def send(event):
+                s.sendall(('{"v": 1, "command": "hook_event", "hook": "test", "event": "%s"}\n' % event.replace('"', '\\"')).encode())
+                assert b'"ok":true' in f.readline()
+            send('{"event": "focus_changed", "pid": %s, "app_id": "gcompris", "title": "GCompris"}' % sys.argv[2])
+            for _ in range(14):
+                send('{"event": "input", "count": 1}')
+                time.sleep(0.3)
+            time.sleep(3.5)
+            """#, d.socket, String(p.processIdentifier)])
+        #expect(hook.status == 0, "\(hook.stderr)")
+        kill(p.processIdentifier, SIGKILL)
+        _ = try d.waitFor("session GCompris")
+        let sessions = try #require(try d.json(["sessions"])["sessions"] as? [[String: Any]])
+        let session = try #require(sessions.first)
+        let points = try #require(session["points"] as? Int)
+        let credited = try #require(session["credited_seconds"] as? Int)
+        // Less than a second of it unfocused (before the focus event) is not told.
+        let refused = (session["refused"] as? [[String: Any]] ?? []).filter { $0["seconds"] as? Int != 0 }
+        #expect(points >= 3 && credited >= 3, "\(session)")
+        #expect(refused.map { $0["reason"] as? String } == ["idle"], "\(session)")
+        let idle = refused.first?["seconds"] as? Int ?? -1
+        for _ in 0..<100 where bus.notifications.isEmpty { usleep(20_000) }
+        #expect(bus.notifications == [
+            #""screentime" 0 "screentime" "+\#(points) points for GCompris" "\#(credited) s of learning counted. \#(idle) s not counted: you were idle (no keys or mouse)." [] {"urgency": 1} -1"#,
+        ])
+        try d.stop()
+    }
 }

@@ -232,4 +232,49 @@ struct EnforcementTests {
         ])
         try d.stop()
     }
+
+    /// The shape of ../shared/scenarios/redeem-and-play in seconds: points for chores, a redemption,
+    /// a game played until the minutes are gone, warned before; then the live daemon's own event
+    /// log replayed gives the same warnings and stop at the same moments.
+    @Test("redeem and play, live and scaled down: the warnings and the stop are those its replay gives")
+    func redeemAndPlayLive() throws {
+        let dir = try AppCopies.folder()
+        let game = "\(dir)/supertuxkart"
+        let policy = Self.policy(games: [game], rewards: "", enforcement: #"warn_before = ["20s", "5s"]"# + "\naction = \"terminate\"\ngrace = \"3s\"")
+            .replacingOccurrences(of: "per_reward_minute = 1", with: "per_reward_minute = 2")
+        let d = try LiveDaemon(policy: policy, arguments: ["--sample-every", "200ms", "--no-logind", "--no-notifications"])
+        _ = try d.waitFor("watching uid")
+        try Self.parent(d, ["adjust", "60", "--reason", "chores"])
+        try Self.parent(d, ["redeem", "1"])
+        let p = try Self.child([game, "600"])
+        defer { if p.isRunning { kill(p.processIdentifier, SIGKILL) } }
+        #expect(Self.ends(p, within: 90))
+        #expect(p.terminationReason == .uncaughtSignal && p.terminationStatus == SIGTERM)
+        _ = try d.waitFor("SIGTERM to 1 process")
+        usleep(1_200_000)   // the exit seen and saved
+        try d.stop()
+
+        // What the live daemon did, from its journal lines: "TIME warn: …" and "TIME stop …".
+        let log = try String(contentsOfFile: d.log, encoding: .utf8)
+        let live: [String] = log.split(separator: "\n").compactMap { line in
+            let words = line.split(separator: " ")
+            guard words.count > 3, words[2] == "warn:" || words[2] == "stop" else { return nil }
+            return words[2] == "warn:" ? "\(words[1]) warn \(words[3]) s" : "\(words[1]) stop pid \(p.processIdentifier) no_reward_time"
+        }
+        // The same log, replayed.
+        let events = d.base + "/events.jsonl"
+        try (try d.sql("SELECT line FROM event ORDER BY seq") + "\n").write(toFile: events, atomically: true, encoding: .utf8)
+        let r = try ReplayBinaryTests.runBinary(ReplayBinaryTests.binary, ["replay", "--policy", d.base + "/policy.toml", events])
+        let result = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any], "\(r.stderr)")
+        let replayed: [String] = (result["actions"] as? [[String: Any]] ?? []).compactMap { a in
+            switch a["action"] as? String {
+            case "warn": return "\(a["at"] as? String ?? "") warn \(Int(a["remaining_seconds"] as? Double ?? -1)) s"
+            case "stop": return "\(a["at"] as? String ?? "") stop pid \(a["pid"] as? Int ?? -1) \(a["reason"] as? String ?? "")"
+            default: return nil
+            }
+        }
+        #expect(replayed.count == 3, "\(r.stdout)")
+        #expect(live == replayed, "live: \(live)\nreplay: \(replayed)")
+        #expect(result["balance"] as? Int == 58)
+    }
 }

@@ -63,7 +63,8 @@ public final class ProcSampler {
         self.uids = uids
         self.cpuEvery = cpuEvery
         self.fs = fs
-        for uid in uids { accounts[uid] = UserAccount.lookup(uid: uid) }
+        // A uid without an entry in the user database has no groups the daemon could know of.
+        for uid in uids { accounts[uid] = UserAccount.lookup(uid: uid) ?? UserAccount(uid: uid, name: "uid \(uid)", groups: []) }
     }
 
     deinit {

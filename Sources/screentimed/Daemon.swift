@@ -89,7 +89,7 @@ struct Daemon {
                                    (["\(DurationText.words(r.creditedSeconds)) of learning counted."] + notCounted).joined(separator: " "), .normal)
             }
             return line + tell("\(r.app): no points this time", notCounted.joined(separator: " "), .normal)
-        case .resume(let pid, let w): return "\(at(w)) resume pid \(pid): \(enforcer.resume(pid))"
+        case .resume(let pid, let w): return "\(at(w)) resume pid \(pid): \(enforcer.resume(pid, process: engine.process(pid)))"
         case .refused(let r): return "\(at(r.at)) refused \(r.request): \(r.reason)"
         case .clockJumped(let w, let by): return "\(at(w)) the wall clock jumped by \(by / Seconds.micro) s; the calendar did not follow"
         case .ledger, .sessionClosed, .dayEnded: return nil

@@ -46,10 +46,22 @@ struct Enforcer {
         return problems.isEmpty ? what : what + " (" + problems.joined(separator: "; ") + ")"
     }
 
-    /// Lets a paused game run again.
-    mutating func resume(_ pid: Int32) -> String {
-        guard let handles = paused.removeValue(forKey: pid) else { return "nothing was paused" }
-        let reached = handles.filter { (try? $0.send(.resume)) != nil }.count
-        return "SIGCONT to \(reached) process\(reached == 1 ? "" : "es")"
+    /// Lets a paused game run again. A game paused before the daemon restarted is found again by
+    /// its pid and start time (and the processes that go with it now).
+    mutating func resume(_ pid: Int32, process: ProcessFacts?) -> String {
+        var handles = paused.removeValue(forKey: pid) ?? []
+        if handles.isEmpty, group.mayTouch(pid), let main = try? ProcessHandle(pid: pid, startTicks: process?.startTicks) {
+            handles = [main] + group.members(of: pid, cgroup: process?.cgroup).compactMap { try? ProcessHandle(pid: $0.pid, startTicks: $0.startTicks) }
+        }
+        guard !handles.isEmpty else { return "nothing to resume: it has exited" }
+        var reached = 0
+        var problems: [String] = []
+        for h in handles {
+            do throws(ProcessHandle.Failure) { try h.send(.resume); reached += 1 } catch {
+                problems.append("pid \(h.pid): \(error)")
+            }
+        }
+        let what = "SIGCONT to \(reached) process\(reached == 1 ? "" : "es")"
+        return problems.isEmpty ? what : what + " (" + problems.joined(separator: "; ") + ")"
     }
 }

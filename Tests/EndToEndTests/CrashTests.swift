@@ -20,8 +20,8 @@ struct CrashTests {
         return p
     }
 
-    static func check(_ state: String) throws -> ReplayBinaryTests.Run {
-        try ReplayBinaryTests.runBinary("/usr/bin/setpriv", ["--reuid=\(nobody)", "--regid=\(nobody)", "--clear-groups",
+    static func check(_ state: String, uid: String = nobody) throws -> ReplayBinaryTests.Run {
+        try ReplayBinaryTests.runBinary("/usr/bin/setpriv", ["--reuid=\(uid)", "--regid=\(uid)", "--clear-groups",
                                                              ReplayBinaryTests.binary, "check", "--state-dir", state])
     }
 

@@ -4,8 +4,14 @@ import Testing
 
 /// The real daemon, as the child, stopping real "games" (copies of programs that a fast policy
 /// names as reward apps) when their time is gone.
+///
+/// The child here is uid 65001, which no other test uses: a daemon stops every process of its
+/// child that looks like a game (by name, as a copy of a game is still one), and the other tests'
+/// daemons watch uid 65534 — they would stop these games, and these daemons theirs.
 @Suite("Enforcement, end to end", .serialized)
 struct EnforcementTests {
+    static let child: UInt32 = TestUser.ensure(uid: 65001, name: "stchild65001")
+
     static func policy(games: [String], rewards: String, enforcement: String) -> String {
         """
         version = 1
@@ -34,7 +40,7 @@ struct EnforcementTests {
     static func child(_ args: [String]) throws -> Process {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-        p.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/env", "--default-signal=TERM"] + args
+        p.arguments = ["--reuid=\(Self.child)", "--regid=\(Self.child)", "--clear-groups", "/usr/bin/env", "--default-signal=TERM"] + args
         try p.run()
         return p
     }
@@ -56,7 +62,7 @@ struct EnforcementTests {
         let game = "\(dir)/supertuxkart"
         let d = try LiveDaemon(policy: Self.policy(games: [game], rewards: #"daily_limit = "4s""#,
                                                    enforcement: #"warn_before = ["2s"]"# + "\naction = \"terminate\"\ngrace = \"1s\""),
-                               arguments: ["--sample-every", "200ms", "--no-logind"])
+                               arguments: ["--sample-every", "200ms", "--no-logind"], uid: Self.child)
         _ = try d.waitFor("watching uid")
         try Self.parent(d, ["adjust", "10", "--reason", "test"])
         try Self.parent(d, ["redeem", "1"])
@@ -88,7 +94,7 @@ struct EnforcementTests {
         let exe = python.hasPrefix("/") ? python : "/usr/bin/" + python
         let d = try LiveDaemon(policy: Self.policy(games: [exe], rewards: #"daily_limit = "3s""#,
                                                    enforcement: "warn_before = []\naction = \"terminate\"\ngrace = \"1s\""),
-                               arguments: ["--sample-every", "200ms", "--no-logind"])
+                               arguments: ["--sample-every", "200ms", "--no-logind"], uid: Self.child)
         _ = try d.waitFor("watching uid")
         try Self.parent(d, ["adjust", "10", "--reason", "test"])
         try Self.parent(d, ["redeem", "1"])
@@ -118,7 +124,7 @@ struct EnforcementTests {
         let game = "\(dir)/supertuxkart"
         let d = try LiveDaemon(policy: Self.policy(games: [game], rewards: #"redemption_expires_after = "3s""#,
                                                    enforcement: "warn_before = []\naction = \"pause\""),
-                               arguments: ["--sample-every", "200ms", "--no-logind"])
+                               arguments: ["--sample-every", "200ms", "--no-logind"], uid: Self.child)
         _ = try d.waitFor("watching uid")
         try Self.parent(d, ["adjust", "10", "--reason", "test"])
         try Self.parent(d, ["redeem", "1"])
@@ -135,6 +141,15 @@ struct EnforcementTests {
         #expect(Self.state(pid) == "S", "not resumed")
         _ = try d.waitFor("resume pid \(pid): SIGCONT to 1 process")
         #expect(p.isRunning)
+
+        // Paused again; the daemon restarts meanwhile; the next redemption still lets it go on.
+        for _ in 0..<500 where Self.state(pid) != "T" { usleep(20_000) }
+        #expect(Self.state(pid) == "T", "never paused again")
+        try d.restart()
+        try Self.parent(d, ["adjust", "10", "--reason", "test"])
+        try Self.parent(d, ["redeem", "1"])
+        for _ in 0..<250 where Self.state(pid) == "T" { usleep(20_000) }
+        #expect(Self.state(pid) == "S", "not resumed after the daemon restarted")
         try d.stop()
     }
 
@@ -146,7 +161,7 @@ struct EnforcementTests {
         let d = try LiveDaemon(policy: Self.policy(games: [game], rewards: #"daily_limit = "5s""#,
                                                    enforcement: #"warn_before = ["3s", "1s"]"# + "\naction = \"terminate\"\ngrace = \"1s\""),
                                environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address],
-                               arguments: ["--sample-every", "200ms", "--no-logind"])
+                               arguments: ["--sample-every", "200ms", "--no-logind"], uid: Self.child)
         _ = try d.waitFor("watching uid")
         #expect((try d.status()["observers"] as? [String: Any])?["notifications"] as? Bool == true)
         try Self.parent(d, ["adjust", "10", "--reason", "test"])
@@ -169,7 +184,7 @@ struct EnforcementTests {
 
     @Test("without a session bus: the journal only, and status says notifications are off")
     func noNotifications() throws {
-        let d = try LiveDaemon(environment: ["DBUS_SESSION_BUS_ADDRESS": "unix:path=/nonexistent/bus"], arguments: ["--sample-every", "1h", "--no-logind"])
+        let d = try LiveDaemon(environment: ["DBUS_SESSION_BUS_ADDRESS": "unix:path=/nonexistent/bus"], arguments: ["--sample-every", "1h", "--no-logind"], uid: Self.child)
         _ = try d.waitFor("watching uid")
         let status = try d.status()
         #expect((status["observers"] as? [String: Any])?["notifications"] as? Bool == false)
@@ -196,13 +211,13 @@ struct EnforcementTests {
             name = "GCompris"
             category = "learning"
             exe = ["\(app)"]
-            """, environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address], arguments: ["--sample-every", "200ms", "--no-logind"])
+            """, environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address], arguments: ["--sample-every", "200ms", "--no-logind"], uid: Self.child)
         _ = try d.waitFor("watching uid")
         let p = try Self.child([app, "60"])
         defer { if p.isRunning { kill(p.processIdentifier, SIGKILL) } }
         usleep(600_000)   // seen by the sampler
         // Focused, with input for 4 s; then nothing for 3.5 s (idle after 2 s); then it is closed.
-        let hook = try ReplayBinaryTests.runBinary("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-c", #"""
+        let hook = try ReplayBinaryTests.runBinary("/usr/bin/setpriv", ["--reuid=\(Self.child)", "--regid=\(Self.child)", "--clear-groups", "/usr/bin/python3", "-c", #"""
             import socket, sys, time
             s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); f = s.makefile("rb")
             def send(event):
@@ -242,7 +257,7 @@ struct EnforcementTests {
         let game = "\(dir)/supertuxkart"
         let policy = Self.policy(games: [game], rewards: "", enforcement: #"warn_before = ["20s", "5s"]"# + "\naction = \"terminate\"\ngrace = \"3s\"")
             .replacingOccurrences(of: "per_reward_minute = 1", with: "per_reward_minute = 2")
-        let d = try LiveDaemon(policy: policy, arguments: ["--sample-every", "200ms", "--no-logind", "--no-notifications"])
+        let d = try LiveDaemon(policy: policy, arguments: ["--sample-every", "200ms", "--no-logind", "--no-notifications"], uid: Self.child)
         _ = try d.waitFor("watching uid")
         try Self.parent(d, ["adjust", "60", "--reason", "chores"])
         try Self.parent(d, ["redeem", "1"])

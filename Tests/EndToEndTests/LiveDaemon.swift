@@ -1,36 +1,60 @@
 import Foundation
 import Testing
 
-/// The real screentimed, as the child (uid 65534), on a policy of the test's, with its log in a file.
+/// The real screentimed, as the child (uid 65534 unless `uid` says another), on a policy of the
+/// test's, with its log in a file.
 final class LiveDaemon {
     let base: String
-    let process: Process
+    private(set) var process: Process
     let log: String
+    private let environment: [String: String]
+    private let arguments: [String]
+    /// The child's uid: the daemon runs as it, and watches its processes.
+    let uid: UInt32
     var socket: String { base + "/control.sock" }
     var database: String { base + "/state/screentime.sqlite" }
 
     /// `importing`: an event log to add to the state (`screentimed import`) before the daemon starts.
     init(policy: String = "version = 1\ntimezone = \"UTC\"\n", environment: [String: String] = [:], arguments: [String] = ["--sample-every", "1h"],
-         importing events: String? = nil) throws {
+         importing events: String? = nil, uid: UInt32 = 65534) throws {
+        self.uid = uid
         let fm = FileManager.default
         base = fm.temporaryDirectory.appendingPathComponent("screentime-live-\(UUID().uuidString)").path
         try fm.createDirectory(atPath: base, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
-        try fm.setAttributes([.ownerAccountID: 65534, .groupOwnerAccountID: 65534], ofItemAtPath: base)
+        try fm.setAttributes([.ownerAccountID: uid, .groupOwnerAccountID: uid], ofItemAtPath: base)
         try policy.write(toFile: base + "/policy.toml", atomically: true, encoding: .utf8)
         if let events {
-            let r = try ReplayBinaryTests.runBinary("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", ReplayBinaryTests.binary,
+            let r = try ReplayBinaryTests.runBinary("/usr/bin/setpriv", ["--reuid=\(uid)", "--regid=\(uid)", "--clear-groups", ReplayBinaryTests.binary,
                                                                         "import", "--state-dir", base + "/state", "--policy", base + "/policy.toml", events])
             #expect(r.status == 0, "\(r.stderr)")
         }
         log = base + "/daemon.log"
-        fm.createFile(atPath: log, contents: nil)
-        process = Process()
+        _ = fm.createFile(atPath: log, contents: nil)
+        self.environment = environment
+        self.arguments = arguments
+        process = try LiveDaemon.start(base: base, socket: base + "/control.sock", log: log, environment: environment, arguments: arguments, uid: uid)
+    }
+
+    private static func start(base: String, socket: String, log: String, environment: [String: String], arguments: [String], uid: UInt32) throws -> Process {
+        let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-        process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", ReplayBinaryTests.binary,
+        process.arguments = ["--reuid=\(uid)", "--regid=\(uid)", "--clear-groups", ReplayBinaryTests.binary,
                              "--policy", base + "/policy.toml", "--state-dir", base + "/state", "--socket", socket] + arguments
         process.environment = ["PATH": "/usr/bin:/bin"].merging(environment) { $1 }
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
+        let out = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
+        out.seekToEndOfFile()
+        process.standardError = out
         try process.run()
+        return process
+    }
+
+    /// Stops the daemon (SIGTERM) and starts it again on the same state; its log goes on.
+    func restart() throws {
+        kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        process = try LiveDaemon.start(base: base, socket: socket, log: log, environment: environment, arguments: arguments, uid: uid)
+        for _ in 0..<250 where (try? String(contentsOfFile: log, encoding: .utf8))?.components(separatedBy: "watching uid").count ?? 0 < 3 { usleep(20_000) }
     }
 
     /// Waits until the daemon's log holds `text` (10 s at most).
@@ -60,7 +84,7 @@ final class LiveDaemon {
 
     /// An stctl command as the child.
     func stctl(_ args: [String]) throws -> ReplayBinaryTests.Run {
-        try ReplayBinaryTests.runBinary("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups",
+        try ReplayBinaryTests.runBinary("/usr/bin/setpriv", ["--reuid=\(uid)", "--regid=\(uid)", "--clear-groups",
                                                              ControlSocketTests.stctl] + args + ["--socket", socket])
     }
 
@@ -86,7 +110,7 @@ final class LiveDaemon {
         kill(process.processIdentifier, SIGTERM)
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)
-        let c = try CrashTests.check(base + "/state")
+        let c = try CrashTests.check(base + "/state", uid: "\(uid)")
         #expect(c.status == 0, "\(c.stderr)")
     }
 }

@@ -4,16 +4,17 @@ import ScreenTimeCore
 import TestSupport
 import Testing
 
-/// The sampler against real processes, run as uid 65534 (nobody) with `setpriv` so that the
-/// watched uid holds only what the test starts.
+/// The sampler against real processes, run as uid 65002 with `setpriv` so that the watched uid
+/// holds only what the test starts: no other test uses it (the end-to-end tests' daemons watch uid
+/// 65534 and stop whatever of theirs looks like a game).
 @Suite("/proc sampler", .serialized)
 struct ProcSamplerTests {
-    static let nobody: UInt32 = 65534
+    static let child: UInt32 = 65002
 
     static func spawn(_ args: [String]) throws -> Process {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-        p.arguments = ["--reuid=\(nobody)", "--regid=\(nobody)", "--clear-groups"] + args
+        p.arguments = ["--reuid=\(child)", "--regid=\(child)", "--clear-groups"] + args
         try p.run()
         return p
     }
@@ -44,13 +45,13 @@ struct ProcSamplerTests {
         let dir = try AppCopies.folder()
         let p = try Self.spawn(["\(dir)/gcompris-qt", "30"])
         defer { Self.end(p) }
-        let s = ProcSampler(uids: [Self.nobody])
+        let s = ProcSampler(uids: [Self.child])
         let events = Self.sample(s) { Self.started($0, pid: p.processIdentifier).contains { $0.exe.hasSuffix("/gcompris-qt") } }
         let f = try #require(Self.started(events, pid: p.processIdentifier).last)
         #expect(f.exe == "\(dir)/gcompris-qt")
         #expect(f.comm == "gcompris-qt")
         #expect(f.cmdline == ["\(dir)/gcompris-qt", "30"])
-        #expect(f.uid == Self.nobody)
+        #expect(f.uid == Self.child)
         #expect(f.exeWritable == false)
         #expect(f.startTicks != nil)
         Self.end(p)
@@ -63,7 +64,7 @@ struct ProcSamplerTests {
         let dir = try AppCopies.folder(open: true)
         let p = try Self.spawn(["\(dir)/supertuxkart", "30"])
         defer { Self.end(p) }
-        let s = ProcSampler(uids: [Self.nobody])
+        let s = ProcSampler(uids: [Self.child])
         let events = Self.sample(s) { Self.started($0, pid: p.processIdentifier).contains { $0.exe.hasSuffix("/supertuxkart") } }
         #expect(Self.started(events, pid: p.processIdentifier).last?.exeWritable == true)
     }
@@ -73,7 +74,7 @@ struct ProcSamplerTests {
         let dir = try AppCopies.folder()
         let p = try Self.spawn(["/bin/sh", "-c", "read x < /dev/null; sleep 0.3; exec \(dir)/supertuxkart 30"])
         defer { Self.end(p) }
-        let s = ProcSampler(uids: [Self.nobody])
+        let s = ProcSampler(uids: [Self.child])
         let events = Self.sample(s) { Self.started($0, pid: p.processIdentifier).contains { $0.exe.hasSuffix("/supertuxkart") } }
         let programs = Self.started(events, pid: p.processIdentifier).map(\.exe)
         #expect(programs.first.map { !$0.hasSuffix("/supertuxkart") } == true)
@@ -87,7 +88,7 @@ struct ProcSamplerTests {
         // Long past the first seconds, in which every new process's exe link is read each sample anyway.
         let p = try Self.spawn(["/bin/sh", "-c", "read x < /dev/null; sleep 61; exec \(dir)/supertuxkart 30"])
         defer { Self.end(p) }
-        let s = ProcSampler(uids: [Self.nobody])
+        let s = ProcSampler(uids: [Self.child])
         var events: [Event.Kind] = []
         func execd() -> Bool { (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(p.processIdentifier)/exe")) == "\(dir)/supertuxkart" }
         let deadline = Date().addingTimeInterval(90)
@@ -109,7 +110,7 @@ struct ProcSamplerTests {
         let dir = try AppCopies.folder()
         let p = try Self.spawn(["\(dir)/gcompris-qt", "30"])
         defer { Self.end(p) }
-        let s = ProcSampler(uids: [Self.nobody])
+        let s = ProcSampler(uids: [Self.child])
         _ = Self.sample(s) { Self.started($0, pid: p.processIdentifier).contains { $0.exe.hasSuffix("/gcompris-qt") } }
         try FileManager.default.removeItem(atPath: "\(dir)/gcompris-qt")
         let events = Self.sample(s) { Self.started($0, pid: p.processIdentifier).contains { $0.exe.hasSuffix(" (deleted)") } }
@@ -126,7 +127,7 @@ struct ProcSamplerTests {
         defer { Self.end(mine) }
         let child = try Self.spawn(["\(dir)/supertuxkart", "30"])
         defer { Self.end(child) }
-        let s = ProcSampler(uids: [Self.nobody])
+        let s = ProcSampler(uids: [Self.child])
         let events = Self.sample(s) { Self.started($0, pid: child.processIdentifier).contains { $0.exe.hasSuffix("/supertuxkart") } }
         #expect(Self.started(events, pid: mine.processIdentifier).isEmpty)
         #expect(!Self.started(events, pid: child.processIdentifier).isEmpty)
@@ -167,7 +168,7 @@ struct ProcSamplerTests {
         }
         try "\(child.processIdentifier)\n".write(toFile: scope + "/cgroup.procs", atomically: false, encoding: .utf8)
         kill(child.processIdentifier, SIGCONT)
-        let s = ProcSampler(uids: [Self.nobody])
+        let s = ProcSampler(uids: [Self.child])
         let events = Self.sample(s) { Self.started($0, pid: child.processIdentifier).contains { $0.exe.hasSuffix("/supertuxkart") } }
         let game = try #require(Self.started(events, pid: child.processIdentifier).last { $0.exe.hasSuffix("/supertuxkart") })
         #expect(game.flatpak == "org.example.Game")
@@ -182,6 +183,19 @@ struct ProcSamplerTests {
         #expect(s?.systemTicks == 50)
         #expect(s?.startTicks == 987654)
         #expect(s?.parent == 1)
+    }
+
+    /// Starts `args` as the child with a pid far above those handed out lately (through
+    /// ns_last_pid, as root may). A pid the test then hands out again is one no other test has
+    /// known: were it a recent one, another test's late `kill` of its own exited process could hit it.
+    static func spawnAtFreshPid(_ args: [String]) throws -> Process {
+        let loadavg = try String(contentsOfFile: "/proc/loadavg", encoding: .utf8)
+        let last = Int(loadavg.split(separator: " ").last?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 0
+        let max = Int(try String(contentsOfFile: "/proc/sys/kernel/pid_max", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 32768
+        if last + 3000 < max {
+            try "\(last + 2000)".write(toFile: "/proc/sys/kernel/ns_last_pid", atomically: false, encoding: .utf8)
+        }
+        return try spawn(args)
     }
 
     /// Starts `args` as the child so that it gets `pid` (through ns_last_pid, as root may); nil
@@ -199,10 +213,10 @@ struct ProcSamplerTests {
     @Test("a pid reused by a new process between two samples is an exit and a start")
     func pidReuse() throws {
         let dir = try AppCopies.folder()
-        let game = try Self.spawn(["\(dir)/supertuxkart", "30"])
+        let game = try Self.spawnAtFreshPid(["\(dir)/supertuxkart", "30"])
         defer { Self.end(game) }
         let pid = game.processIdentifier
-        let s = ProcSampler(uids: [Self.nobody])
+        let s = ProcSampler(uids: [Self.child])
         _ = Self.sample(s) { Self.started($0, pid: pid).contains { $0.exe.hasSuffix("/supertuxkart") } }
         Self.end(game)
         let learning = try #require(try Self.spawn(["\(dir)/gcompris-qt", "30"], asPid: pid), "pid \(pid) was never handed out again")
@@ -222,7 +236,7 @@ struct ProcSamplerTests {
 
     @Test("the threads of a watched process are not reported as processes")
     func threads() throws {
-        let s = ProcSampler(uids: [Self.nobody])
+        let s = ProcSampler(uids: [Self.child])
         var before: [Event.Kind] = []
         s.sample(at: SystemClock.monoMicros(), into: &before)
         // Started after the first sample, so that its threads' pids are new ones the sampler opens.
@@ -247,16 +261,16 @@ struct ProcSamplerTests {
     @Test("a process started by root that becomes the child's just after is seen")
     func becomesTheChilds() throws {
         let dir = try AppCopies.folder()
-        let s = ProcSampler(uids: [Self.nobody])
+        let s = ProcSampler(uids: [Self.child])
         var before: [Event.Kind] = []
         s.sample(at: SystemClock.monoMicros(), into: &before)
         // Root's at first, as a login or su is, then the child's: the same process, the same pid.
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/bin/sh")
-        p.arguments = ["-c", "sleep 0.5; exec setpriv --reuid=\(Self.nobody) --regid=\(Self.nobody) --clear-groups \(dir)/supertuxkart 30"]
+        p.arguments = ["-c", "sleep 0.5; exec setpriv --reuid=\(Self.child) --regid=\(Self.child) --clear-groups \(dir)/supertuxkart 30"]
         try p.run()
         defer { Self.end(p) }
         let events = Self.sample(s) { Self.started($0, pid: p.processIdentifier).contains { $0.exe.hasSuffix("/supertuxkart") } }
-        #expect(Self.started(events, pid: p.processIdentifier).last?.uid == Self.nobody)
+        #expect(Self.started(events, pid: p.processIdentifier).last?.uid == Self.child)
     }
 }

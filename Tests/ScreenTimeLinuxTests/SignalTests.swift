@@ -8,7 +8,7 @@ import Testing
 struct SignalTests {
     @Test("a pid reused by another process is not signalled: the old handle answers that its process is gone")
     func reusedPid() throws {
-        let first = try ProcSamplerTests.spawn(["/bin/sleep", "30"])
+        let first = try ProcSamplerTests.spawnAtFreshPid(["/bin/sleep", "30"])
         let pid = first.processIdentifier
         let handle = try ProcessHandle(pid: pid, startTicks: try #require(ProcessHandle.stat(of: pid)?.startTicks))
         #expect(handle.isAlive)
@@ -40,7 +40,7 @@ struct SignalTests {
         try handle.send(.resume)
         for _ in 0..<100 where state() == "T" { usleep(10_000) }
         #expect(state() == "S")
-        let group = ProcessGroup(uids: [0, 65534])
+        let group = ProcessGroup(uids: [0, ProcSamplerTests.child])
         #expect(!group.mayTouch(getpid()))
         #expect(!group.mayTouch(getppid()))
         #expect(!group.mayTouch(1))
@@ -54,9 +54,10 @@ struct SignalTests {
         defer { ProcSamplerTests.end(game) }
         let other = try ProcSamplerTests.spawn(["/bin/sleep", "30"])
         defer { ProcSamplerTests.end(other) }
-        let group = ProcessGroup(uids: [ProcSamplerTests.nobody])
+        let group = ProcessGroup(uids: [ProcSamplerTests.child])
         var found: [(pid: Int32, startTicks: Int64)] = []
-        defer { for m in found { kill(m.pid, SIGKILL) } }
+        // Killed through pidfds: by pid, a sleep gone meanwhile could be another test's process.
+        defer { for m in found { try? ProcessHandle(pid: m.pid, startTicks: m.startTicks).send(.kill) } }
         for _ in 0..<200 {
             found = group.members(of: game.processIdentifier, cgroup: nil)
             if found.count >= 2 { break }

@@ -13,3 +13,19 @@ public enum AppCopies {
         return dir
     }
 }
+
+/// A test child with a uid no other test uses, in the user database (the D-Bus daemon refuses a
+/// uid it cannot name). Created with `useradd` the first time; kept (a system user, no home).
+public enum TestUser {
+    public static func ensure(uid: UInt32, name: String) -> UInt32 {
+        if getpwuid(uid) == nil {
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: "/usr/sbin/useradd")
+            p.arguments = ["--uid", "\(uid)", "--no-create-home", "--shell", "/usr/sbin/nologin", "--user-group", name]
+            p.standardError = FileHandle.nullDevice
+            try? p.run()
+            reap(p)
+        }
+        return uid
+    }
+}

@@ -41,8 +41,8 @@ public final class ProcSampler {
     private var recent: [(folder: ProcessFolder, until: Microseconds)] = []
     private var lastPid: Int32? = nil
     private var created: Int64? = nil
-    /// Processes created that no new pid accounts for (see `newPids`).
-    private var uncounted: Int64 = 0
+    /// Pids the last sample saw handed out that /proc/stat had not counted yet (see `newPids`).
+    private var pidsAhead: Int64 = 0
     private var pids: [Int32] = []
     private var exe: [UInt8] = []
     private var buffer: [UInt8] = []
@@ -51,8 +51,8 @@ public final class ProcSampler {
 
     /// More new pids than this: take them from /proc's listing rather than opening each.
     static let openLimit = 256
-    /// How far pids handed out may run ahead of processes created before it no longer counts.
-    static let raceSlack: Int64 = 64
+    /// At most this many forks between a sample's two reads are taken back at the next sample.
+    static let raceSlack: Int64 = 4
     /// Processes younger than this are looked at fully (owner and exe link) every sample.
     static let recentFor = Seconds.of(3)
     /// Every tracked process's exe link is read at least once in this many samples.
@@ -126,13 +126,11 @@ public final class ProcSampler {
         defer { lastPid = last; created = createdNow }
         let count = (Int64(last) - Int64(before) + Int64(max)) % Int64(max)
         // More processes created than pids handed out: the pids went round (or were set back).
-        // A fork between the two reads is among the pids before it is counted, which makes the
-        // difference negative until the next sample; forks that fail after taking a pid do too.
-        uncounted = Swift.max(uncounted + (createdNow - createdBefore) - count, -Self.raceSlack)
-        if uncounted > 0 {
-            uncounted = 0
-            return .all
-        }
+        // A fork between the two reads of the last sample was among its pids but is counted only
+        // now: the last sample's surplus of pids (a few at most) is taken back first.
+        let createdSince = createdNow - createdBefore
+        defer { pidsAhead = Swift.min(Swift.max(count - createdSince, 0), Self.raceSlack) }
+        if createdSince - pidsAhead > count { return .all }
         return .since(before, count: count)
     }
 

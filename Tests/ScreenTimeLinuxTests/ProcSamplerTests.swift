@@ -216,6 +216,11 @@ struct ProcSamplerTests {
         let game = try Self.spawnAtFreshPid(["\(dir)/supertuxkart", "30"])
         defer { Self.end(game) }
         let pid = game.processIdentifier
+        // Another process after it, as on any machine: the last pid handed out is not the game's
+        // when the pid is handed out again. (Set back to exactly the last pid a sample saw, which
+        // only root can do with ns_last_pid, the new process would be seen at the next new pid.)
+        let other = try Self.spawn(["/bin/true"])
+        Self.end(other)
         let s = ProcSampler(uids: [Self.child])
         _ = Self.sample(s) { Self.started($0, pid: pid).contains { $0.exe.hasSuffix("/supertuxkart") } }
         Self.end(game)

@@ -57,38 +57,23 @@ struct Daemon {
         return Event(at: now.wall, mono: now.mono, kind)
     }
 
-    /// Carries out what the engine said (stops and resumes through the enforcer); returns the
-    /// journal line for it.
+    /// Carries out what the engine said (stops and resumes through the enforcer, notices through
+    /// the notifier); returns the journal line for it.
     mutating func carryOut(_ e: Effect) -> String? {
         let engine = live.engine
         func at(_ w: Microseconds) -> String { RFC3339.format(micros: w, utcOffsetSeconds: engine.utcOffset(at: w)) }
+        let told = Notice.about(e, policy: engine.policy).map(tell) ?? ""
         switch e {
         case .warn(let w):
-            let last = w.remaining <= (engine.policy.enforcement.warnBefore.min() ?? 0)
-            return "\(at(w.at)) warn: \(DurationText.words(w.remaining)) of game time left (\(w.limit.rawValue))"
-                + tell("\(DurationText.words(w.remaining)) of game time left",
-                       "Save your game: when the time is used up, games are \(engine.policy.enforcement.action == .pause ? "paused" : "closed").",
-                       last ? .critical : .normal)
+            return "\(at(w.at)) warn: \(DurationText.words(w.remaining)) of game time left (\(w.limit.rawValue))" + told
         case .stop(let s):
             let facts = engine.process(s.pid)
             let done = enforcer.stop(s, process: facts)
             let left = "game time left now \(DurationText.words(engine.reward.availableNow)), today \(DurationText.words(engine.rewardAvailableToday))"
-            let paused = s.action == .pause
             return "\(at(s.at)) stop \(s.app) (pid \(s.pid)\(facts.map { ", " + $0.exe } ?? "")): \(s.reason.rawValue)"
-                + (s.repeatCount > 0 ? ", told again (\(s.repeatCount))" : "") + "; \(done); \(left)"
-                + (s.repeatCount > 0 ? "" : tell("\(s.app) was \(paused ? "paused" : "closed")",
-                                                 ChildWords.stop(s.reason.rawValue).prefix(1).uppercased() + ChildWords.stop(s.reason.rawValue).dropFirst()
-                                                 + (paused ? "; it goes on when you have game time again." : "."), .critical))
+                + (s.repeatCount > 0 ? ", told again (\(s.repeatCount))" : "") + "; \(done); \(left)" + told
         case .sessionClosed(let r) where r.category == .learning:
-            // What rounds to "0 s" is left out, as `stctl sessions` does.
-            let notCounted = r.refused.filter { $0.seconds >= Seconds.micro || $0.reason == .tooShort }
-                .map { "\(DurationText.words($0.seconds)) not counted: \(ChildWords.reason($0.reason.rawValue))." }
-            let line = "\(at(r.end)) session \(r.app) \(DurationText.words(r.seconds)): \(DurationText.words(r.creditedSeconds)) counted, \(r.points) points"
-            if r.points > 0 {
-                return line + tell("+\(r.points) points for \(r.app)",
-                                   (["\(DurationText.words(r.creditedSeconds)) of learning counted."] + notCounted).joined(separator: " "), .normal)
-            }
-            return line + tell("\(r.app): no points this time", notCounted.joined(separator: " "), .normal)
+            return "\(at(r.end)) session \(r.app) \(DurationText.words(r.seconds)): \(DurationText.words(r.creditedSeconds)) counted, \(r.points) points" + told
         case .resume(let pid, let w): return "\(at(w)) resume pid \(pid): \(enforcer.resume(pid, process: engine.process(pid)))"
         case .refused(let r): return "\(at(r.at)) refused \(r.request): \(r.reason)"
         case .clockJumped(let w, let by): return "\(at(w)) the wall clock jumped by \(by / Seconds.micro) s; the calendar did not follow"
@@ -96,10 +81,10 @@ struct Daemon {
         }
     }
 
-    /// Shows a desktop notification; returns what the journal line adds about it.
-    private func tell(_ summary: String, _ body: String, _ urgency: Notifier.Urgency) -> String {
+    /// Shows a notice on the child's desktop; returns what the journal line adds about it.
+    private func tell(_ notice: Notice) -> String {
         guard let notifier else { return "" }
-        if notifier.notify(summary: summary, body: body, urgency: urgency, now: SystemClock.monoMicros()) { return "; notified" }
+        if notifier.notify(summary: notice.summary, body: notice.body, urgency: notice.urgency, now: SystemClock.monoMicros()) { return "; notified" }
         return "; not notified (\(notifier.problem ?? "no notification service"))"
     }
 

@@ -1,0 +1,41 @@
+import ControlProtocol
+import ScreenTimeCore
+import ScreenTimeLinux
+
+/// What the child is told on the desktop about an effect, in the child's words (docs/enforcement.md).
+/// Only words: `Daemon.tell` shows them.
+struct Notice: Equatable {
+    var summary: String
+    var body: String
+    var urgency: Notifier.Urgency
+
+    /// The notice for an effect; nil for what the child is not told about.
+    static func about(_ effect: Effect, policy: Policy) -> Notice? {
+        switch effect {
+        case .warn(let w):
+            let last = w.remaining <= (policy.enforcement.warnBefore.min() ?? 0)
+            return Notice(summary: "\(DurationText.words(w.remaining)) of game time left",
+                          body: "Save your game: when the time is used up, games are \(policy.enforcement.action == .pause ? "paused" : "closed").",
+                          urgency: last ? .critical : .normal)
+        case .stop(let s) where s.repeatCount == 0:
+            let why = capitalized(ChildWords.stop(s.reason.rawValue))
+            return s.action == .pause
+                ? Notice(summary: "\(s.app) was paused", body: "\(why); it goes on when you have game time again.", urgency: .critical)
+                : Notice(summary: "\(s.app) was closed", body: "\(why).", urgency: .critical)
+        case .sessionClosed(let r) where r.category == .learning:
+            // What rounds to "0 s" is left out, as `stctl sessions` does.
+            let notCounted = r.refused.filter { $0.seconds >= Seconds.micro || $0.reason == .tooShort }
+                .map { "\(DurationText.words($0.seconds)) not counted: \(ChildWords.reason($0.reason.rawValue))." }
+            if r.points > 0 {
+                return Notice(summary: "+\(r.points) points for \(r.app)",
+                              body: (["\(DurationText.words(r.creditedSeconds)) of learning counted."] + notCounted).joined(separator: " "),
+                              urgency: .normal)
+            }
+            return Notice(summary: "\(r.app): no points this time", body: notCounted.joined(separator: " "), urgency: .normal)
+        default:
+            return nil
+        }
+    }
+
+    private static func capitalized(_ s: String) -> String { s.prefix(1).uppercased() + s.dropFirst() }
+}

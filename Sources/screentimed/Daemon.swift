@@ -42,6 +42,14 @@ struct Daemon {
     var enforcer: Enforcer
     /// Tells the child on the desktop (nil: not asked, `--no-notifications`).
     var notifier: Notifier? = nil
+    /// systemd: ready, status, watchdog, reloading, stopping (nothing outside systemd).
+    let service = ServiceManager()
+    var nextWatchdog: Int64 = 0
+    var nextStatus: Int64 = 0
+    /// A test-only fault (`SCREENTIME_TEST_WEDGE_AFTER=SECONDS`): the run loop stops turning that
+    /// long after the start, as a hung daemon would, so that a test sees the watchdog go quiet.
+    let wedgeAt: Int64? = ProcessInfo.processInfo.environment["SCREENTIME_TEST_WEDGE_AFTER"].flatMap(Int64.init)
+        .map { SystemClock.monoMicros() + $0 * Seconds.micro }
     /// What requests caused (a redemption that lets a paused game go on, a hook's focus on a game
     /// with no time left), carried out after the requests are answered.
     var pending: [Effect] = []
@@ -96,7 +104,9 @@ struct Daemon {
         save()
         log("watching uid \(sampler.uids.sorted().map(String.init).joined(separator: ", ")); state in \(live.store.path); policy \(policyPath)"
             + (server.map { "; socket \($0.listener.path)" } ?? ""))
+        service.ready(status: summary())
         while !requests.stop.load(ordering: .relaxed) {
+            keepServiceInformed()
             if requests.reload.exchange(false, ordering: .relaxed) {
                 reloadPolicy()
             }
@@ -123,6 +133,7 @@ struct Daemon {
             removeOldEventsIfDue()
             // Wait for the next sample, a request, or a signal.
             var wait = max(0, nextSample - SystemClock.monoMicros())
+            if service.watchdogEvery != nil { wait = min(wait, max(0, nextWatchdog - SystemClock.monoMicros())) }
             if live.unsavedEvents > 0 { wait = min(wait, max(0, lastSave + Seconds.micro - SystemClock.monoMicros())) }
             if let d = due { wait = min(wait, max(0, lastMono + d - SystemClock.monoMicros())) }
             if let retry = logind?.nextRetry { wait = min(wait, max(0, retry - SystemClock.monoMicros())) }
@@ -151,6 +162,7 @@ struct Daemon {
                 for a in caused { if let line = carryOut(a) { log(line) } }
             }
         }
+        service.stopping()
         do {
             try live.flush(checkpoint: true)
             log("stopped; everything is saved")
@@ -158,6 +170,32 @@ struct Daemon {
             log("stopped, but \(live.unsavedEvents) events could not be saved: \(error)")
             throw error
         }
+    }
+
+    /// The watchdog's keep-alive, sent only from here: when the loop stops turning, it stops, and
+    /// systemd restarts the daemon. And a one-line status every 10 s.
+    private mutating func keepServiceInformed() {
+        let now = SystemClock.monoMicros()
+        if let wedgeAt, now >= wedgeAt {
+            log("SCREENTIME_TEST_WEDGE_AFTER: the run loop stops turning (a test of the watchdog)")
+            while true { sleep(3600) }
+        }
+        if let every = service.watchdogEvery, now >= nextWatchdog {
+            service.watchdog()
+            nextWatchdog = now + every
+        }
+        if now >= nextStatus {
+            service.status(summary())
+            nextStatus = now + Seconds.of(10)
+        }
+    }
+
+    /// "balance 54 points; game time left 20 min; 3 processes watched; hooks: x11"
+    func summary() -> String {
+        let engine = live.engine
+        let hooks = server?.hooks ?? []
+        return "balance \(engine.ledger.balance) points; game time left \(DurationText.words(engine.reward.availableNow)); "
+            + "\(sampler.trackedCount) processes watched; " + (hooks.isEmpty ? "no desktop hook" : "hooks: " + hooks.joined(separator: ", "))
     }
 
     /// Saves in batches, at least every second (redemptions, adjustments and the start at once, in
@@ -226,6 +264,8 @@ struct Daemon {
         do {
             let text = try PolicyLoader.loadWithText(path: policyPath).text
             guard text != live.policyText else { return .success("\(policyPath) is unchanged; nothing to reload") }
+            service.reloading()
+            defer { service.ready(status: summary()) }
             pending += try live.adopt(policyText: text, file: policyPath)
             policyChanged = true
             log("policy reloaded from \(policyPath)")

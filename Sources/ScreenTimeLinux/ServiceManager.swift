@@ -1,0 +1,35 @@
+import CSystemd
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Tells systemd how the service is (`sd_notify`): ready, reloading, stopping, a one-line status,
+/// and the watchdog's keep-alive. Outside systemd (no `NOTIFY_SOCKET`) every call does nothing.
+public struct ServiceManager: Sendable {
+    /// How often to send WATCHDOG=1: half of `WATCHDOG_USEC` (nil: no watchdog asked for).
+    public let watchdogEvery: Int64?
+
+    public init() {
+        var usec: UInt64 = 0
+        watchdogEvery = sd_watchdog_enabled(0, &usec) > 0 && usec > 0 ? Int64(usec / 2) : nil
+    }
+
+    /// The policy is loaded, the state recovered, the socket listening.
+    public func ready(status: String) { send("READY=1\nSTATUS=\(status)") }
+    public func status(_ text: String) { send("STATUS=\(text)") }
+    public func watchdog() { send("WATCHDOG=1") }
+    /// Before a reload (systemd wants the monotonic time with it); `ready` after it.
+    public func reloading() { send("RELOADING=1\nMONOTONIC_USEC=\(SystemClock.monotonicMicros())") }
+    public func stopping() { send("STOPPING=1") }
+
+    private func send(_ state: String) { _ = sd_notify(0, state) }
+}
+
+extension SystemClock {
+    /// CLOCK_MONOTONIC, as systemd's MONOTONIC_USEC wants it (not the boot clock of events).
+    public static func monotonicMicros() -> Int64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Int64(ts.tv_sec) * 1_000_000 + Int64(ts.tv_nsec) / 1000
+    }
+}

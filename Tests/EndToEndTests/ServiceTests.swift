@@ -1,0 +1,95 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// screentimed under a service manager's eyes: a datagram socket of the test's stands in for
+/// systemd's `NOTIFY_SOCKET` (systemd itself is not PID 1 here) and records every message.
+@Suite("sd_notify: ready, watchdog, stopping", .serialized)
+struct ServiceTests {
+    /// Listens on a datagram socket at `path`; writes "SECONDS MESSAGE" lines to `path.log`, and on
+    /// the first READY=1 tries the control socket at once ("CONNECT ok" / "CONNECT failed").
+    static func listen(at path: String, control: String) throws -> Process {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        p.arguments = ["-c", #"""
+            import os, socket, sys, time
+            path, control = sys.argv[1], sys.argv[2]
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); s.bind(path); os.chmod(path, 0o666)
+            out = open(path + ".log", "w", buffering=1)
+            ready = False
+            while True:
+                msg = s.recv(4096).decode().replace("\n", "|")
+                out.write("%.3f %s\n" % (time.monotonic(), msg))
+                if "READY=1" in msg and not ready:
+                    ready = True
+                    c = socket.socket(socket.AF_UNIX)
+                    try:
+                        c.connect(control); out.write("CONNECT ok\n")
+                    except OSError as e:
+                        out.write("CONNECT failed %s\n" % e)
+            """#, path, control]
+        try p.run()
+        for _ in 0..<200 where !FileManager.default.fileExists(atPath: path) { usleep(10_000) }
+        return p
+    }
+
+    static func messages(_ path: String) -> [(at: Double, text: String)] {
+        ((try? String(contentsOfFile: path + ".log", encoding: .utf8)) ?? "").split(separator: "\n").map { line in
+            let parts = line.split(separator: " ", maxSplits: 1)
+            guard let at = Double(parts[0]) else { return (-1, String(line)) }   // "CONNECT …"
+            return (at, parts.count > 1 ? String(parts[1]) : "")
+        }
+    }
+
+    @Test("READY=1 once the socket accepts, WATCHDOG=1 every half interval, STOPPING=1 and a clean exit on SIGTERM with everything saved")
+    func readyWatchdogStopping() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("screentime-notify-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        let notify = dir + "/notify.sock"
+        let d = try LiveDaemon(environment: ["NOTIFY_SOCKET": notify, "WATCHDOG_USEC": "1000000"],
+                               arguments: ["--sample-every", "200ms", "--no-logind", "--no-notifications"])
+        let listener = try Self.listen(at: notify, control: d.socket)
+        defer { kill(listener.processIdentifier, SIGKILL); reap(listener) }
+        _ = try d.waitFor("watching uid")
+        usleep(2_600_000)
+        let hook = try d.stctl(["hook", "event", #"{"event": "input", "count": 7}"#])
+        #expect(hook.status == 0, "\(hook.stderr)")
+        // A reload is told as RELOADING=1 (with the monotonic time), then READY=1 again.
+        try "version = 1\ntimezone = \"UTC\"\n[points]\nper_reward_minute = 3\n".write(toFile: d.base + "/policy.toml", atomically: true, encoding: .utf8)
+        let reload = try ReplayBinaryTests.runBinary(ControlSocketTests.stctl, ["policy", "reload", "--socket", d.socket])
+        #expect(reload.status == 0, "\(reload.stderr)")
+        try d.stop()
+        usleep(200_000)
+        let got = Self.messages(notify)
+        let texts = got.map(\.text)
+        #expect(texts.first?.hasPrefix("READY=1|STATUS=balance 0 points; game time left 0 s; ") == true, "\(texts)")
+        #expect(texts.dropFirst().first == "CONNECT ok", "\(texts)")
+        let pings = got.filter { $0.text == "WATCHDOG=1" }.map(\.at)
+        #expect(pings.count >= 4, "\(texts)")
+        let gaps = zip(pings.dropFirst(), pings).map { $0 - $1 }
+        #expect(gaps.allSatisfy { $0 > 0.3 && $0 < 0.8 }, "\(gaps)")
+        #expect(texts.last == "STOPPING=1", "\(texts)")
+        let reloading = try #require(texts.firstIndex { $0.hasPrefix("RELOADING=1|MONOTONIC_USEC=") }, "\(texts)")
+        #expect(texts[(reloading + 1)...].first { !$0.hasPrefix("WATCHDOG") }?.hasPrefix("READY=1|STATUS=") == true, "\(texts)")
+        // The event sent just before SIGTERM was saved by the final commit.
+        #expect(try d.sql(#"SELECT count(*) FROM event WHERE line LIKE '%"input"%"count":7%'"#) == "1")
+    }
+
+    @Test("the watchdog goes quiet when the run loop stops turning")
+    func wedged() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("screentime-notify-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        let notify = dir + "/notify.sock"
+        let d = try LiveDaemon(environment: ["NOTIFY_SOCKET": notify, "WATCHDOG_USEC": "1000000", "SCREENTIME_TEST_WEDGE_AFTER": "2"],
+                               arguments: ["--sample-every", "200ms", "--no-logind", "--no-notifications"])
+        let listener = try Self.listen(at: notify, control: d.socket)
+        defer { kill(listener.processIdentifier, SIGKILL); reap(listener) }
+        _ = try d.waitFor("the run loop stops turning")
+        let wedgedAt = Self.messages(notify).last?.at ?? 0
+        usleep(2_500_000)
+        let got = Self.messages(notify)
+        #expect(got.filter { $0.text == "WATCHDOG=1" }.count >= 2, "\(got)")
+        #expect(!got.contains { $0.text == "WATCHDOG=1" && $0.at > wedgedAt + 0.1 }, "\(got)")
+        #expect(d.process.isRunning)
+    }
+}

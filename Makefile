@@ -9,8 +9,9 @@ SHARED      ?= ../shared
 BENCH_MINUTES ?= 10
 DEBIAN_PKGS  = python3 sqlite3 libsqlite3-dev libsystemd-dev pkg-config libx11-dev libxss-dev libxres-dev libcrypt-dev
 # What the tests run against for real: a D-Bus daemon with python3-dbusmock's logind, an X
-# server (Xvfb) with openbox, xdotool and xterm, sway headless with foot, and mkpasswd (whois).
-TEST_PKGS    = dbus-daemon dbus-bin python3-dbusmock xvfb xauth openbox xdotool xterm x11-utils sway foot whois
+# server (Xvfb) with openbox, xdotool and xterm, sway headless with foot, mkpasswd (whois), and
+# systemd-analyze (systemd) to verify the unit files.
+TEST_PKGS    = dbus-daemon dbus-bin python3-dbusmock xvfb xauth openbox xdotool xterm x11-utils sway foot whois systemd
 
 .PHONY: all build run demo test bench install uninstall deps test-deps clean
 
@@ -64,6 +65,9 @@ MANDIR       = $(DESTDIR)$(PREFIX)/share/man/man1
 BASHCOMPDIR  = $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 ZSHCOMPDIR   = $(DESTDIR)$(PREFIX)/share/zsh/site-functions
 FISHCOMPDIR  = $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
+# User units: $(PREFIX)/lib/systemd/user is on systemd's user unit path for /usr and /usr/local.
+USERUNITDIR  = $(DESTDIR)$(PREFIX)/lib/systemd/user
+UNITS        = screentimed screentime-hook-x11 screentime-hook-sway
 MANUALS      = .build/plugins/GenerateManual/outputs
 
 # The binaries, the default policy, a man page per command (stctl-redeem.1, …) and shell
@@ -73,7 +77,9 @@ install: deps
 	$(SWIFT) build -c release --product stctl
 	$(SWIFT) build -c release --product screentime-hook-x11
 	$(SWIFT) package generate-manual --multi-page
-	install -d $(BINDIR) $(SHAREDIR)/policies $(MANDIR) $(BASHCOMPDIR) $(ZSHCOMPDIR) $(FISHCOMPDIR)
+	install -d $(BINDIR) $(SHAREDIR)/policies $(MANDIR) $(BASHCOMPDIR) $(ZSHCOMPDIR) $(FISHCOMPDIR) $(USERUNITDIR)
+	for u in $(UNITS); do sed 's|@BINDIR@|$(PREFIX)/bin|g' systemd/$$u.service.in > $(USERUNITDIR)/$$u.service; \
+	  chmod 0644 $(USERUNITDIR)/$$u.service; done
 	install -m 0755 .build/release/screentimed .build/release/stctl .build/release/screentime-hook-x11 $(BINDIR)/
 	install -m 0644 policies/default.toml $(SHAREDIR)/policies/
 	for f in $(MANUALS)/screentimed/*.1 $(MANUALS)/stctl/*.1; do \
@@ -89,6 +95,7 @@ uninstall:
 	rm -f $(MANDIR)/screentimed.1 $(MANDIR)/screentimed-*.1 $(MANDIR)/stctl.1 $(MANDIR)/stctl-*.1
 	rm -f $(BASHCOMPDIR)/screentimed $(BASHCOMPDIR)/stctl $(ZSHCOMPDIR)/_screentimed $(ZSHCOMPDIR)/_stctl
 	rm -f $(FISHCOMPDIR)/screentimed.fish $(FISHCOMPDIR)/stctl.fish
+	for u in $(UNITS); do rm -f $(USERUNITDIR)/$$u.service; done
 	rm -rf $(SHAREDIR)
 
 clean:

@@ -113,7 +113,21 @@ public final class ProcFS {
         let fd = at(folder, file) { openat($0, $1, O_RDONLY | O_CLOEXEC) }
         guard fd >= 0 else { return false }
         defer { Glibc.close(fd) }
-        // Read straight into the caller's buffer, which keeps its capacity from sample to sample.
+        return ProcFS.readAll(fd, into: &buffer)
+    }
+
+    /// A small file by its path (/proc/PID/stat, a cgroup's cgroup.procs); nil when it cannot be read.
+    public static func contents(of path: String) -> [UInt8]? {
+        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { Glibc.close(fd) }
+        var buffer: [UInt8] = []
+        return readAll(fd, into: &buffer) ? buffer : nil
+    }
+
+    /// Reads to the end (at most 1 MiB) straight into `buffer`, which keeps its capacity from call to call.
+    private static func readAll(_ fd: Int32, into buffer: inout [UInt8]) -> Bool {
+        buffer.removeAll(keepingCapacity: true)
         var used = 0
         while used < 1 << 20 {
             if buffer.count < used + 4096 { buffer.append(contentsOf: repeatElement(0, count: used + 4096 - buffer.count)) }

@@ -75,12 +75,7 @@ public final class ProcessHandle: @unchecked Sendable {
     }
 
     static func stat(of pid: Int32) -> StatLine? {
-        let fd = open("/proc/\(pid)/stat", O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var buf = [UInt8](repeating: 0, count: 4096)
-        let n = buf.withUnsafeMutableBytes { read(fd, $0.baseAddress, 4096) }
-        return n > 0 ? StatLine(Array(buf[0..<n])) : nil
+        ProcFS.contents(of: "/proc/\(pid)/stat").flatMap(StatLine.init)
     }
 }
 
@@ -128,8 +123,8 @@ public struct ProcessGroup {
             queue += children[p] ?? []
         }
         if let cgroup, let last = cgroup.split(separator: "/").last, last.hasPrefix("app-"), last.hasSuffix(".scope"),
-           let text = try? readText(cgroupRoot + cgroup + "/cgroup.procs") {
-            found += text.split(separator: "\n").compactMap { Int32($0) }.filter { $0 != pid }
+           let procs = ProcFS.contents(of: cgroupRoot + cgroup + "/cgroup.procs") {
+            found += String(decoding: procs, as: UTF8.self).split(separator: "\n").compactMap { Int32($0) }.filter { $0 != pid }
         }
         var seen: Set<Int32> = []
         return found.filter { mayTouch($0) && seen.insert($0).inserted && owner(of: $0).map(uids.contains) == true }
@@ -137,18 +132,4 @@ public struct ProcessGroup {
     }
 
     private func owner(of pid: Int32) -> UInt32? { ProcFS.mode(of: "/proc/\(pid)")?.uid }
-
-    private func readText(_ path: String) throws -> String {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw ProcessHandle.Failure.gone }
-        defer { close(fd) }
-        var out: [UInt8] = []
-        var buf = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let n = buf.withUnsafeMutableBytes { read(fd, $0.baseAddress, 4096) }
-            if n <= 0 { break }
-            out += buf[0..<n]
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
 }

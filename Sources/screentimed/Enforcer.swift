@@ -16,6 +16,8 @@ struct Enforcer {
 
     /// Signals what the order names; returns what was done, in words, for the journal.
     mutating func stop(_ order: StopOrder, process: ProcessFacts?) -> String {
+        // Paused games that were closed meanwhile hold nothing any more.
+        paused = paused.filter { $0.value.first?.isAlive == true }
         guard group.mayTouch(order.pid) else { return "not signalled: it is this daemon or what runs it" }
         let main: ProcessHandle
         do { main = try ProcessHandle(pid: order.pid, startTicks: process?.startTicks) } catch {

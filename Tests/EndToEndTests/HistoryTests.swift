@@ -21,7 +21,9 @@ struct HistoryTests {
 
     static func daemon() throws -> LiveDaemon {
         let policy = "timezone = \"UTC\"\n" + (try String(contentsOfFile: defaultPolicy, encoding: .utf8))
-        let d = try LiveDaemon(policy: policy, arguments: ["--sample-every", "1h", "--no-logind"], importing: demo)
+        // Its own child (uid 65003): the demo's game time is used up, and the default policy names
+        // many games, which it would stop among other tests' processes of uid 65534.
+        let d = try LiveDaemon(policy: policy, arguments: ["--sample-every", "1h", "--no-logind"], importing: demo, uid: 65003)
         _ = try d.waitFor("watching uid")
         return d
     }

@@ -8,15 +8,13 @@ public final class Notifier {
     public enum Urgency: UInt8, Sendable { case low = 0, normal = 1, critical = 2 }
 
     private var bus: Bus?
-    private let address: String?
     /// Why notifications are not shown now (nil: the last one was).
     public private(set) var problem: String?
     /// When to try connecting again after the bus was not there (monotonic µs).
     private var retryAt: Int64 = 0
 
-    /// `address`: the session bus (default: `DBUS_SESSION_BUS_ADDRESS`, else `$XDG_RUNTIME_DIR/bus`).
-    public init(address: String? = nil) {
-        self.address = address
+    /// On the session bus of `DBUS_SESSION_BUS_ADDRESS`, else `$XDG_RUNTIME_DIR/bus`.
+    public init() {
         connect(now: 0)
     }
 
@@ -25,7 +23,7 @@ public final class Notifier {
 
     private func connect(now: Int64) {
         do {
-            bus = try Bus(.user, address: address)
+            bus = try Bus(.user)
             problem = nil
         } catch {
             bus = nil

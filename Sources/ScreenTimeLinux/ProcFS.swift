@@ -325,6 +325,13 @@ public enum SystemClock {
         return Int64(ts.tv_sec) * 1_000_000 + Int64(ts.tv_nsec) / 1000
     }
 
+    /// CLOCK_MONOTONIC, as systemd's MONOTONIC_USEC wants it (not the boot clock of events).
+    public static func monotonicMicros() -> Int64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Int64(ts.tv_sec) * 1_000_000 + Int64(ts.tv_nsec) / 1000
+    }
+
     /// Clock ticks per second, for /proc/PID/stat times.
     public static let ticksPerSecond: Int64 = Int64(sysconf(Int32(_SC_CLK_TCK)))
 }

@@ -24,12 +24,3 @@ public struct ServiceManager: Sendable {
 
     private func send(_ state: String) { _ = sd_notify(0, state) }
 }
-
-extension SystemClock {
-    /// CLOCK_MONOTONIC, as systemd's MONOTONIC_USEC wants it (not the boot clock of events).
-    public static func monotonicMicros() -> Int64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Int64(ts.tv_sec) * 1_000_000 + Int64(ts.tv_nsec) / 1000
-    }
-}

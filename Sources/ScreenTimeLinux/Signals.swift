@@ -4,11 +4,18 @@ import Glibc
 #endif
 
 /// The signals the enforcer sends.
-public enum StopSignal: Int32, Sendable {
-    case terminate = 15   // SIGTERM
-    case kill = 9         // SIGKILL
-    case pause = 19       // SIGSTOP
-    case resume = 18      // SIGCONT
+public enum StopSignal: Sendable {
+    case terminate, kill, pause, resume
+
+    /// The number, from the C library (SIGSTOP and SIGCONT differ between architectures).
+    var number: Int32 {
+        switch self {
+        case .terminate: return SIGTERM
+        case .kill: return SIGKILL
+        case .pause: return SIGSTOP
+        case .resume: return SIGCONT
+        }
+    }
 
     public var name: String {
         switch self {
@@ -65,7 +72,7 @@ public final class ProcessHandle: @unchecked Sendable {
     deinit { close(fd) }
 
     public func send(_ signal: StopSignal) throws(Failure) {
-        guard screentime_pidfd_send_signal(fd, signal.rawValue) == 0 else { throw .fromErrno() }
+        guard screentime_pidfd_send_signal(fd, signal.number) == 0 else { throw .fromErrno() }
     }
 
     /// False once the process has exited (a pidfd becomes readable then).

@@ -19,22 +19,37 @@ struct Enforcer {
         // Paused games that were closed meanwhile hold nothing any more.
         paused = paused.filter { $0.value.first?.isAlive == true }
         guard group.mayTouch(order.pid) else { return "not signalled: it is this daemon or what runs it" }
-        let main: ProcessHandle
-        do { main = try ProcessHandle(pid: order.pid, startTicks: process?.startTicks) } catch {
-            return "nothing signalled: \(error)"
-        }
-        var handles = [main]
-        for member in group.members(of: order.pid, cgroup: process?.cgroup) {
-            if let h = try? ProcessHandle(pid: member.pid, startTicks: member.startTicks) { handles.append(h) }
-        }
+        let handles: [ProcessHandle]
+        do throws(ProcessHandle.Failure) { handles = try game(order.pid, process) } catch { return "nothing signalled: \(error)" }
         let signals: [StopSignal]
         switch order.action {
         case .pause: signals = [.pause]
         case .terminate: signals = order.repeatCount == 0 ? [.resume, .terminate] : [.kill]
         }
+        paused[order.pid] = order.action == .pause ? handles : nil
+        return send(signals, to: handles.filter(\.isAlive))
+    }
+
+    /// Lets a paused game run again. A game paused before the daemon restarted is found again by
+    /// its pid and start time (and the processes that go with it now).
+    mutating func resume(_ pid: Int32, process: ProcessFacts?) -> String {
+        var handles = paused.removeValue(forKey: pid) ?? []
+        if handles.isEmpty, group.mayTouch(pid) { handles = (try? game(pid, process)) ?? [] }
+        guard !handles.isEmpty else { return "nothing to resume: it has exited" }
+        return send([.resume], to: handles)
+    }
+
+    /// The game (opened with the start time the sampler saw) and the processes that go with it now.
+    private func game(_ pid: Int32, _ process: ProcessFacts?) throws(ProcessHandle.Failure) -> [ProcessHandle] {
+        let main = try ProcessHandle(pid: pid, startTicks: process?.startTicks)
+        return [main] + group.members(of: pid, cgroup: process?.cgroup).compactMap { try? ProcessHandle(pid: $0.pid, startTicks: $0.startTicks) }
+    }
+
+    /// Sends `signals` in order to each process; "SIGTERM to 2 processes", and what failed but for exits.
+    private func send(_ signals: [StopSignal], to handles: [ProcessHandle]) -> String {
         var reached = 0
         var problems: [String] = []
-        for h in handles where h.isAlive {
+        for h in handles {
             var any = false
             for s in signals {
                 do throws(ProcessHandle.Failure) { try h.send(s); any = true } catch {
@@ -43,27 +58,7 @@ struct Enforcer {
             }
             if any { reached += 1 }
         }
-        if order.action == .pause { paused[order.pid] = handles } else { paused[order.pid] = nil }
         let what = "\(signals.last!.name) to \(reached) process\(reached == 1 ? "" : "es")"
-        return problems.isEmpty ? what : what + " (" + problems.joined(separator: "; ") + ")"
-    }
-
-    /// Lets a paused game run again. A game paused before the daemon restarted is found again by
-    /// its pid and start time (and the processes that go with it now).
-    mutating func resume(_ pid: Int32, process: ProcessFacts?) -> String {
-        var handles = paused.removeValue(forKey: pid) ?? []
-        if handles.isEmpty, group.mayTouch(pid), let main = try? ProcessHandle(pid: pid, startTicks: process?.startTicks) {
-            handles = [main] + group.members(of: pid, cgroup: process?.cgroup).compactMap { try? ProcessHandle(pid: $0.pid, startTicks: $0.startTicks) }
-        }
-        guard !handles.isEmpty else { return "nothing to resume: it has exited" }
-        var reached = 0
-        var problems: [String] = []
-        for h in handles {
-            do throws(ProcessHandle.Failure) { try h.send(.resume); reached += 1 } catch {
-                problems.append("pid \(h.pid): \(error)")
-            }
-        }
-        let what = "SIGCONT to \(reached) process\(reached == 1 ? "" : "es")"
         return problems.isEmpty ? what : what + " (" + problems.joined(separator: "; ") + ")"
     }
 }

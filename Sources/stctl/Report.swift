@@ -86,7 +86,7 @@ struct Report: ParsableCommand {
         let rows = days.map { d in
             ["earned", signed(d.pointsEarned), " spent", signed(-d.pointsSpent), " from parents", signed(d.pointsAdjusted)]
         }
-        out += zip(label, columns(rows, rightAligned: [1, 3, 5])).map { $0 + $1 }
+        out += zip(label, table(rows, rightAligned: [1, 3, 5], gap: 1).split(separator: "\n")).map { $0 + $1 }
 
         // The apps used most.
         out.append("")
@@ -113,17 +113,6 @@ struct Report: ParsableCommand {
     }
 
     static func signed(_ n: Int64) -> String { n > 0 ? "+\(n)" : n == 0 ? "0" : "−\(-n)" }
-
-    static func columns(_ rows: [[String]], rightAligned: Set<Int>) -> [String] {
-        guard let n = rows.first?.count else { return [] }
-        let widths = (0..<n).map { c in rows.map { $0[c].count }.max() ?? 0 }
-        return rows.map { row in
-            row.enumerated().map { c, cell in
-                let pad = String(repeating: " ", count: widths[c] - cell.count)
-                return rightAligned.contains(c) ? pad + cell : (c == n - 1 ? cell : cell + pad)
-            }.joined(separator: " ")
-        }
-    }
 
     /// The weekday of `YYYY-MM-DD` (Sakamoto's method; the proleptic Gregorian calendar).
     static func weekday(_ day: String) -> String {

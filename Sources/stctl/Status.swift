@@ -185,11 +185,15 @@ struct Apps: ParsableCommand {
 }
 
 /// Rows as aligned columns (the last one is not padded).
-func table(_ rows: [[String]]) -> String {
+/// Aligned columns, `gap` spaces apart; the `rightAligned` ones (numbers) padded on the left.
+func table(_ rows: [[String]], rightAligned: Set<Int> = [], gap: Int = 2) -> String {
     guard let columns = rows.first?.count else { return "" }
     let widths = (0..<columns).map { c in rows.map { $0[c].count }.max() ?? 0 }
     return rows.map { row in
-        row.enumerated().map { c, cell in c == columns - 1 ? cell : cell.padding(toLength: widths[c] + 2, withPad: " ", startingAt: 0) }.joined()
+        row.enumerated().map { c, cell in
+            let pad = String(repeating: " ", count: widths[c] - cell.count)
+            return rightAligned.contains(c) ? pad + cell : (c == columns - 1 ? cell : cell + pad)
+        }.joined(separator: String(repeating: " ", count: gap))
     }.joined(separator: "\n")
 }
 

@@ -35,6 +35,12 @@ struct EnforcementTests {
         #expect(r.status == 0, "\(args): \(r.stderr)")
     }
 
+    /// A parent gives 10 points and redeems one minute of game time with them.
+    static func buyAMinute(_ d: LiveDaemon) throws {
+        try parent(d, ["adjust", "10", "--reason", "test"])
+        try parent(d, ["redeem", "1"])
+    }
+
     /// Starts `args` as the child, with SIGTERM's default action (the test runner's children
     /// inherit it ignored; a game started from a desktop does not).
     static func child(_ args: [String]) throws -> Process {
@@ -64,8 +70,7 @@ struct EnforcementTests {
                                                    enforcement: #"warn_before = ["2s"]"# + "\naction = \"terminate\"\ngrace = \"1s\""),
                                arguments: ["--sample-every", "200ms", "--no-logind"], uid: Self.child)
         _ = try d.waitFor("watching uid")
-        try Self.parent(d, ["adjust", "10", "--reason", "test"])
-        try Self.parent(d, ["redeem", "1"])
+        try Self.buyAMinute(d)
         let started = Date()
         let p = try Self.child([game, "60"])
         defer { if p.isRunning { kill(p.processIdentifier, SIGKILL) } }
@@ -96,8 +101,7 @@ struct EnforcementTests {
                                                    enforcement: "warn_before = []\naction = \"terminate\"\ngrace = \"1s\""),
                                arguments: ["--sample-every", "200ms", "--no-logind"], uid: Self.child)
         _ = try d.waitFor("watching uid")
-        try Self.parent(d, ["adjust", "10", "--reason", "test"])
-        try Self.parent(d, ["redeem", "1"])
+        try Self.buyAMinute(d)
         let pidFile = d.base + "/helper.pid"
         let p = try Self.child(["/usr/bin/python3", "-c", """
             import signal, subprocess, sys, time
@@ -126,8 +130,7 @@ struct EnforcementTests {
                                                    enforcement: "warn_before = []\naction = \"pause\""),
                                arguments: ["--sample-every", "200ms", "--no-logind"], uid: Self.child)
         _ = try d.waitFor("watching uid")
-        try Self.parent(d, ["adjust", "10", "--reason", "test"])
-        try Self.parent(d, ["redeem", "1"])
+        try Self.buyAMinute(d)
         let p = try Self.child([game, "60"])
         defer { if p.isRunning { kill(p.processIdentifier, SIGKILL) } }
         let pid = p.processIdentifier
@@ -146,8 +149,7 @@ struct EnforcementTests {
         for _ in 0..<500 where Self.state(pid) != "T" { usleep(20_000) }
         #expect(Self.state(pid) == "T", "never paused again")
         try d.restart()
-        try Self.parent(d, ["adjust", "10", "--reason", "test"])
-        try Self.parent(d, ["redeem", "1"])
+        try Self.buyAMinute(d)
         for _ in 0..<250 where Self.state(pid) == "T" { usleep(20_000) }
         #expect(Self.state(pid) == "S", "not resumed after the daemon restarted")
         try d.stop()
@@ -164,8 +166,7 @@ struct EnforcementTests {
                                arguments: ["--sample-every", "200ms", "--no-logind"], uid: Self.child)
         _ = try d.waitFor("watching uid")
         #expect((try d.status()["observers"] as? [String: Any])?["notifications"] as? Bool == true)
-        try Self.parent(d, ["adjust", "10", "--reason", "test"])
-        try Self.parent(d, ["redeem", "1"])
+        try Self.buyAMinute(d)
         let p = try Self.child([game, "60"])
         defer { if p.isRunning { kill(p.processIdentifier, SIGKILL) } }
         #expect(Self.ends(p, within: 15))

@@ -201,7 +201,7 @@ struct ProcSamplerTests {
     /// Starts `args` as the child so that it gets `pid` (through ns_last_pid, as root may); nil
     /// when another process keeps taking that pid first.
     static func spawn(_ args: [String], asPid pid: Int32) throws -> Process? {
-        for _ in 0..<50 {
+        for _ in 0..<10 {
             try "\(pid - 1)".write(toFile: "/proc/sys/kernel/ns_last_pid", atomically: false, encoding: .utf8)
             let p = try spawn(args)
             if p.processIdentifier == pid { return p }
@@ -210,22 +210,33 @@ struct ProcSamplerTests {
         return nil
     }
 
+    /// Starts `first` at a fresh pid, lets `meanwhile` look at it, ends it, and starts `second` at
+    /// the same pid. Another test's process may take that pid first; then it is tried again with
+    /// another one. Nil when that happened every time.
+    static func reusePid(first: [String], second: [String], meanwhile: (Process) throws -> Void) throws -> Process? {
+        for _ in 0..<5 {
+            let a = try spawnAtFreshPid(first)
+            try meanwhile(a)
+            end(a)
+            if let b = try spawn(second, asPid: a.processIdentifier) { return b }
+        }
+        return nil
+    }
+
     @Test("a pid reused by a new process between two samples is an exit and a start")
     func pidReuse() throws {
         let dir = try AppCopies.folder()
-        let game = try Self.spawnAtFreshPid(["\(dir)/supertuxkart", "30"])
-        defer { Self.end(game) }
-        let pid = game.processIdentifier
-        // Another process after it, as on any machine: the last pid handed out is not the game's
-        // when the pid is handed out again. (Set back to exactly the last pid a sample saw, which
-        // only root can do with ns_last_pid, the new process would be seen at the next new pid.)
-        let other = try Self.spawn(["/bin/true"])
-        Self.end(other)
         let s = ProcSampler(uids: [Self.child])
-        _ = Self.sample(s) { Self.started($0, pid: pid).contains { $0.exe.hasSuffix("/supertuxkart") } }
-        Self.end(game)
-        let learning = try #require(try Self.spawn(["\(dir)/gcompris-qt", "30"], asPid: pid), "pid \(pid) was never handed out again")
+        let reused = try Self.reusePid(first: ["\(dir)/supertuxkart", "30"], second: ["\(dir)/gcompris-qt", "30"]) { game in
+            // Another process after it, as on any machine: the last pid handed out is not the game's
+            // when the pid is handed out again. (Set back to exactly the last pid a sample saw, which
+            // only root can do with ns_last_pid, the new process would be seen at the next new pid.)
+            Self.end(try Self.spawn(["/bin/true"]))
+            _ = Self.sample(s) { Self.started($0, pid: game.processIdentifier).contains { $0.exe.hasSuffix("/supertuxkart") } }
+        }
+        let learning = try #require(reused, "no pid could be handed out again")
         defer { Self.end(learning) }
+        let pid = learning.processIdentifier
         let events = Self.sample(s) { Self.started($0, pid: pid).contains { $0.exe.hasSuffix("/gcompris-qt") } }
         let mine = events.filter {
             switch $0 {

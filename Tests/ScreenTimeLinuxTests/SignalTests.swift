@@ -8,15 +8,18 @@ import Testing
 struct SignalTests {
     @Test("a pid reused by another process is not signalled: the old handle answers that its process is gone")
     func reusedPid() throws {
-        let first = try ProcSamplerTests.spawnAtFreshPid(["/bin/sleep", "30"])
-        let pid = first.processIdentifier
-        let handle = try ProcessHandle(pid: pid, startTicks: try #require(ProcessHandle.stat(of: pid)?.startTicks))
-        #expect(handle.isAlive)
-        ProcSamplerTests.end(first)
-        #expect(!handle.isAlive)
-        let second = try #require(try ProcSamplerTests.spawn(["/bin/sleep", "30"], asPid: pid), "pid \(pid) was never handed out again")
+        var opened: ProcessHandle? = nil
+        let reused = try ProcSamplerTests.reusePid(first: ["/bin/sleep", "30"], second: ["/bin/sleep", "30"]) { first in
+            let pid = first.processIdentifier
+            opened = try ProcessHandle(pid: pid, startTicks: try #require(ProcessHandle.stat(of: pid)?.startTicks))
+            #expect(opened?.isAlive == true)
+        }
+        let second = try #require(reused, "no pid could be handed out again")
         defer { ProcSamplerTests.end(second) }
-        #expect(second.processIdentifier == pid)
+        let pid = second.processIdentifier
+        let handle = try #require(opened)
+        #expect(handle.pid == pid)
+        #expect(!handle.isAlive)
         #expect(throws: ProcessHandle.Failure.gone) { try handle.send(.kill) }
         usleep(100_000)
         #expect(second.isRunning)

@@ -6,47 +6,18 @@ import Testing
 /// (../shared/RECIPES.md). The mock is the one part that is not the real thing: logind itself needs
 /// systemd as PID 1, which this machine does not run.
 public final class MockLogind {
-    public let dir: String
-    public let address: String
-    private var daemon: Process
+    private let bus: PrivateBus
+    public var address: String { bus.address }
     private var mock: Process?
 
     public init() throws {
-        dir = FileManager.default.temporaryDirectory.appendingPathComponent("screentime-bus-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        address = "unix:path=\(dir)/system_bus_socket"
-        try """
-            <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
-             "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-            <busconfig><type>system</type><listen>\(address)</listen><auth>EXTERNAL</auth>
-            <policy context="default"><allow own="*"/><allow send_destination="*" eavesdrop="true"/>
-            <allow eavesdrop="true"/><allow user="*"/></policy></busconfig>
-            """.write(toFile: dir + "/system-bus.conf", atomically: true, encoding: .utf8)
-        daemon = Process()
-        daemon.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-daemon")
-        daemon.arguments = ["--config-file=\(dir)/system-bus.conf", "--nofork"]
-        daemon.standardError = FileHandle.nullDevice   // "Failed to set fd limit": harmless here
-        try daemon.run()
-        for _ in 0..<200 where !FileManager.default.fileExists(atPath: dir + "/system_bus_socket") { usleep(10_000) }
+        bus = try PrivateBus(.system)
         try startMock()
     }
 
     /// (Re)starts logind's mock: a new owner of org.freedesktop.login1, with no sessions.
     public func startMock() throws {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        p.arguments = ["-m", "dbusmock", "--system", "-t", "logind"]
-        p.environment = ["DBUS_SYSTEM_BUS_ADDRESS": address, "PATH": "/usr/bin:/bin"]
-        p.standardOutput = FileHandle.nullDevice
-        try p.run()
-        mock = p
-        let bus = try Bus(.system, address: address)
-        for _ in 0..<500 {
-            if (try? bus.call("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetNameOwner",
-                              [.string("org.freedesktop.login1")])) != nil { return }
-            usleep(20_000)
-        }
-        Issue.record("the logind mock did not appear on the bus")
+        mock = try bus.startMock("logind", owning: "org.freedesktop.login1")
     }
 
     public func stopMock() {
@@ -56,12 +27,7 @@ public final class MockLogind {
         self.mock = nil
     }
 
-    deinit {
-        stopMock()
-        kill(daemon.processIdentifier, SIGKILL)
-        reap(daemon)
-        try? FileManager.default.removeItem(atPath: dir)
-    }
+    deinit { stopMock() }
 
     /// Calls a method of the mock (its control interface, or logind's own).
     @discardableResult

@@ -13,6 +13,7 @@ let package = Package(
         .package(url: "https://github.com/LebJe/TOMLKit", exact: "0.6.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         // The engine: events in, effects out. Pure; Foundation at most.
@@ -32,13 +33,16 @@ let package = Package(
         .target(name: "ControlProtocol", dependencies: ["ScreenTimeCore"]),
         // libsystemd (sd-bus, sd-daemon, sd-journal): Debian's libsystemd-dev.
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
-        // The Linux shell: the /proc sampler, clocks, user accounts, sockets, sd-bus (logind).
-        // Each C call wrapped once.
         // libcrypt (crypt_r, yescrypt) for the parent passphrase: Debian's libcrypt-dev.
         .systemLibrary(name: "CCrypt", providers: [.apt(["libcrypt-dev"])]),
         // pidfd_open and pidfd_send_signal, through syscall(2).
         .systemLibrary(name: "CShims"),
-        .target(name: "ScreenTimeLinux", dependencies: ["ScreenTimeCore", "CSystemd", "CCrypt", "CShims"]),
+        // The Linux shell: the /proc sampler, clocks, user accounts, sockets, sd-bus (logind), the journal.
+        // Each C call wrapped once.
+        .target(name: "ScreenTimeLinux", dependencies: [
+            "ScreenTimeCore", "CSystemd", "CCrypt", "CShims",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         // Xlib with XScreenSaver and X-Resource, for the X11 hook only: Debian's libx11-dev,
         // libxss-dev, libxres-dev. stctl itself links none of it.
         .systemLibrary(name: "CX11", providers: [.apt(["libx11-dev", "libxss-dev", "libxres-dev"])]),
@@ -48,6 +52,7 @@ let package = Package(
         .executableTarget(name: "screentimed", dependencies: [
             "ScreenTimeCore", "ScreenTimePolicy", "ScreenTimeStore", "ScreenTimeLinux", "ControlProtocol",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "stctl", dependencies: [
             "ScreenTimeCore", "ScreenTimePolicy", "ScreenTimeLinux", "ControlProtocol", "DesktopHooks",

@@ -82,8 +82,8 @@ public struct LiveState {
         collect()
     }
 
-    /// Logs an event and applies it; returns what the shell must act on (warnings, stops, …).
-    /// Saved with the next `flush`.
+    /// Logs an event and applies it; returns what the shell must act on or tell (warnings, stops,
+    /// sessions, ledger entries, …; `dayEnded` only goes to the store). Saved with the next `flush`.
     @discardableResult
     public mutating func ingest(_ event: Event) -> [Effect] {
         batch.events.append(EventLog.encode(event))
@@ -166,7 +166,9 @@ public struct LiveState {
         var actions: [Effect] = []
         for e in effects {
             switch e {
-            case .ledger(let l): batch.ledger.append(l)
+            case .ledger(let l):
+                batch.ledger.append(l)
+                actions.append(e)    // the journal tells redemptions and adjustments
             case .sessionClosed(let s):
                 batch.sessions.append(s)
                 actions.append(e)    // the child hears of it (points earned, time not counted)

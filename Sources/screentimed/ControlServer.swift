@@ -1,5 +1,6 @@
 import ControlProtocol
 import Foundation
+import Logging
 import ScreenTimeCore
 import ScreenTimeLinux
 import ScreenTimeStore
@@ -154,14 +155,15 @@ extension Daemon {
             }
             switch passphraseGate.attempt(at: SystemClock.monoMicros(), check: { Passphrase.matches(phrase, hash: hash) }) {
             case .accepted:
-                log("parent passphrase accepted from \(who) for \(what)")
+                log("parent passphrase accepted from \(who) for \(what)", level: .notice, ["event": "passphrase_accepted", "request": "\(what)"])
                 return nil
             case .wrong(let left):
-                log("wrong parent passphrase from \(who) for \(what)" + (left == 0 ? "; parent commands by passphrase are locked for 15 minutes" : " (\(left) more before a 15-minute lock)"))
+                log("wrong parent passphrase from \(who) for \(what)" + (left == 0 ? "; parent commands by passphrase are locked for 15 minutes" : " (\(left) more before a 15-minute lock)"),
+                    level: .warning, ["event": "passphrase_wrong", "request": "\(what)"])
                 return .refused(left == 0 ? "wrong parent passphrase; that was the fifth: parent commands by passphrase are locked for 15 minutes"
                                           : "wrong parent passphrase (\(left) more tries before a 15-minute lock)")
             case .locked(let remaining):
-                log("parent passphrase from \(who) for \(what) not checked: locked after 5 wrong ones")
+                log("parent passphrase from \(who) for \(what) not checked: locked after 5 wrong ones", level: .warning, ["event": "passphrase_locked", "request": "\(what)"])
                 return .refused("parent commands by passphrase are locked for \((remaining + 59_999_999) / 60_000_000) more minutes after 5 wrong passphrases")
             }
         }
@@ -175,10 +177,10 @@ extension Daemon {
                 guard let minutes = request.minutes, (1...100_000).contains(minutes) else { return .refused("redeem needs minutes from 1 to 100000") }
                 let before = live.engine.ledger.balance
                 let effects = try live.ingestSaved(stamp(.redeem(minutes: minutes, by: who)))
+                pending += effects   // the journal tells a refusal too
                 if let r = effects.lazy.compactMap({ if case .refused(let r) = $0 { return r } else { return nil } }).first {
                     return .refused("not redeemed: \(r.reason)")
                 }
-                pending += effects
                 return ControlReply(ok: true, balance: live.engine.ledger.balance, cost: before - live.engine.ledger.balance)
             case .adjust:
                 if let no = parentOnly("adjust") { return no }

@@ -1,6 +1,7 @@
 import ControlProtocol
 import Dispatch
 import Foundation
+import Logging
 import ScreenTimeCore
 import ScreenTimeLinux
 import ScreenTimePolicy
@@ -23,7 +24,8 @@ struct Daemon {
     var server: ControlServer?
     let policyPath: String
     let sampleEvery: Microseconds
-    let log: (String) -> Void
+    /// The journal under systemd, else standard error (`screentimed --log`).
+    let logger: Logger
     /// Monotonic time of the last event logged.
     var lastMono = SystemClock.monoMicros()
     /// Monotonic time of the last save (or failed try), and why saving fails while it does.
@@ -65,27 +67,88 @@ struct Daemon {
         return Event(at: now.wall, mono: now.mono, kind)
     }
 
+    /// One line for the journal: the message in words, and the same facts as fields
+    /// (`SCREENTIME_EVENT`, `SCREENTIME_APP`, …, docs/journal.md).
+    func log(_ message: String, level: Logger.Level = .info, _ fields: Logger.Metadata = [:]) {
+        logger.log(level: level, "\(message)", metadata: fields.isEmpty ? nil : fields)
+    }
+
     /// Carries out what the engine said (stops and resumes through the enforcer, notices through
-    /// the notifier); returns the journal line for it.
-    mutating func carryOut(_ e: Effect) -> String? {
+    /// the notifier), and logs it.
+    mutating func carryOut(_ e: Effect) {
         let engine = live.engine
         func at(_ w: Microseconds) -> String { RFC3339.format(micros: w, utcOffsetSeconds: engine.utcOffset(at: w)) }
+        func seconds(_ us: Microseconds) -> Logger.MetadataValue { "\(us / Seconds.micro)" }
         let told = Notice.about(e, policy: engine.policy).map(tell) ?? ""
         switch e {
         case .warn(let w):
-            return "\(at(w.at)) warn: \(DurationText.words(w.remaining)) of game time left (\(w.limit.rawValue))" + told
+            log("\(at(w.at)) warn: \(DurationText.words(w.remaining)) of game time left (\(w.limit.rawValue))" + told,
+                ["event": "warn", "remaining_seconds": seconds(w.remaining), "reason": "\(w.limit.rawValue)"])
         case .stop(let s):
             let facts = engine.process(s.pid)
             let done = enforcer.stop(s, process: facts)
             let left = "game time left now \(DurationText.words(engine.reward.availableNow)), today \(DurationText.words(engine.rewardAvailableToday))"
-            return "\(at(s.at)) stop \(s.app) (pid \(s.pid)\(facts.map { ", " + $0.exe } ?? "")): \(s.reason.rawValue)"
-                + (s.repeatCount > 0 ? ", told again (\(s.repeatCount))" : "") + "; \(done); \(left)" + told
-        case .sessionClosed(let r) where r.category == .learning:
-            return "\(at(r.end)) session \(r.app) \(DurationText.words(r.seconds)): \(DurationText.words(r.creditedSeconds)) counted, \(r.points) points" + told
-        case .resume(let pid, let w): return "\(at(w)) resume pid \(pid): \(enforcer.resume(pid, process: engine.process(pid)))"
-        case .refused(let r): return "\(at(r.at)) refused \(r.request): \(r.reason)"
-        case .clockJumped(let w, let by): return "\(at(w)) the wall clock jumped by \(by / Seconds.micro) s; the calendar did not follow"
-        case .ledger, .sessionClosed, .dayEnded: return nil
+            var fields: Logger.Metadata = ["event": "stop", "app": "\(s.app)", "reason": "\(s.reason.rawValue)", "action": "\(s.action.rawValue)",
+                                           "pid": "\(s.pid)", "told_before": "\(s.repeatCount)", "signalled": "\(done)"]
+            fields["exe"] = facts.map { "\($0.exe)" }
+            log("\(at(s.at)) stop \(s.app) (pid \(s.pid)\(facts.map { ", " + $0.exe } ?? "")): \(s.reason.rawValue)"
+                + (s.repeatCount > 0 ? ", told again (\(s.repeatCount))" : "") + "; \(done); \(left)" + told, level: .notice, fields)
+        case .sessionClosed(let r):
+            let refused = r.refused.filter { $0.seconds > 0 }
+            var fields: Logger.Metadata = ["event": "session", "app": "\(r.app)", "category": "\(r.category.rawValue)", "pid": "\(r.pid)",
+                                           "seconds": seconds(r.seconds)]
+            guard r.category == .learning else {
+                log("\(at(r.end)) session \(r.app) \(DurationText.words(r.seconds)) (\(r.category.rawValue))", fields)
+                return
+            }
+            fields["credited_seconds"] = seconds(r.creditedSeconds)
+            fields["points"] = "\(r.points)"
+            fields["verdict"] = "\(r.verdict.rawValue)"
+            if !refused.isEmpty {
+                fields["reason"] = .array(refused.map { "\($0.reason.rawValue)" })
+                fields["refused_seconds"] = .array(refused.map { seconds($0.seconds) })
+            }
+            let why = refused.map { "\(DurationText.words($0.seconds)) \($0.reason.rawValue)" }
+            log("\(at(r.end)) session \(r.app) \(DurationText.words(r.seconds)): \(DurationText.words(r.creditedSeconds)) counted, \(r.points) points"
+                + (why.isEmpty ? "" : "; not counted: " + why.joined(separator: ", ")) + told,
+                level: refused.isEmpty ? .info : .notice, fields)
+        case .resume(let pid, let w):
+            let done = enforcer.resume(pid, process: engine.process(pid))
+            log("\(at(w)) resume pid \(pid): \(done)", ["event": "resume", "pid": "\(pid)", "signalled": "\(done)"])
+        case .refused(let r):
+            log("\(at(r.at)) refused \(r.request): \(r.reason)", level: .notice, ["event": "refused", "request": "\(r.request)"])
+        case .clockJumped(let w, let by):
+            log("\(at(w)) the wall clock jumped by \(by / Seconds.micro) s; the calendar did not follow", level: .warning,
+                ["event": "clock_jump", "reason": "clock_jump", "jump_seconds": seconds(by)])
+        case .ledger(let entry):
+            logLedger(entry, at: at(entry.at))
+        case .dayEnded:
+            break
+        }
+    }
+
+    /// Redemptions, adjustments and expired game time (points earned are told with their session).
+    private func logLedger(_ entry: LedgerEntry, at: String) {
+        var fields: Logger.Metadata = ["points": "\(entry.points)", "balance": "\(entry.balanceAfter)"]
+        switch entry.kind {
+        case .earned:
+            return
+        case .redeemed:
+            let minutes = (entry.rewardSeconds ?? 0) / 60 / Seconds.micro
+            fields["event"] = "redeem"
+            fields["reward_seconds"] = "\((entry.rewardSeconds ?? 0) / Seconds.micro)"
+            fields["by"] = entry.note.map { "\($0)" }
+            log("\(at) redeemed \(minutes) min of game time for \(-entry.points) points" + (entry.note.map { " (\($0))" } ?? "")
+                + "; balance \(entry.balanceAfter)", level: .notice, fields)
+        case .adjusted:
+            fields["event"] = "adjust"
+            fields["note"] = entry.note.map { "\($0)" }
+            log("\(at) points adjusted by \(entry.points > 0 ? "+" : "")\(entry.points)" + (entry.note.map { " (\($0))" } ?? "")
+                + "; balance \(entry.balanceAfter)", level: .notice, fields)
+        case .expired:
+            fields["event"] = "expire"
+            fields["reward_seconds"] = "\((entry.rewardSeconds ?? 0) / Seconds.micro)"
+            log("\(at) \(DurationText.words(entry.rewardSeconds ?? 0)) of redeemed game time expired unused", fields)
         }
     }
 
@@ -103,7 +166,7 @@ struct Daemon {
         live.ingest(stamp(.daemonStarted))
         save()
         log("watching uid \(sampler.uids.sorted().map(String.init).joined(separator: ", ")); state in \(live.store.path); policy \(policyPath)"
-            + (server.map { "; socket \($0.listener.path)" } ?? ""))
+            + (server.map { "; socket \($0.listener.path)" } ?? ""), ["event": "started"])
         service.ready(status: summary())
         while !requests.stop.load(ordering: .relaxed) {
             keepServiceInformed()
@@ -128,7 +191,7 @@ struct Daemon {
                 actions += live.ingest(stamp(.tick))
                 due = live.engine.timeToNextDeadline
             }
-            for a in actions { if let line = carryOut(a) { log(line) } }
+            for a in actions { carryOut(a) }
             saveIfDue()
             removeOldEventsIfDue()
             // Wait for the next sample, a request, or a signal.
@@ -159,15 +222,15 @@ struct Daemon {
             if !pending.isEmpty {
                 let caused = pending
                 pending.removeAll()
-                for a in caused { if let line = carryOut(a) { log(line) } }
+                for a in caused { carryOut(a) }
             }
         }
         service.stopping()
         do {
             try live.flush(checkpoint: true)
-            log("stopped; everything is saved")
+            log("stopped; everything is saved", ["event": "stopped"])
         } catch {
-            log("stopped, but \(live.unsavedEvents) events could not be saved: \(error)")
+            log("stopped, but \(live.unsavedEvents) events could not be saved: \(error)", level: .error, ["event": "stopped", "unsaved_events": "\(live.unsavedEvents)"])
             throw error
         }
     }
@@ -177,7 +240,7 @@ struct Daemon {
     private mutating func keepServiceInformed() {
         let now = SystemClock.monoMicros()
         if let wedgeAt, now >= wedgeAt {
-            log("SCREENTIME_TEST_WEDGE_AFTER: the run loop stops turning (a test of the watchdog)")
+            log("SCREENTIME_TEST_WEDGE_AFTER: the run loop stops turning (a test of the watchdog)", level: .critical)
             while true { sleep(3600) }
         }
         if let every = service.watchdogEvery, now >= nextWatchdog {
@@ -210,10 +273,10 @@ struct Daemon {
         lastSave = SystemClock.monoMicros()
         do {
             try live.flush(checkpoint: checkpoint)
-            if saveFailure != nil { log("saving works again"); saveFailure = nil }
+            if saveFailure != nil { log("saving works again", level: .notice, ["event": "save_works"]); saveFailure = nil }
         } catch {
             let message = "\(error)"
-            if saveFailure != message { log("cannot save (will retry every second): \(message)") }
+            if saveFailure != message { log("cannot save (will retry every second): \(message)", level: .error, ["event": "save_failed"]) }
             saveFailure = message
         }
     }
@@ -222,12 +285,14 @@ struct Daemon {
     /// hears that nothing is focused (so nothing is credited for focus) until a hook is back.
     private mutating func hooksLost(_ lost: [String], remaining: [String]) {
         guard remaining.isEmpty else {
-            log("the \(lost.joined(separator: ", ")) desktop hook disconnected; still connected: \(remaining.joined(separator: ", "))")
+            log("the \(lost.joined(separator: ", ")) desktop hook disconnected; still connected: \(remaining.joined(separator: ", "))",
+                level: .warning, ["event": "hook_lost", "hook": .array(lost.map { "\($0)" })])
             return
         }
-        log("the \(lost.joined(separator: ", ")) desktop hook disconnected, and no other is connected: nothing counts as focused until one is back")
+        log("the \(lost.joined(separator: ", ")) desktop hook disconnected, and no other is connected: nothing counts as focused until one is back",
+            level: .warning, ["event": "hook_lost", "hook": .array(lost.map { "\($0)" })])
         for a in live.ingest(stamp(.focusChanged(FocusedWindow(pid: nil, appID: nil, title: nil)))) {
-            if let line = carryOut(a) { log(line) }
+            carryOut(a)
         }
     }
 
@@ -235,10 +300,11 @@ struct Daemon {
     private mutating func heed(_ notice: LogindObserver.Notice) {
         switch notice {
         case .watching(let session): log("following logind session \(session) for idle and lock")
-        case .lost(let why): log("logind: \(why)")
+        case .lost(let why): log("logind: \(why)", level: .warning, ["event": "logind_lost"])
         case .preparingForSleep(true):
             save(checkpoint: true)
-            log(saveFailure == nil ? "the machine is going to sleep: everything is saved" : "the machine is going to sleep, but saving fails: \(saveFailure!)")
+            log(saveFailure == nil ? "the machine is going to sleep: everything is saved" : "the machine is going to sleep, but saving fails: \(saveFailure!)",
+                level: saveFailure == nil ? .info : .error)
         case .preparingForSleep(false): log("the machine woke up")
         }
     }
@@ -253,7 +319,7 @@ struct Daemon {
             removed = try retention.run(on: live.store, now: live.engine.clock.wall(at: live.engine.now))
             if removed > 0 { log("removed \(removed) events older than \(retention.keep / 86_400 / Seconds.micro) days from the event log; the ledger and sessions are unchanged") }
         } catch {
-            log("old events were not removed: \(error)")
+            log("old events were not removed: \(error)", level: .error)
         }
         nextRetention = SystemClock.monoMicros() + (removed >= retention.maxEventsPerRun ? 10 : 3600) * Seconds.micro
     }
@@ -268,10 +334,10 @@ struct Daemon {
             defer { service.ready(status: summary()) }
             pending += try live.adopt(policyText: text, file: policyPath)
             policyChanged = true
-            log("policy reloaded from \(policyPath)")
+            log("policy reloaded from \(policyPath)", level: .notice, ["event": "policy_reloaded"])
             return .success("policy reloaded from \(policyPath)")
         } catch {
-            log("policy not reloaded, the old one stays in force: \(error)")
+            log("policy not reloaded, the old one stays in force: \(error)", level: .error, ["event": "policy_refused"])
             return .failure(PolicyNotReloaded(description: "policy not reloaded, the old one stays in force: \(error)"))
         }
     }

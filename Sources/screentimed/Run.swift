@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Logging
 import ScreenTimeCore
 import ScreenTimeLinux
 import ScreenTimePolicy
@@ -14,8 +15,9 @@ struct Run: ParsableCommand {
             Watches the user's processes in /proc and keeps their state. Stops (saving everything) on \
             SIGTERM or Ctrl-C; SIGHUP reloads the policy, keeping the old one if the new one is bad. \
             Serves stctl on the control socket. Follows the user's logind session on the system bus \
-            ($DBUS_SYSTEM_BUS_ADDRESS, else the standard socket) for idle, lock and sleep. Not built yet: \
-            enforcement (stops are only logged).
+            ($DBUS_SYSTEM_BUS_ADDRESS, else the standard socket) for idle, lock and sleep, and stops or pauses \
+            games when their time is gone (docs/enforcement.md). Logs to the journal under systemd, else \
+            to standard error (docs/journal.md).
             """)
 
     @Option(name: .long, help: "The policy (default: /etc/screentime/USER.toml, else $XDG_CONFIG_HOME/screentime/policy.toml).")
@@ -38,6 +40,9 @@ struct Run: ParsableCommand {
     @Flag(name: .long, help: "Do not show desktop notifications (warnings, stops, points), only log them.")
     var noNotifications = false
 
+    @Option(name: .long, help: "Where the log goes: journal (native, with SCREENTIME_* fields), stderr, or auto (the journal when systemd connected standard error to it).")
+    var log: LogDestination = .auto
+
     @Flag(name: .long, help: "Do not ask logind for idle, lock and sleep (desktop hooks only).")
     var noLogind = false
 
@@ -55,7 +60,7 @@ struct Run: ParsableCommand {
         do throws(PolicyError) { text = try PolicyLoader.loadWithText(path: path).text } catch {
             throw fail(error.description, code: 2)
         }
-        let log: (String) -> Void = { FileHandle.standardError.write(Data("screentimed: \($0)\n".utf8)) }
+        let logger = log.logger(label: "screentimed")
         do {
             let store = try state.open(create: true)
             let lock = try state.lockForWriting()
@@ -67,7 +72,7 @@ struct Run: ParsableCommand {
             }
             ProcFS.raiseOpenFileLimit()
             var daemon = Daemon(live: live, sampler: ProcSampler(uids: [uid], cpuEvery: cpu),
-                                server: ControlServer(listener: listener, idleTimeout: quiet), policyPath: path, sampleEvery: every, log: log,
+                                server: ControlServer(listener: listener, idleTimeout: quiet), policyPath: path, sampleEvery: every, logger: logger,
                                 enforcer: Enforcer(group: ProcessGroup(uids: [uid])))
             if !noLogind { daemon.logind = LogindObserver(uid: uid) }
             if !noNotifications { daemon.notifier = Notifier() }
@@ -104,5 +109,17 @@ struct Run: ParsableCommand {
         let own = config + "/screentime/policy.toml"
         if FileManager.default.fileExists(atPath: own) { return own }
         throw fail("no policy: write /etc/screentime/USER.toml or \(own) (start from policies/default.toml), or pass --policy FILE", code: 2)
+    }
+}
+
+/// `--log`: where the daemon's log goes.
+enum LogDestination: String, ExpressibleByArgument, CaseIterable {
+    case auto, journal, stderr
+
+    func logger(label: String) -> Logger {
+        let journal = self == .journal || (self == .auto && Journal.receivesStandardError)
+        return Logger(label: label) { _ in
+            journal ? JournalLogHandler(identifier: label) as LogHandler : StandardErrorLogHandler(identifier: label)
+        }
     }
 }

@@ -43,10 +43,10 @@ struct EnforcementTests {
 
     /// Starts `args` as the child, with SIGTERM's default action (the test runner's children
     /// inherit it ignored; a game started from a desktop does not).
-    static func child(_ args: [String]) throws -> Process {
+    static func child(_ args: [String], uid: UInt32 = child) throws -> Process {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-        p.arguments = ["--reuid=\(Self.child)", "--regid=\(Self.child)", "--clear-groups", "/usr/bin/env", "--default-signal=TERM"] + args
+        p.arguments = ["--reuid=\(uid)", "--regid=\(uid)", "--clear-groups", "/usr/bin/env", "--default-signal=TERM"] + args
         try p.run()
         return p
     }

@@ -9,14 +9,19 @@ final class LiveDaemon {
     let log: String
     private let environment: [String: String]
     private let arguments: [String]
+    /// A command the daemon is started through (`unshare …`), ending in one that runs its arguments.
+    private let launcher: [String]
     /// The child's uid: the daemon runs as it, and watches its processes.
     let uid: UInt32
     var socket: String { base + "/control.sock" }
     var database: String { base + "/state/screentime.sqlite" }
 
     /// `importing`: an event log to add to the state (`screentimed import`) before the daemon starts.
+    /// `journalStream`: JOURNAL_STREAM names the daemon's stderr, as systemd sets it when it connects
+    /// a service's stderr to the journal.
     init(policy: String = "version = 1\ntimezone = \"UTC\"\n", environment: [String: String] = [:], arguments: [String] = ["--sample-every", "1h"],
-         importing events: String? = nil, uid: UInt32 = 65534) throws {
+         importing events: String? = nil, uid: UInt32 = 65534, launcher: [String] = [],
+         journalStream: Bool = false) throws {
         self.uid = uid
         let fm = FileManager.default
         base = fm.temporaryDirectory.appendingPathComponent("screentime-live-\(UUID().uuidString)").path
@@ -30,16 +35,25 @@ final class LiveDaemon {
         }
         log = base + "/daemon.log"
         _ = fm.createFile(atPath: log, contents: nil)
+        var environment = environment
+        if journalStream {
+            let file = try fm.attributesOfItem(atPath: log)
+            environment["JOURNAL_STREAM"] = "\(file[.systemNumber] ?? 0):\(file[.systemFileNumber] ?? 0)"
+        }
         self.environment = environment
         self.arguments = arguments
-        process = try LiveDaemon.start(base: base, socket: base + "/control.sock", log: log, environment: environment, arguments: arguments, uid: uid)
+        self.launcher = launcher
+        process = try LiveDaemon.start(base: base, socket: base + "/control.sock", log: log, environment: environment, arguments: arguments, uid: uid,
+                                       launcher: launcher)
     }
 
-    private static func start(base: String, socket: String, log: String, environment: [String: String], arguments: [String], uid: UInt32) throws -> Process {
+    private static func start(base: String, socket: String, log: String, environment: [String: String], arguments: [String], uid: UInt32,
+                              launcher: [String]) throws -> Process {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-        process.arguments = ["--reuid=\(uid)", "--regid=\(uid)", "--clear-groups", ReplayBinaryTests.binary,
-                             "--policy", base + "/policy.toml", "--state-dir", base + "/state", "--socket", socket] + arguments
+        let command = launcher + ["/usr/bin/setpriv", "--reuid=\(uid)", "--regid=\(uid)", "--clear-groups", ReplayBinaryTests.binary,
+                                  "--policy", base + "/policy.toml", "--state-dir", base + "/state", "--socket", socket] + arguments
+        process.executableURL = URL(fileURLWithPath: command[0])
+        process.arguments = Array(command.dropFirst())
         process.environment = ["PATH": "/usr/bin:/bin"].merging(environment) { $1 }
         let out = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
         out.seekToEndOfFile()
@@ -53,7 +67,7 @@ final class LiveDaemon {
         kill(process.processIdentifier, SIGTERM)
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)
-        process = try LiveDaemon.start(base: base, socket: socket, log: log, environment: environment, arguments: arguments, uid: uid)
+        process = try LiveDaemon.start(base: base, socket: socket, log: log, environment: environment, arguments: arguments, uid: uid, launcher: launcher)
         for _ in 0..<250 where (try? String(contentsOfFile: log, encoding: .utf8))?.components(separatedBy: "watching uid").count ?? 0 < 3 { usleep(20_000) }
     }
 

@@ -6,6 +6,8 @@ import ScreenTimeCore
 public enum ControlProtocol {
     public static let version = 1
     public static let maxFrame = 65_536
+    /// screentime's release, as `screentimed --version` and `stctl --version` print it.
+    public static let release = "0.1.0"
 
     /// Where a client finds the daemon in user mode (DESIGN.md §1): the user's runtime folder.
     public static var userSocketPath: String {

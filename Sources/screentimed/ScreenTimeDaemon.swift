@@ -1,4 +1,5 @@
 import ArgumentParser
+import ControlProtocol
 
 @main
 struct ScreenTimeDaemon: ParsableCommand {
@@ -9,6 +10,7 @@ struct ScreenTimeDaemon: ParsableCommand {
             Without a subcommand, runs the daemon in the foreground (see 'screentimed run --help'). \
             Not built yet: logind, desktop hooks, the control socket and enforcement.
             """,
+        version: ControlProtocol.release,
         subcommands: [Run.self, Replay.self, Import.self, Check.self],
         defaultSubcommand: Run.self)
 }

@@ -7,6 +7,7 @@ struct Stctl: ParsableCommand {
         commandName: "stctl",
         abstract: "Ask screentime what is left, and (for parents) change it.",
         discussion: "Talks to screentimed over its control socket; parents run redeem and adjust as root or as a user named in the policy.",
+        version: ControlProtocol.release,
         subcommands: [Status.self, History.self, Sessions.self, Report.self, Redeem.self, Adjust.self, Apps.self, Hook.self, PolicyCommand.self])
 }
 

@@ -69,6 +69,8 @@ FISHCOMPDIR  = $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 # User units: $(PREFIX)/lib/systemd/user is on systemd's user unit path for /usr and /usr/local.
 USERUNITDIR  = $(DESTDIR)$(PREFIX)/lib/systemd/user
 UNITS        = screentimed screentime-hook-x11 screentime-hook-sway
+# The system unit (system mode, docs/system-mode.md): $(PREFIX)/lib/systemd/system.
+SYSTEMUNITDIR = $(DESTDIR)$(PREFIX)/lib/systemd/system
 MANUALS      = .build/plugins/GenerateManual/outputs
 
 # The binaries, the default policy, a man page per command (stctl-redeem.1, …) and shell
@@ -78,9 +80,11 @@ install: deps
 	$(SWIFT) build -c release --product stctl
 	$(SWIFT) build -c release --product screentime-hook-x11
 	$(SWIFT) package generate-manual --multi-page
-	install -d $(BINDIR) $(SHAREDIR)/policies $(MANDIR) $(BASHCOMPDIR) $(ZSHCOMPDIR) $(FISHCOMPDIR) $(USERUNITDIR)
+	install -d $(BINDIR) $(SHAREDIR)/policies $(MANDIR) $(BASHCOMPDIR) $(ZSHCOMPDIR) $(FISHCOMPDIR) $(USERUNITDIR) $(SYSTEMUNITDIR)
 	for u in $(UNITS); do sed 's|@BINDIR@|$(PREFIX)/bin|g' systemd/$$u.service.in > $(USERUNITDIR)/$$u.service; \
 	  chmod 0644 $(USERUNITDIR)/$$u.service; done
+	sed 's|@BINDIR@|$(PREFIX)/bin|g' systemd/screentimed-system.service.in > $(SYSTEMUNITDIR)/screentimed-system.service
+	chmod 0644 $(SYSTEMUNITDIR)/screentimed-system.service
 	install -m 0755 .build/release/screentimed .build/release/stctl .build/release/screentime-hook-x11 $(BINDIR)/
 	install -m 0644 policies/default.toml $(SHAREDIR)/policies/
 	for f in $(MANUALS)/screentimed/*.1 $(MANUALS)/stctl/*.1; do \
@@ -97,6 +101,7 @@ uninstall:
 	rm -f $(BASHCOMPDIR)/screentimed $(BASHCOMPDIR)/stctl $(ZSHCOMPDIR)/_screentimed $(ZSHCOMPDIR)/_stctl
 	rm -f $(FISHCOMPDIR)/screentimed.fish $(FISHCOMPDIR)/stctl.fish
 	for u in $(UNITS); do rm -f $(USERUNITDIR)/$$u.service; done
+	rm -f $(SYSTEMUNITDIR)/screentimed-system.service
 	rm -rf $(SHAREDIR)
 
 clean:

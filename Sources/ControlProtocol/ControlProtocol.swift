@@ -15,6 +15,16 @@ public enum ControlProtocol {
         return runtime + "/screentime/control.sock"
     }
 
+    /// Where the system daemon listens (DESIGN.md §1), for every local user.
+    public static let systemSocketPath = "/run/screentime/control.sock"
+
+    /// The socket a client uses when not told: the user's own daemon's, else the system daemon's.
+    public static var defaultSocketPath: String {
+        let own = userSocketPath
+        if FileManager.default.fileExists(atPath: own) || !FileManager.default.fileExists(atPath: systemSocketPath) { return own }
+        return systemSocketPath
+    }
+
     public static func encode<T: Encodable>(_ value: T) -> [UInt8] {
         let e = JSONEncoder()
         e.keyEncodingStrategy = .convertToSnakeCase
@@ -59,8 +69,9 @@ extension ControlRequest {
             case ("days", .number(let n)): request.days = n.int64
             case ("day", .string(let s)): request.day = s
             case ("passphrase", .string(let s)): request.passphrase = s
+            case ("user", .string(let s)): request.user = s
             case ("v", _), ("command", _), ("minutes", _), ("points", _), ("reason", _), ("event", _), ("hook", _), ("days", _), ("day", _),
-                 ("passphrase", _):
+                 ("passphrase", _), ("user", _):
                 throw Malformed()
             default: break
             }
@@ -171,6 +182,9 @@ public struct ControlRequest: Codable, Sendable, Equatable {
     public var day: String?
     /// Parent commands from someone who is not a parent by uid: the policy's parent passphrase.
     public var passphrase: String?
+    /// System mode: the child a parent acts on or asks about (`stctl --user NAME`). Without it, a
+    /// child asks about themselves, and a parent about the only child there is.
+    public var user: String?
     /// `hook_event` from a desktop hook that stays connected ("x11", "sway"): the daemon counts
     /// the connection as a hook, and when the last hook goes, nothing is focused any more.
     public var hook: String?

@@ -111,9 +111,12 @@ public struct Policy: Sendable {
 
     public struct Parents: Sendable, Equatable {
         public var users: [String]
+        /// Unix groups whose members are parents (an extension of spec/policy.md).
+        public var groups: [String]
         public var passphraseHash: String?
-        public init(users: [String], passphraseHash: String?) {
+        public init(users: [String], groups: [String] = [], passphraseHash: String?) {
             self.users = users
+            self.groups = groups
             self.passphraseHash = passphraseHash
         }
     }

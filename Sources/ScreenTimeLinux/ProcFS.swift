@@ -286,6 +286,15 @@ public struct UserAccount: Sendable, Equatable {
         return String(cString: pwd.pw_name)
     }
 
+    /// A group's id by its name (getgrnam_r).
+    public static func groupID(named name: String) -> UInt32? {
+        var group = Glibc.group()
+        var result: UnsafeMutablePointer<Glibc.group>? = nil
+        var buf = [CChar](repeating: 0, count: 65_536)
+        guard getgrnam_r(name, &group, &buf, buf.count, &result) == 0, result != nil else { return nil }
+        return group.gr_gid
+    }
+
     /// Looks up a user by name.
     public static func lookup(name: String) -> UserAccount? {
         var pwd = passwd()

@@ -256,12 +256,12 @@ struct PolicyReader {
     }
 
     private mutating func readParents(_ node: TOMLNode?) -> Policy.Parents {
-        let f = node.map { fields($0, at: "parents", known: ["users", "passphrase_hash"], label: " in [parents]") } ?? [:]
+        let f = node.map { fields($0, at: "parents", known: ["users", "groups", "passphrase_hash"], label: " in [parents]") } ?? [:]
         let hash = string(f, "passphrase_hash", "parents")
         if let h = hash, !(h.hasPrefix("$y$") || h.hasPrefix("$6$") || h.hasPrefix("$gy$")) {
             problem("parents.passphrase_hash", "'passphrase_hash' is not a yescrypt hash (make one with: mkpasswd -m yescrypt)")
         }
-        return Policy.Parents(users: stringList(f, "users", "parents") ?? [], passphraseHash: hash)
+        return Policy.Parents(users: stringList(f, "users", "parents") ?? [], groups: stringList(f, "groups", "parents") ?? [], passphraseHash: hash)
     }
 
     private mutating func readApps(_ node: TOMLNode?) -> [AppEntry] {

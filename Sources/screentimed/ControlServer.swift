@@ -5,25 +5,6 @@ import ScreenTimeCore
 import ScreenTimeLinux
 import ScreenTimeStore
 
-/// Who may do what (DESIGN.md §1): decided from the peer's credentials, never from what a request
-/// claims. Root and the users named in `[parents] users` are parents; the watched uid is the child.
-struct Authority {
-    enum Role { case parent, child, stranger }
-
-    let childUID: UInt32
-    let parentUIDs: Set<UInt32>
-
-    init(childUID: UInt32, policy: Policy) {
-        self.childUID = childUID
-        parentUIDs = Set(policy.parents.users.compactMap { UserAccount.lookup(name: $0)?.uid })
-    }
-
-    func role(of peer: PeerCredentials) -> Role {
-        if peer.uid == 0 || parentUIDs.contains(peer.uid) { return .parent }
-        return peer.uid == childUID ? .child : .stranger
-    }
-}
-
 /// The control socket: accepts connections, reads one request per line, and answers each with
 /// what `answer` says. It never waits for a client: replies wait in a small outbox, and a client
 /// that does not read them, sends a frame over 64 KiB, stays silent 30 s or is one too many is
@@ -52,11 +33,20 @@ struct ControlServer {
         /// Closed once the outbox is sent (after a frame that was too long).
         var closing = false
         /// A desktop hook ("x11", "sway"): kept however long it is quiet.
-        var hook: String? = nil
+        var hook: Hook? = nil
+    }
+
+    /// A desktop hook's connection: its name, and the uid of the child whose desktop it reports.
+    struct Hook: Equatable {
+        var name: String
+        var child: UInt32
     }
 
     /// The desktop hooks connected now, by name.
-    var hooks: [String] { clients.values.compactMap(\.hook).sorted() }
+    var hooks: [String] { clients.values.compactMap(\.hook?.name).sorted() }
+
+    /// The desktop hooks of one child connected now, by name.
+    func hooks(of child: UInt32) -> [String] { clients.values.compactMap(\.hook).filter { $0.child == child }.map(\.name).sorted() }
 
     init(listener: UnixListener, idleTimeout: Microseconds = Seconds.of(30)) {
         self.listener = listener
@@ -67,10 +57,11 @@ struct ControlServer {
     var readDescriptors: [Int32] { [listener.fd] + clients.filter { !$0.value.closing }.keys.sorted() }
     var writeDescriptors: [Int32] { clients.filter { !$0.value.outbox.isEmpty }.keys.sorted() }
 
-    /// Serves what is ready; returns the hooks whose connection closed.
+    /// Serves what is ready; returns the hooks whose connection closed. `answer` gives the reply,
+    /// and for a hook event taken, the child it was for.
     @discardableResult
-    mutating func serve(_ ready: Poll.Ready, now: Microseconds, answer: (ControlRequest, Caller) -> ControlReply) -> [String] {
-        var lost: [String] = []
+    mutating func serve(_ ready: Poll.Ready, now: Microseconds, answer: (ControlRequest, Caller) -> (reply: ControlReply, child: UInt32?)) -> [Hook] {
+        var lost: [Hook] = []
         func drop(_ fd: Int32) {
             if let h = clients[fd]?.hook { lost.append(h) }
             clients[fd] = nil
@@ -93,9 +84,15 @@ struct ControlServer {
             for line in client.reader.append(bytes) {
                 let reply: ControlReply
                 if let caller = client.caller, let request = try? ControlRequest.read(line: line) {
-                    reply = request.v == ControlProtocol.version ? answer(request, caller)
-                        : .refused("this screentimed speaks protocol version \(ControlProtocol.version), not \(request.v)")
-                    if reply.ok, request.command == .hookEvent, let hook = request.hook { client.hook = String(hook.prefix(32)) }
+                    if request.v == ControlProtocol.version {
+                        let answered = answer(request, caller)
+                        reply = answered.reply
+                        if reply.ok, request.command == .hookEvent, let hook = request.hook, let child = answered.child {
+                            client.hook = Hook(name: String(hook.prefix(32)), child: child)
+                        }
+                    } else {
+                        reply = .refused("this screentimed speaks protocol version \(ControlProtocol.version), not \(request.v)")
+                    }
                 } else {
                     reply = .refused("not a request: one JSON object per line, with \"v\": \(ControlProtocol.version) and a \"command\" (\(ControlRequest.Command.allCases.map(\.rawValue).joined(separator: ", ")))")
                 }
@@ -138,220 +135,3 @@ struct ControlServer {
     }
 }
 
-extension Daemon {
-    /// Answers one request; what changes state goes through the event log like everything else.
-    mutating func answer(_ request: ControlRequest, from caller: ControlServer.Caller, authority: Authority) -> ControlReply {
-        let peer = caller.credentials
-        let role = authority.role(of: peer)
-        let who = caller.name
-        let strangerRefused = ControlReply.refused("only the child this daemon watches, and parents, may ask; you are \(who)")
-        func parentOnly(_ what: String) -> ControlReply? {
-            if role == .parent { return nil }
-            guard let phrase = request.passphrase else {
-                return .refused("\(what) is for parents: run it as root (sudo stctl …) or as a user in the policy's [parents] users, or give the parent passphrase; you are \(who)")
-            }
-            guard let hash = live.engine.policy.parents.passphraseHash else {
-                return .refused("\(what) is for parents, and the policy sets no parent passphrase ([parents] passphrase_hash); you are \(who)")
-            }
-            switch passphraseGate.attempt(at: SystemClock.monoMicros(), check: { Passphrase.matches(phrase, hash: hash) }) {
-            case .accepted:
-                log("parent passphrase accepted from \(who) for \(what)", level: .notice, ["event": "passphrase_accepted", "request": "\(what)"])
-                return nil
-            case .wrong(let left):
-                log("wrong parent passphrase from \(who) for \(what)" + (left == 0 ? "; parent commands by passphrase are locked for 15 minutes" : " (\(left) more before a 15-minute lock)"),
-                    level: .warning, ["event": "passphrase_wrong", "request": "\(what)"])
-                return .refused(left == 0 ? "wrong parent passphrase; that was the fifth: parent commands by passphrase are locked for 15 minutes"
-                                          : "wrong parent passphrase (\(left) more tries before a 15-minute lock)")
-            case .locked(let remaining):
-                log("parent passphrase from \(who) for \(what) not checked: locked after 5 wrong ones", level: .warning, ["event": "passphrase_locked", "request": "\(what)"])
-                return .refused("parent commands by passphrase are locked for \((remaining + 59_999_999) / 60_000_000) more minutes after 5 wrong passphrases")
-            }
-        }
-        do {
-            switch request.command {
-            case .status:
-                guard role != .stranger else { return strangerRefused }
-                return ControlReply(ok: true, status: status())
-            case .redeem:
-                if let no = parentOnly("redeem") { return no }
-                guard let minutes = request.minutes, (1...100_000).contains(minutes) else { return .refused("redeem needs minutes from 1 to 100000") }
-                let before = live.engine.ledger.balance
-                let effects = try live.ingestSaved(stamp(.redeem(minutes: minutes, by: who)))
-                pending += effects   // the journal tells a refusal too
-                if let r = effects.lazy.compactMap({ if case .refused(let r) = $0 { return r } else { return nil } }).first {
-                    return .refused("not redeemed: \(r.reason)")
-                }
-                return ControlReply(ok: true, balance: live.engine.ledger.balance, cost: before - live.engine.ledger.balance)
-            case .adjust:
-                if let no = parentOnly("adjust") { return no }
-                guard let points = request.points, points != 0, abs(points) <= 1_000_000_000 else { return .refused("adjust needs non-zero points") }
-                guard let reason = request.reason, !reason.trimmingCharacters(in: .whitespaces).isEmpty else { return .refused("adjust needs a reason") }
-                pending += try live.ingestSaved(stamp(.adjust(points: points, reason: "\(reason) (\(who))")))
-                return ControlReply(ok: true, balance: live.engine.ledger.balance)
-            case .apps:
-                guard role != .stranger else { return strangerRefused }
-                let days = request.days ?? 7
-                guard (1...3660).contains(days) else { return .refused("apps needs days from 1 to 3660") }
-                return ControlReply(ok: true, apps: try seenApps(days: days))
-            case .history:
-                guard role != .stranger else { return strangerRefused }
-                let days = request.days ?? 7
-                guard (1...3660).contains(days) else { return .refused("history needs days from 1 to 3660") }
-                let engine = live.engine
-                let from = engine.day(containing: engine.today.start - (days - 1) * 86_400 * Seconds.micro + 12 * 3600 * Seconds.micro).start
-                return ControlReply(ok: true, history: try live.ledger(from: from).map { e in
-                    ControlReply.LedgerLine(at: RFC3339.format(micros: e.at, utcOffsetSeconds: engine.utcOffset(at: e.at)), kind: e.kind.rawValue,
-                                            points: e.points, balanceAfter: e.balanceAfter, note: e.note, rewardSeconds: e.rewardSeconds.map { $0 / Seconds.micro })
-                })
-            case .sessions:
-                guard role != .stranger else { return strangerRefused }
-                let engine = live.engine
-                var bounds = engine.today
-                if let day = request.day {
-                    guard let b = dayBounds(day) else { return .refused("sessions needs a day as YYYY-MM-DD, not \"\(day.prefix(40))\"") }
-                    bounds = b
-                }
-                func at(_ w: Microseconds) -> String { RFC3339.format(micros: w, utcOffsetSeconds: engine.utcOffset(at: w)) }
-                return ControlReply(ok: true, sessions: try live.sessions(from: bounds.start, to: bounds.end).map { s in
-                    ControlReply.SessionLine(app: s.app, category: s.category.rawValue, start: at(s.start), end: at(s.end),
-                                             seconds: s.seconds / Seconds.micro, creditedSeconds: s.creditedSeconds / Seconds.micro,
-                                             points: s.points, verdict: s.verdict.rawValue,
-                                             refused: s.refused.map { .init(reason: $0.reason.rawValue, seconds: $0.seconds / Seconds.micro) },
-                                             flags: s.flags.map(\.rawValue))
-                })
-            case .report:
-                guard role != .stranger else { return strangerRefused }
-                let days = request.days ?? 7
-                guard (1...366).contains(days) else { return .refused("report needs days from 1 to 366") }
-                var last = live.engine.today
-                if let day = request.day {
-                    guard let b = dayBounds(day) else { return .refused("report needs a day as YYYY-MM-DD, not \"\(day.prefix(40))\"") }
-                    last = b
-                }
-                return ControlReply(ok: true, report: try report(days: Int(days), last: last))
-            case .reload:
-                if let no = parentOnly("policy reload") { return no }
-                switch reloadPolicy() {
-                case .success(let what): return ControlReply(ok: true, note: what)
-                case .failure(let why): return .refused(why.description)
-                }
-            case .hookEvent:
-                guard peer.uid == authority.childUID || peer.uid == 0 else {
-                    return .refused("hook events are taken only from the watched child's session; you are \(who)")
-                }
-                guard let text = request.event else { return .refused("hook_event needs an event") }
-                let now = clocks()
-                pending += live.ingest(try EventLog.decode(hookEvent: text, at: now.wall, mono: now.mono))
-                return ControlReply(ok: true)
-            }
-        } catch let e as EventLog.LineError {
-            return .refused("not an event: \(e.reason)")
-        } catch {
-            return .refused("nothing was changed, because it cannot be saved: \(error)")
-        }
-    }
-
-    /// The bounds of a day named `YYYY-MM-DD` in the policy's time zone.
-    func dayBounds(_ text: String) -> (start: Microseconds, end: Microseconds)? {
-        guard text.count == 10, let noon = RFC3339.parse("\(text)T12:00:00Z") else { return nil }
-        let engine = live.engine
-        return engine.day(containing: noon.micros - Microseconds(engine.utcOffset(at: noon.micros)) * Seconds.micro)
-    }
-
-    /// `days` days up to the one of `last`, each at a glance: from the saved sessions, the ledger,
-    /// and the reward time of each day (the engine's own for today).
-    func report(days: Int, last: (start: Microseconds, end: Microseconds)) throws -> [ControlReply.ReportDay] {
-        let engine = live.engine
-        var bounds = [last]
-        while bounds.count < days { bounds.insert(engine.day(containing: bounds[0].start - 12 * 3600 * Seconds.micro), at: 0) }
-        let from = bounds[0].start
-        let sessions = try live.sessions(from: from, to: last.end)
-        let ledger = try live.ledger(from: from).filter { $0.at < last.end }
-        let used = try live.rewardUsed(from: from, to: last.end)
-        let limit = engine.policy.rewards.dailyLimit.map { $0 / Seconds.micro }
-        return bounds.map { b in
-            let mine = sessions.filter { $0.start >= b.start && $0.start < b.end }
-            let learning = mine.filter { $0.category == .learning }
-            var reasons: [Reason: Microseconds] = [:]
-            for s in learning { for r in s.refused { reasons[r.reason, default: 0] += r.seconds } }
-            var apps: [String: (category: AppCategory, seconds: Microseconds, credited: Microseconds)] = [:]
-            for s in mine {
-                let a = apps[s.app] ?? (s.category, 0, 0)
-                apps[s.app] = (a.category, a.seconds + s.seconds, a.credited + s.creditedSeconds)
-            }
-            let entries = ledger.filter { $0.at >= b.start && $0.at < b.end }
-            func points(_ kind: LedgerEntry.Kind) -> Int64 { entries.filter { $0.kind == kind }.reduce(0) { $0 + $1.points } }
-            let rewardUsed = b.start == engine.today.start ? engine.reward.usedToday : used[b.start]
-            return ControlReply.ReportDay(
-                day: String(RFC3339.format(micros: b.start, utcOffsetSeconds: engine.utcOffset(at: b.start)).prefix(10)),
-                learningCreditedSeconds: learning.reduce(0) { $0 + $1.creditedSeconds } / Seconds.micro,
-                learningRefusedSeconds: reasons.values.reduce(0, +) / Seconds.micro,
-                refused: reasons.sorted { ($1.value, $0.key.rawValue) < ($0.value, $1.key.rawValue) }
-                    .map { .init(reason: $0.key.rawValue, seconds: $0.value / Seconds.micro) },
-                pointsEarned: points(.earned), pointsSpent: -points(.redeemed), pointsAdjusted: points(.adjusted),
-                rewardUsedSeconds: rewardUsed.map { $0 / Seconds.micro }, rewardDailyLimitSeconds: limit,
-                topApps: apps.sorted { ($1.value.seconds, $0.key) < ($0.value.seconds, $1.key) }.prefix(5)
-                    .map { .init(app: $0.key, category: $0.value.category.rawValue, seconds: $0.value.seconds / Seconds.micro,
-                                 creditedSeconds: $0.value.credited / Seconds.micro) })
-        }
-    }
-
-    /// The programs the child started in the last `days` days (as saved), most started first.
-    func seenApps(days: Int64) throws -> [ControlReply.SeenApp] {
-        let engine = live.engine
-        var seen: [String: (facts: ProcessFacts, starts: Int64, last: WallTime)] = [:]
-        for line in try live.store.eventLines(of: "process_started", from: SystemClock.wallMicros() - days * 86_400 * Seconds.micro) {
-            guard let e = try? EventLog.decode(line: line), case .processStarted(let f) = e.kind else { continue }
-            let key = f.exe + "\u{0}" + (f.flatpak ?? "")
-            let before = seen[key]
-            seen[key] = (f, (before?.starts ?? 0) + 1, e.at)
-        }
-        return seen.values.sorted { ($1.starts, $0.facts.exe) < ($0.starts, $1.facts.exe) }.map { s in
-            let c = engine.classify(s.facts)
-            return ControlReply.SeenApp(exe: s.facts.exe, flatpak: s.facts.flatpak, comm: s.facts.comm ?? "", starts: s.starts,
-                                        lastStarted: RFC3339.format(micros: s.last.micros, utcOffsetSeconds: engine.utcOffset(at: s.last.micros)),
-                                        app: c?.name, category: c?.category.rawValue, trusted: c?.trusted ?? false)
-        }
-    }
-
-    func status() -> ControlReply.Status {
-        let engine = live.engine
-        let policy = engine.policy
-        let hooks = server?.hooks ?? []
-        var blind: [String] = []
-        if let notifier, !notifier.available { blind.append(notifier.problem ?? "desktop notifications are off") }
-        if notifier == nil { blind.append("desktop notifications are off (--no-notifications)") }
-        if hooks.isEmpty {
-            blind.insert(engine.hasFocusHook
-                         ? "no desktop hook is connected: the focused window is only what `stctl hook event` said last"
-                         : policy.validation.learningNeedsFocusHook
-                         ? "no desktop hook has reported the focused window: learning is not credited"
-                         : "no desktop hook has reported the focused window: learning counts while the app uses the CPU", at: 0)
-        }
-        if let logind, !logind.watching {
-            blind.append(logind.problem ?? "logind is not watched: idle and lock come only from desktop hooks")
-        } else if logind == nil {
-            blind.append("logind is not asked (--no-logind): idle and lock come only from desktop hooks")
-        }
-        let r = engine.reward
-        let today = engine.today
-        let app = engine.focusedApp
-        let counts: String? = app.map { a in
-            switch a.category {
-            case .learning: return a.trusted ? "learning: earns points while you use it" : "learning, but not from a place the policy trusts: earns nothing"
-            case .reward: return "a game: uses your game time"
-            case .neutral: return "neither learning nor a game: not counted"
-            case .blocked: return "blocked: it is closed"
-            }
-        }
-        return ControlReply.Status(
-            balance: engine.ledger.balance, rewardAvailableSeconds: r.availableNow / Seconds.micro,
-            rewardRemainingSeconds: r.remaining / Seconds.micro, rewardTodayRemainingSeconds: engine.rewardAvailableToday / Seconds.micro,
-            rewardUsedTodaySeconds: r.usedToday / Seconds.micro, learningTodaySeconds: engine.learningCreditedToday / Seconds.micro,
-            pointsToday: (try? live.pointsEarned(from: today.start, to: today.end)) ?? 0,
-            pointsPerRewardMinute: policy.points.perRewardMinute,
-            currentApp: app?.name, currentCategory: app?.category.rawValue, currentCounts: counts,
-            observers: .init(proc: true, logind: logind?.watching ?? false, focusHook: !hooks.isEmpty, notifications: notifier?.available ?? false),
-            hooks: hooks, blindSpots: blind)
-    }
-}

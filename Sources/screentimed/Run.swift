@@ -1,4 +1,5 @@
 import ArgumentParser
+import ControlProtocol
 import Foundation
 import Logging
 import ScreenTimeCore
@@ -20,8 +21,14 @@ struct Run: ParsableCommand {
             to standard error (docs/journal.md).
             """)
 
-    @Option(name: .long, help: "The policy (default: /etc/screentime/USER.toml, else $XDG_CONFIG_HOME/screentime/policy.toml).")
+    @Flag(name: .long, help: "System mode: run as root for every child (each user with a policy in --policy-dir), state in /var/lib/screentime/USER, socket /run/screentime/control.sock for every local user.")
+    var system = false
+
+    @Option(name: .long, help: "The policy (default: /etc/screentime/USER.toml, else $XDG_CONFIG_HOME/screentime/policy.toml). User mode only.")
     var policy: String?
+
+    @Option(name: .long, help: "System mode: the folder of the children's policies, one USER.toml each.")
+    var policyDir = SystemPaths.policyDir
 
     @OptionGroup var state: StateOptions
 
@@ -51,16 +58,17 @@ struct Run: ParsableCommand {
 
     func run() throws {
         let uid = UInt32(getuid())
-        let path = try policy ?? Run.defaultPolicyPath(uid: uid)
         guard let every = DurationText.parse(sampleEvery), every > 0 else { throw fail("--sample-every: not a duration: \"\(sampleEvery)\"", code: 2) }
         guard let cpu = DurationText.parse(cpuEvery), cpu > 0 else { throw fail("--cpu-every: not a duration: \"\(cpuEvery)\"", code: 2) }
         guard let quiet = DurationText.parse(clientTimeout), quiet > 0 else { throw fail("--client-timeout: not a duration: \"\(clientTimeout)\"", code: 2) }
         guard (0...100_000).contains(keepLogDays) else { throw fail("--keep-log-days: a number of days from 0 (keep every event) to 100000, not \(keepLogDays)", code: 2) }
+        let logger = log.logger(label: "screentimed")
+        if system { return try runSystem(every: every, cpu: cpu, quiet: quiet, logger: logger) }
+        let path = try policy ?? Run.defaultPolicyPath(uid: uid)
         let text: String
         do throws(PolicyError) { text = try PolicyLoader.loadWithText(path: path).text } catch {
             throw fail(error.description, code: 2)
         }
-        let logger = log.logger(label: "screentimed")
         do {
             let store = try state.open(create: true)
             let lock = try state.lockForWriting()
@@ -70,17 +78,70 @@ struct Run: ParsableCommand {
             do { listener = try UnixListener(path: try socketPath(), mode: 0o600) } catch let e as SocketError {
                 throw fail("screentimed: \(e.description)", code: 1)
             }
-            ProcFS.raiseOpenFileLimit()
-            var daemon = Daemon(live: live, sampler: ProcSampler(uids: [uid], cpuEvery: cpu),
-                                server: ControlServer(listener: listener, idleTimeout: quiet), policyPath: path, sampleEvery: every, logger: logger,
-                                enforcer: Enforcer(group: ProcessGroup(uids: [uid])))
-            if !noLogind { daemon.logind = LogindObserver(uid: uid) }
-            if !noNotifications { daemon.notifier = Notifier() }
-            if keepLogDays > 0 { daemon.retention = Retention(keep: Int64(keepLogDays) * 86_400 * Seconds.micro) }
-            let requests = Requests()
-            let sources = handleSignals(requests)
-            try daemon.run(requests: requests, childUID: uid)
-            sources.forEach { $0.cancel() }
+            var child = Child(uid: uid, name: UserAccount.name(of: uid) ?? "uid \(uid)", live: live, policyPath: path, logger: logger, system: false)
+            if !noLogind { child.logind = LogindObserver(uid: uid) }
+            if !noNotifications { child.notifier = Notifier() }
+            if keepLogDays > 0 { child.retention = Retention(keep: Int64(keepLogDays) * 86_400 * Seconds.micro) }
+            try serve([child], listener: listener, every: every, cpu: cpu, quiet: quiet, logger: logger)
+        } catch let e as StoreError {
+            throw fail("screentimed: \(e.description)", code: 1)
+        } catch let e as PolicyError {
+            throw fail("screentimed: \(e.description)", code: 1)
+        }
+    }
+
+    /// Runs the daemon for `children` until SIGTERM or SIGINT.
+    func serve(_ children: [Child], listener: UnixListener, every: Microseconds, cpu: Microseconds, quiet: Microseconds, logger: Logger) throws {
+        ProcFS.raiseOpenFileLimit()
+        var daemon = Daemon(children: children, sampler: ProcSampler(uids: Set(children.map(\.uid)), cpuEvery: cpu),
+                            server: ControlServer(listener: listener, idleTimeout: quiet), sampleEvery: every, system: system, logger: logger)
+        let requests = Requests()
+        let sources = handleSignals(requests)
+        defer { sources.forEach { $0.cancel() } }
+        try daemon.run(requests: requests)
+    }
+
+    /// System mode (DESIGN.md §1): root, every user with a policy in --policy-dir is a child, each
+    /// with their own state folder under --state-dir; one socket for every local user.
+    func runSystem(every: Microseconds, cpu: Microseconds, quiet: Microseconds, logger: Logger) throws {
+        guard geteuid() == 0 else { throw fail("screentimed --system runs as root (it watches and stops other users' processes); without --system it runs for you", code: 2) }
+        guard policy == nil else { throw fail("--policy is for user mode; in system mode each child's policy is --policy-dir/USER.toml", code: 2) }
+        let policies = SystemPaths.children(policyDir: policyDir)
+        for problem in policies.problems { logger.warning("\(problem)", metadata: ["event": "policy_skipped"]) }
+        guard !policies.children.isEmpty else {
+            throw fail("screentimed: no child to watch: write \(policyDir)/USER.toml for each child (start from policies/default.toml)", code: 2)
+        }
+        let stateRoot = state.stateDir ?? SystemPaths.stateRoot
+        do {
+            try SystemPaths.makeFolder(stateRoot, mode: 0o700)
+            var children: [Child] = []
+            var locks: [FileLock] = []
+            defer { withExtendedLifetime(locks) {} }
+            for (account, path) in policies.children {
+                let text: String
+                do throws(PolicyError) { text = try PolicyLoader.loadWithText(path: path).text } catch {
+                    throw fail(error.description, code: 2)
+                }
+                var options = StateOptions()
+                options.stateDir = stateRoot + "/" + account.name
+                let store = try options.open(create: true)
+                locks.append(try options.lockForWriting())
+                let live = try LiveState(store: store, policyText: text, policyFile: path)
+                var child = Child(uid: account.uid, name: account.name, live: live, policyPath: path, logger: logger, system: true)
+                if !noLogind { child.logind = LogindObserver(uid: account.uid) }
+                child.notificationsOff = "desktop notifications are not shown in system mode yet: the journal has every warning and stop"
+                if keepLogDays > 0 { child.retention = Retention(keep: Int64(keepLogDays) * 86_400 * Seconds.micro) }
+                children.append(child)
+            }
+            let path = socket ?? ControlProtocol.systemSocketPath
+            let listener: UnixListener
+            do {
+                try SystemPaths.makeFolder((path as NSString).deletingLastPathComponent, mode: 0o755)
+                listener = try UnixListener(path: path, mode: 0o666)
+            } catch let e as SocketError {
+                throw fail("screentimed: \(e.description)", code: 1)
+            }
+            try serve(children, listener: listener, every: every, cpu: cpu, quiet: quiet, logger: logger)
         } catch let e as StoreError {
             throw fail("screentimed: \(e.description)", code: 1)
         } catch let e as PolicyError {

@@ -6,16 +6,21 @@ import ScreenTimeLinux
 
 /// `--socket` and `--json`, shared by every command that talks to the daemon.
 struct ClientOptions: ParsableArguments {
-    @Option(name: .long, help: "The daemon's control socket (default: $XDG_RUNTIME_DIR/screentime/control.sock).")
+    @Option(name: .long, help: "The daemon's control socket (default: $XDG_RUNTIME_DIR/screentime/control.sock, else the system daemon's /run/screentime/control.sock).")
     var socket: String?
+
+    @Option(name: .long, help: "System mode: the child to ask about or act on (parents; a child may name only themselves).")
+    var user: String?
 
     @Flag(name: .long, help: "Print the daemon's reply as JSON.")
     var json = false
 
-    var socketPath: String { socket ?? ControlProtocol.userSocketPath }
+    var socketPath: String { socket ?? ControlProtocol.defaultSocketPath }
 
     /// Sends one request and returns the reply; says clearly when the daemon cannot be reached.
     func send(_ request: ControlRequest) throws -> ControlReply {
+        var request = request
+        request.user = user ?? request.user
         let connection: UnixConnection
         do { connection = try UnixConnection.connect(path: socketPath) } catch {
             throw Failure("stctl: \(error.description)", code: 3)

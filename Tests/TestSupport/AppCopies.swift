@@ -17,15 +17,24 @@ public enum AppCopies {
 /// A test child with a uid no other test uses, in the user database (the D-Bus daemon refuses a
 /// uid it cannot name). Created with `useradd` the first time; kept (a system user, no home).
 public enum TestUser {
-    public static func ensure(uid: UInt32, name: String) -> UInt32 {
+    /// `groups`: supplementary groups the user is in (made with groupadd when missing).
+    public static func ensure(uid: UInt32, name: String, groups: [String] = []) -> UInt32 {
+        for group in groups { run("/usr/sbin/groupadd", ["-f", group]) }
         if getpwuid(uid) == nil {
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: "/usr/sbin/useradd")
-            p.arguments = ["--uid", "\(uid)", "--no-create-home", "--shell", "/usr/sbin/nologin", "--user-group", name]
-            p.standardError = FileHandle.nullDevice
-            try? p.run()
-            reap(p)
+            run("/usr/sbin/useradd", ["--uid", "\(uid)", "--no-create-home", "--shell", "/usr/sbin/nologin", "--user-group"]
+                + (groups.isEmpty ? [] : ["--groups", groups.joined(separator: ",")]) + [name])
+        } else if !groups.isEmpty {
+            run("/usr/sbin/usermod", ["-aG", groups.joined(separator: ","), name])
         }
         return uid
+    }
+
+    private static func run(_ tool: String, _ args: [String]) {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: tool)
+        p.arguments = args
+        p.standardError = FileHandle.nullDevice
+        try? p.run()
+        reap(p)
     }
 }

@@ -1,0 +1,290 @@
+import ControlProtocol
+import Foundation
+import Logging
+import ScreenTimeCore
+import ScreenTimeLinux
+import ScreenTimePolicy
+import ScreenTimeStore
+
+/// One watched child: their engine and state, their policy, who their parents are, how their games
+/// are stopped, their logind session and desktop. User mode has one; system mode one per user with
+/// a policy in /etc/screentime. Everything a child's events cause happens here; the daemon only
+/// routes observations and requests to the right child.
+struct Child {
+    let uid: UInt32
+    let name: String
+    var live: LiveState
+    let policyPath: String
+    /// The child's own lines: each carries `SCREENTIME_USER`; in system mode the message starts
+    /// with the child's name.
+    let logger: Logger
+    let prefix: String
+    /// Signals stop and resume orders (only this child's processes).
+    var enforcer: Enforcer
+    /// The child's logind session: idle, lock, sleep (nil: not watched, `--no-logind`).
+    var logind: LogindObserver? = nil
+    /// Tells the child on the desktop (nil: not asked).
+    var notifier: Notifier? = nil
+    /// Why notifications are off, when they are (`status` lists it as a blind spot).
+    var notificationsOff = "desktop notifications are off (--no-notifications)"
+    /// Removes old events from the log (nil: keep them all), at start and then every hour.
+    var retention: Retention? = nil
+    var nextRetention = SystemClock.monoMicros()
+    /// Wrong parent passphrases lock the passphrase path for a while.
+    var passphraseGate = PassphraseGate()
+    /// Who is a parent, from the policy in force (nil: to be worked out again).
+    var authority: Authority? = nil
+    /// Monotonic time of the last event logged.
+    var lastMono = SystemClock.monoMicros()
+    /// Monotonic time of the last save (or failed try), and why saving fails while it does.
+    var lastSave = SystemClock.monoMicros()
+    var saveFailure: String? = nil
+    /// What requests caused (a redemption that lets a paused game go on, a hook's focus on a game
+    /// with no time left), carried out after the requests are answered.
+    var pending: [Effect] = []
+
+    init(uid: UInt32, name: String, live: LiveState, policyPath: String, logger: Logger, system: Bool) {
+        self.uid = uid
+        self.name = name
+        self.live = live
+        self.policyPath = policyPath
+        var logger = logger
+        logger[metadataKey: "user"] = "\(name)"
+        self.logger = logger
+        prefix = system ? "\(name): " : ""
+        enforcer = Enforcer(group: ProcessGroup(uids: [uid]))
+    }
+
+    /// Who may do what for this child, from the policy in force.
+    mutating func currentAuthority() -> Authority {
+        if let authority { return authority }
+        let a = Authority(childUID: uid, policy: live.engine.policy)
+        authority = a
+        return a
+    }
+
+    // MARK: Events
+
+    /// Both clocks, now, for the next event logged: every event the daemon logs is stamped here.
+    mutating func clocks() -> (wall: WallTime, mono: Microseconds) {
+        lastMono = SystemClock.monoMicros()
+        return (WallTime(micros: SystemClock.wallMicros()), lastMono)
+    }
+
+    mutating func stamp(_ kind: Event.Kind) -> Event {
+        let now = clocks()
+        return Event(at: now.wall, mono: now.mono, kind)
+    }
+
+    /// Logs an observation, applies it, and carries out what it causes.
+    mutating func observe(_ kind: Event.Kind) {
+        for a in live.ingest(stamp(kind)) { carryOut(a) }
+    }
+
+    /// The engine's next deadline is due: a tick. Returns how long until the one after (nil: none).
+    mutating func tickIfDue(now: Microseconds) -> Microseconds? {
+        guard let due = live.engine.timeToNextDeadline else { return nil }
+        guard now - lastMono >= due else { return lastMono + due }
+        observe(.tick)
+        return live.engine.timeToNextDeadline.map { lastMono + $0 }
+    }
+
+    /// What logind says: events, and the session found or lost, and sleep.
+    mutating func followLogind(now: Microseconds, into kinds: inout [Event.Kind]) {
+        guard let logind else { return }
+        kinds.removeAll(keepingCapacity: true)
+        let notices = logind.update(now: now, into: &kinds)
+        for k in kinds { observe(k) }
+        for notice in notices { heed(notice) }
+    }
+
+    mutating func carryOutPending() {
+        guard !pending.isEmpty else { return }
+        let caused = pending
+        pending.removeAll()
+        for a in caused { carryOut(a) }
+    }
+
+    // MARK: The journal
+
+    /// One line for the journal: the message in words, and the same facts as fields
+    /// (`SCREENTIME_EVENT`, `SCREENTIME_APP`, …, docs/journal.md).
+    func log(_ message: String, level: Logger.Level = .info, _ fields: Logger.Metadata = [:]) {
+        logger.log(level: level, "\(prefix)\(message)", metadata: fields.isEmpty ? nil : fields)
+    }
+
+    /// Carries out what the engine said (stops and resumes through the enforcer, notices through
+    /// the notifier), and logs it.
+    mutating func carryOut(_ e: Effect) {
+        let engine = live.engine
+        func at(_ w: Microseconds) -> String { RFC3339.format(micros: w, utcOffsetSeconds: engine.utcOffset(at: w)) }
+        func seconds(_ us: Microseconds) -> Logger.MetadataValue { "\(us / Seconds.micro)" }
+        let told = Notice.about(e, policy: engine.policy).map(tell) ?? ""
+        switch e {
+        case .warn(let w):
+            log("\(at(w.at)) warn: \(DurationText.words(w.remaining)) of game time left (\(w.limit.rawValue))" + told,
+                ["event": "warn", "remaining_seconds": seconds(w.remaining), "reason": "\(w.limit.rawValue)"])
+        case .stop(let s):
+            let facts = engine.process(s.pid)
+            let done = enforcer.stop(s, process: facts)
+            let left = "game time left now \(DurationText.words(engine.reward.availableNow)), today \(DurationText.words(engine.rewardAvailableToday))"
+            var fields: Logger.Metadata = ["event": "stop", "app": "\(s.app)", "reason": "\(s.reason.rawValue)", "action": "\(s.action.rawValue)",
+                                           "pid": "\(s.pid)", "told_before": "\(s.repeatCount)", "signalled": "\(done)"]
+            fields["exe"] = facts.map { "\($0.exe)" }
+            log("\(at(s.at)) stop \(s.app) (pid \(s.pid)\(facts.map { ", " + $0.exe } ?? "")): \(s.reason.rawValue)"
+                + (s.repeatCount > 0 ? ", told again (\(s.repeatCount))" : "") + "; \(done); \(left)" + told, level: .notice, fields)
+        case .sessionClosed(let r):
+            let refused = r.refused.filter { $0.seconds > 0 }
+            var fields: Logger.Metadata = ["event": "session", "app": "\(r.app)", "category": "\(r.category.rawValue)", "pid": "\(r.pid)",
+                                           "seconds": seconds(r.seconds)]
+            guard r.category == .learning else {
+                log("\(at(r.end)) session \(r.app) \(DurationText.words(r.seconds)) (\(r.category.rawValue))", fields)
+                return
+            }
+            fields["credited_seconds"] = seconds(r.creditedSeconds)
+            fields["points"] = "\(r.points)"
+            fields["verdict"] = "\(r.verdict.rawValue)"
+            if !refused.isEmpty {
+                fields["reason"] = .array(refused.map { "\($0.reason.rawValue)" })
+                fields["refused_seconds"] = .array(refused.map { seconds($0.seconds) })
+            }
+            let why = refused.map { "\(DurationText.words($0.seconds)) \($0.reason.rawValue)" }
+            log("\(at(r.end)) session \(r.app) \(DurationText.words(r.seconds)): \(DurationText.words(r.creditedSeconds)) counted, \(r.points) points"
+                + (why.isEmpty ? "" : "; not counted: " + why.joined(separator: ", ")) + told,
+                level: refused.isEmpty ? .info : .notice, fields)
+        case .resume(let pid, let w):
+            let done = enforcer.resume(pid, process: engine.process(pid))
+            log("\(at(w)) resume pid \(pid): \(done)", ["event": "resume", "pid": "\(pid)", "signalled": "\(done)"])
+        case .refused(let r):
+            log("\(at(r.at)) refused \(r.request): \(r.reason)", level: .notice, ["event": "refused", "request": "\(r.request)"])
+        case .clockJumped(let w, let by):
+            log("\(at(w)) the wall clock jumped by \(by / Seconds.micro) s; the calendar did not follow", level: .warning,
+                ["event": "clock_jump", "reason": "clock_jump", "jump_seconds": seconds(by)])
+        case .ledger(let entry):
+            logLedger(entry, at: at(entry.at))
+        case .dayEnded:
+            break
+        }
+    }
+
+    /// Redemptions, adjustments and expired game time (points earned are told with their session).
+    private func logLedger(_ entry: LedgerEntry, at: String) {
+        var fields: Logger.Metadata = ["points": "\(entry.points)", "balance": "\(entry.balanceAfter)"]
+        switch entry.kind {
+        case .earned:
+            return
+        case .redeemed:
+            let minutes = (entry.rewardSeconds ?? 0) / 60 / Seconds.micro
+            fields["event"] = "redeem"
+            fields["reward_seconds"] = "\((entry.rewardSeconds ?? 0) / Seconds.micro)"
+            fields["by"] = entry.note.map { "\($0)" }
+            log("\(at) redeemed \(minutes) min of game time for \(-entry.points) points" + (entry.note.map { " (\($0))" } ?? "")
+                + "; balance \(entry.balanceAfter)", level: .notice, fields)
+        case .adjusted:
+            fields["event"] = "adjust"
+            fields["note"] = entry.note.map { "\($0)" }
+            log("\(at) points adjusted by \(entry.points > 0 ? "+" : "")\(entry.points)" + (entry.note.map { " (\($0))" } ?? "")
+                + "; balance \(entry.balanceAfter)", level: .notice, fields)
+        case .expired:
+            fields["event"] = "expire"
+            fields["reward_seconds"] = "\((entry.rewardSeconds ?? 0) / Seconds.micro)"
+            log("\(at) \(DurationText.words(entry.rewardSeconds ?? 0)) of redeemed game time expired unused", fields)
+        }
+    }
+
+    /// Shows a notice on the child's desktop; returns what the journal line adds about it.
+    private func tell(_ notice: Notice) -> String {
+        guard let notifier else { return "" }
+        if notifier.notify(summary: notice.summary, body: notice.body, urgency: notice.urgency, now: SystemClock.monoMicros()) { return "; notified" }
+        return "; not notified (\(notifier.problem ?? "no notification service"))"
+    }
+
+    // MARK: Saving
+
+    /// Saves in batches, at least every second (redemptions, adjustments and the start at once, in
+    /// `ingest`). When saving fails, the engine goes on with what it knows, and it is tried again
+    /// every second until it works: nothing unsaved is dropped.
+    mutating func saveIfDue() {
+        guard live.unsavedEvents > 0, SystemClock.monoMicros() - lastSave >= Seconds.micro else { return }
+        save()
+    }
+
+    /// When the next save is due (nil: nothing to save).
+    var nextSave: Microseconds? { live.unsavedEvents > 0 ? lastSave + Seconds.micro : nil }
+
+    mutating func save(checkpoint: Bool = false) {
+        lastSave = SystemClock.monoMicros()
+        do {
+            try live.flush(checkpoint: checkpoint)
+            if saveFailure != nil { log("saving works again", level: .notice, ["event": "save_works"]); saveFailure = nil }
+        } catch {
+            let message = "\(error)"
+            if saveFailure != message { log("cannot save (will retry every second): \(message)", level: .error, ["event": "save_failed"]) }
+            saveFailure = message
+        }
+    }
+
+    /// Retention, in short runs: another run follows soon while old events remain, else in an hour.
+    mutating func removeOldEventsIfDue() {
+        guard let retention, SystemClock.monoMicros() >= nextRetention, saveFailure == nil else { return }
+        var removed = 0
+        do {
+            // The engine's trusted calendar time, not the wall clock: setting the clock ahead must
+            // not make recent events look old enough to remove.
+            removed = try retention.run(on: live.store, now: live.engine.clock.wall(at: live.engine.now))
+            if removed > 0 { log("removed \(removed) events older than \(retention.keep / 86_400 / Seconds.micro) days from the event log; the ledger and sessions are unchanged") }
+        } catch {
+            log("old events were not removed: \(error)", level: .error)
+        }
+        nextRetention = SystemClock.monoMicros() + (removed >= retention.maxEventsPerRun ? 10 : 3600) * Seconds.micro
+    }
+
+    // MARK: What else happens to a child
+
+    /// The child's desktop hooks went away. Once none is left, the focused window is unknown: the
+    /// engine hears that nothing is focused (so nothing is credited for focus) until one is back.
+    mutating func hooksLost(_ lost: [String], remaining: [String]) {
+        guard remaining.isEmpty else {
+            log("the \(lost.joined(separator: ", ")) desktop hook disconnected; still connected: \(remaining.joined(separator: ", "))",
+                level: .warning, ["event": "hook_lost", "hook": .array(lost.map { "\($0)" })])
+            return
+        }
+        log("the \(lost.joined(separator: ", ")) desktop hook disconnected, and no other is connected: nothing counts as focused until one is back",
+            level: .warning, ["event": "hook_lost", "hook": .array(lost.map { "\($0)" })])
+        observe(.focusChanged(FocusedWindow(pid: nil, appID: nil, title: nil)))
+    }
+
+    /// What logind says besides events: the session found or lost, and sleep (saved before it).
+    private mutating func heed(_ notice: LogindObserver.Notice) {
+        switch notice {
+        case .watching(let session): log("following logind session \(session) for idle and lock")
+        case .lost(let why): log("logind: \(why)", level: .warning, ["event": "logind_lost"])
+        case .preparingForSleep(true):
+            save(checkpoint: true)
+            log(saveFailure == nil ? "the machine is going to sleep: everything is saved" : "the machine is going to sleep, but saving fails: \(saveFailure!)",
+                level: saveFailure == nil ? .info : .error)
+        case .preparingForSleep(false): log("the machine woke up")
+        }
+    }
+
+    /// Reads the policy file again (SIGHUP, `stctl policy reload`): what happened, or why not.
+    /// `service` is told around it (RELOADING=1, then READY=1 with `status()`).
+    @discardableResult
+    mutating func reloadPolicy(announce: (Bool) -> Void = { _ in }) -> Result<String, PolicyNotReloaded> {
+        do {
+            let text = try PolicyLoader.loadWithText(path: policyPath).text
+            guard text != live.policyText else { return .success("\(policyPath) is unchanged; nothing to reload") }
+            announce(true)
+            defer { announce(false) }
+            pending += try live.adopt(policyText: text, file: policyPath)
+            authority = nil
+            log("policy reloaded from \(policyPath)", level: .notice, ["event": "policy_reloaded"])
+            return .success("policy reloaded from \(policyPath)")
+        } catch {
+            log("policy not reloaded, the old one stays in force: \(error)", level: .error, ["event": "policy_refused"])
+            return .failure(PolicyNotReloaded(description: "policy not reloaded, the old one stays in force: \(error)"))
+        }
+    }
+}
+
+struct PolicyNotReloaded: Error, CustomStringConvertible { var description: String }

@@ -1,0 +1,206 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// System mode: the real daemon as root, two real children (test users made with useradd, their
+/// processes run under setpriv), a parent by name and a parent by group, one socket for all.
+///
+/// The children are uids 65005 and 65006, which no other test uses (this daemon stops their
+/// game-like processes); the parent is 65007.
+@Suite("System mode: one root daemon, two children", .serialized)
+struct SystemModeTests {
+    static let emma: UInt32 = TestUser.ensure(uid: 65005, name: "stkid65005")
+    static let tom: UInt32 = TestUser.ensure(uid: 65006, name: "stkid65006")
+    static let parent: UInt32 = TestUser.ensure(uid: 65007, name: "stparent65007", groups: ["stparents"])
+
+    /// The daemon as root: `--system` over a policy folder of the test's, state and socket in its folder.
+    final class SystemDaemon {
+        let base: String
+        let process: Process
+        let log: String
+        var socket: String { base + "/control.sock" }
+
+        init(policies: [String: String], arguments: [String] = []) throws {
+            let fm = FileManager.default
+            base = fm.temporaryDirectory.appendingPathComponent("screentime-system-\(UUID().uuidString)").path
+            try fm.createDirectory(atPath: base + "/policies", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+            for (user, text) in policies { try text.write(toFile: "\(base)/policies/\(user).toml", atomically: true, encoding: .utf8) }
+            log = base + "/daemon.log"
+            _ = fm.createFile(atPath: log, contents: nil)
+            process = Process()
+            process.executableURL = URL(fileURLWithPath: ReplayBinaryTests.binary)
+            process.arguments = ["--system", "--policy-dir", base + "/policies", "--state-dir", base + "/state", "--socket", socket,
+                                 "--sample-every", "200ms", "--no-logind", "--log", "stderr"] + arguments
+            process.environment = ["PATH": "/usr/bin:/bin"]
+            process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
+            try process.run()
+        }
+
+        deinit { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+
+        func waitFor(_ text: String) throws -> String {
+            for _ in 0..<500 {
+                let now = try String(contentsOfFile: log, encoding: .utf8)
+                if now.contains(text) { return now }
+                if !process.isRunning { break }
+                usleep(20_000)
+            }
+            let ended = process.isRunning ? "" : " (it ended: \(process.terminationReason == .exit ? "exit" : "signal") \(process.terminationStatus))"
+            Issue.record("the daemon never said \"\(text)\"\(ended); it said: \(try String(contentsOfFile: log, encoding: .utf8))")
+            return ""
+        }
+
+        /// stctl as `uid`.
+        func stctl(_ uid: UInt32, _ args: [String], input: String? = nil) throws -> ReplayBinaryTests.Run {
+            try ReplayBinaryTests.runBinary("/usr/bin/setpriv", ["--reuid=\(uid)", "--regid=\(uid)", "--init-groups", ControlSocketTests.stctl] + args + ["--socket", socket])
+        }
+
+        func json(_ uid: UInt32, _ args: [String]) throws -> [String: Any] {
+            let r = try stctl(uid, args + ["--json"])
+            return try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any], "\(r.stdout)\(r.stderr)")
+        }
+
+        func sql(_ user: String, _ query: String) throws -> String {
+            try ReplayBinaryTests.runBinary("/usr/bin/sqlite3", ["\(base)/state/\(user)/screentime.sqlite", query]).stdout
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+
+        func stop() throws {
+            kill(process.processIdentifier, SIGTERM)
+            process.waitUntilExit()
+            let said = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+            #expect(process.terminationStatus == 0, "\(said)")
+        }
+    }
+
+    static func policy(games: String, learning: String, parents: String) -> String {
+        """
+        version = 1
+        timezone = "UTC"
+        [points]
+        learning_per_hour = 3600
+        per_reward_minute = 1
+        [validation]
+        idle_after = "5s"
+        min_session = "2s"
+        min_focus_dwell = "0s"
+        [rewards]
+        daily_limit = "3s"
+        [enforcement]
+        warn_before = []
+        action = "terminate"
+        grace = "1s"
+        [parents]
+        \(parents)
+        [[apps]]
+        name = "GCompris"
+        category = "learning"
+        exe = ["\(learning)"]
+        [[apps]]
+        name = "SuperTuxKart"
+        category = "reward"
+        exe = ["\(games)"]
+        """
+    }
+
+    @Test("each child's games are stopped on their own ledger; a parent by name and one by group act for them; a child asks only about themselves")
+    func twoChildren() throws {
+        // The test users exist before the daemon looks for them.
+        _ = (Self.emma, Self.tom, Self.parent)
+        let apps = try AppCopies.folder()
+        let game = "\(apps)/supertuxkart", learning = "\(apps)/gcompris-qt"
+        let d = try SystemDaemon(policies: [
+            "stkid65005": Self.policy(games: game, learning: learning, parents: #"users = ["stparent65007"]"#),
+            "stkid65006": Self.policy(games: game, learning: learning, parents: #"groups = ["stparents"]"#),
+            "nobody-here-65099": "version = 1\n",
+        ])
+        let started = try d.waitFor("screentimed: watching uid 65005, 65006")
+        #expect(started.contains("nobody-here-65099.toml: there is no user nobody-here-65099 on this machine"), "\(started)")
+
+        // Parents: by name for emma, by group for tom. 10 points each; one minute of games for emma only.
+        for child in ["stkid65005", "stkid65006"] {
+            let r = try d.stctl(Self.parent, ["adjust", "10", "--reason", "chores", "--user", child])
+            #expect(r.status == 0, "\(child): \(r.stdout)\(r.stderr)")
+        }
+        let redeem = try d.stctl(Self.parent, ["redeem", "1", "--user", "stkid65005"])
+        #expect(redeem.status == 0, "\(redeem.stderr)")
+
+        // Learning for tom, reported by a hook of root's (as the daemon's own hooks will run).
+        let tomApp = try EnforcementTests.child([learning, "60"], uid: Self.tom)
+        defer { if tomApp.isRunning { kill(tomApp.processIdentifier, SIGKILL) } }
+        usleep(600_000)
+        let hook = try ReplayBinaryTests.runBinary("/usr/bin/python3", ["-c", #"""
+            import socket, sys, time
+            s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); f = s.makefile("rb")
+            def send(event):
+                s.sendall(('{"v": 1, "command": "hook_event", "hook": "x11", "user": "stkid65006", "event": "%s"}\n' % event.replace('"', '\\"')).encode())
+                reply = f.readline()
+                assert b'"ok":true' in reply, reply
+            send('{"event": "focus_changed", "pid": %s, "app_id": "gcompris", "title": "GCompris"}' % sys.argv[2])
+            for _ in range(12):
+                send('{"event": "input", "count": 1}')
+                time.sleep(0.3)
+            """#, d.socket, String(tomApp.processIdentifier)])
+        #expect(hook.status == 0, "\(hook.stderr)")
+        kill(tomApp.processIdentifier, SIGKILL)
+        _ = try d.waitFor("stkid65006: ")
+        _ = try d.waitFor("session GCompris")
+
+        // Both start the game: emma plays her 3 s, tom has no game time at all.
+        let emmaGame = try EnforcementTests.child([game, "60"], uid: Self.emma)
+        defer { if emmaGame.isRunning { kill(emmaGame.processIdentifier, SIGKILL) } }
+        let tomGame = try EnforcementTests.child([game, "60"], uid: Self.tom)
+        defer { if tomGame.isRunning { kill(tomGame.processIdentifier, SIGKILL) } }
+        let t0 = Date()
+        #expect(EnforcementTests.ends(tomGame, within: 5))
+        #expect(Date().timeIntervalSince(t0) < 2, "tom's game ran \(Date().timeIntervalSince(t0)) s")
+        #expect(EnforcementTests.ends(emmaGame, within: 15))
+        #expect(Date().timeIntervalSince(t0) > 2.5, "emma's game ran only \(Date().timeIntervalSince(t0)) s")
+        #expect(emmaGame.terminationStatus == SIGTERM && tomGame.terminationStatus == SIGTERM)
+        let log = try d.waitFor("stkid65005: ")
+        #expect(log.contains("stkid65006: ") && log.contains("stop SuperTuxKart (pid \(tomGame.processIdentifier), \(game)): no_reward_time"), "\(log)")
+        #expect(log.contains("stop SuperTuxKart (pid \(emmaGame.processIdentifier), \(game)): daily_limit"), "\(log)")
+
+        // Each ledger holds only its own child's entries.
+        #expect(try d.sql("stkid65005", "SELECT kind || ' ' || points FROM ledger ORDER BY seq") == "adjusted 10\nredeemed -1")
+        let tomLedger = try d.sql("stkid65006", "SELECT kind || ' ' || points FROM ledger ORDER BY seq")
+        #expect(tomLedger.hasPrefix("adjusted 10\nearned "), "\(tomLedger)")
+        #expect(!tomLedger.contains("redeemed"))
+        let tomSessions = try d.sql("stkid65006", "SELECT app || ' ' || points FROM session WHERE category = 'learning'")
+        #expect(tomSessions.hasPrefix("GCompris ") && (Int(tomSessions.dropFirst(9)) ?? 0) >= 2, "\(tomSessions)")
+        #expect(try d.sql("stkid65005", "SELECT count(*) FROM session WHERE category = 'learning'") == "0")
+
+        // emma sees her own status, and nothing of tom's.
+        let own = try d.json(Self.emma, ["status"])
+        #expect(own["balance"] as? Int == 9, "\(own)")
+        let tomStatus = try d.json(Self.tom, ["status"])
+        #expect((tomStatus["balance"] as? Int ?? 0) > 10, "\(tomStatus)")
+        for args in [["status", "--user", "stkid65006"], ["sessions", "--user", "stkid65006"], ["report", "--user", "stkid65006"],
+                     ["redeem", "1", "--user", "stkid65006"], ["adjust", "5", "--reason", "x", "--user", "stkid65006"],
+                     ["policy", "reload", "--user", "stkid65006"],
+                     ["hook", "event", #"{"event": "lock_changed", "locked": true}"#, "--user", "stkid65006"],
+                     ["redeem", "1"], ["adjust", "50", "--reason", "me"]] {
+            let r = try d.stctl(Self.emma, args)
+            #expect(r.status == 1, "emma: \(args): \(r.stdout)\(r.stderr)")
+        }
+        #expect(try d.stctl(Self.emma, ["status", "--user", "stkid65006"]).stderr.contains("only stkid65006 and their parents may ask about stkid65006"))
+        // Her own processes may say she is idle or locked, never what is focused or that she types.
+        #expect(try d.stctl(Self.emma, ["hook", "event", #"{"event": "idle_changed", "idle": true}"#]).status == 0)
+        let focus = try d.stctl(Self.emma, ["hook", "event", #"{"event": "focus_changed", "pid": 1, "app_id": "gcompris", "title": "GCompris"}"#])
+        #expect(focus.status == 1 && focus.stderr.contains("may report only idle and locked"), "\(focus.stderr)")
+        #expect(try d.stctl(Self.emma, ["hook", "event", #"{"event": "input", "count": 50}"#]).status == 1)
+        _ = try d.waitFor("refused a focus_changed hook event from stkid65005's own process")
+        // Nor can she signal the daemon.
+        let signal = try ReplayBinaryTests.runBinary("/usr/bin/setpriv", ["--reuid=\(Self.emma)", "--regid=\(Self.emma)", "--clear-groups",
+                                                                        "/bin/kill", "-TERM", "\(d.process.processIdentifier)"])
+        #expect(signal.status != 0 && d.process.isRunning)
+        // A stranger learns nothing; root must name the child.
+        #expect(try d.stctl(65534, ["status", "--user", "stkid65005"]).status == 1)
+        let unnamed = try ReplayBinaryTests.runBinary(ControlSocketTests.stctl, ["status", "--socket", d.socket])
+        #expect(unnamed.status == 1 && unnamed.stderr.contains("several children are watched here: name one with --user NAME (stkid65005, stkid65006)"), "\(unnamed.stderr)")
+        // The state is root's.
+        let mode = try FileManager.default.attributesOfItem(atPath: d.base + "/state/stkid65005")
+        #expect((mode[.posixPermissions] as? Int) == 0o700 && (mode[.ownerAccountID] as? Int) == 0)
+        try d.stop()
+    }
+}

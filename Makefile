@@ -9,9 +9,10 @@ SHARED      ?= ../shared
 BENCH_MINUTES ?= 10
 DEBIAN_PKGS  = python3 sqlite3 libsqlite3-dev libsystemd-dev pkg-config libx11-dev libxss-dev libxres-dev libcrypt-dev
 # What the tests run against for real: a D-Bus daemon with python3-dbusmock's logind, an X
-# server (Xvfb) with openbox, xdotool and xterm, sway headless with foot, mkpasswd (whois), and
-# systemd-analyze (systemd) to verify the unit files.
-TEST_PKGS    = dbus-daemon dbus-bin python3-dbusmock xvfb xauth openbox xdotool xterm x11-utils sway foot whois systemd
+# server (Xvfb) with openbox, xdotool and xterm, sway headless with foot, mkpasswd (whois),
+# systemd-analyze (systemd) to verify the unit files, and libfaketime (faketime) to set the
+# daemon's wall clock ahead while it runs.
+TEST_PKGS    = dbus-daemon dbus-bin python3-dbusmock xvfb xauth openbox xdotool xterm x11-utils sway foot whois systemd faketime
 
 .PHONY: all build run demo test bench install uninstall deps test-deps clean
 

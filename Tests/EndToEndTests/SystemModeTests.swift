@@ -20,7 +20,8 @@ struct SystemModeTests {
         let log: String
         var socket: String { base + "/control.sock" }
 
-        init(policies: [String: String], arguments: [String] = []) throws {
+        /// `launcher`: a command the daemon is started through, ending in one that runs its arguments.
+        init(policies: [String: String], arguments: [String] = [], environment: [String: String] = [:], launcher: [String] = []) throws {
             let fm = FileManager.default
             base = fm.temporaryDirectory.appendingPathComponent("screentime-system-\(UUID().uuidString)").path
             try fm.createDirectory(atPath: base + "/policies", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
@@ -28,10 +29,11 @@ struct SystemModeTests {
             log = base + "/daemon.log"
             _ = fm.createFile(atPath: log, contents: nil)
             process = Process()
-            process.executableURL = URL(fileURLWithPath: ReplayBinaryTests.binary)
-            process.arguments = ["--system", "--policy-dir", base + "/policies", "--state-dir", base + "/state", "--socket", socket,
-                                 "--sample-every", "200ms", "--no-logind", "--log", "stderr"] + arguments
-            process.environment = ["PATH": "/usr/bin:/bin"]
+            let command = launcher + [ReplayBinaryTests.binary, "--system", "--policy-dir", base + "/policies", "--state-dir", base + "/state",
+                                      "--socket", socket, "--sample-every", "200ms", "--no-logind", "--log", "stderr"] + arguments
+            process.executableURL = URL(fileURLWithPath: command[0])
+            process.arguments = Array(command.dropFirst())
+            process.environment = ["PATH": "/usr/bin:/bin"].merging(environment) { $1 }
             process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
             try process.run()
         }
@@ -63,6 +65,17 @@ struct SystemModeTests {
         func sql(_ user: String, _ query: String) throws -> String {
             try ReplayBinaryTests.runBinary("/usr/bin/sqlite3", ["\(base)/state/\(user)/screentime.sqlite", query]).stdout
                 .trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+
+        /// Polls `query` until it gives an answer (the daemon saves within a second); 10 s at most.
+        func saved(_ user: String, _ query: String) throws -> String {
+            for _ in 0..<500 {
+                let answer = try sql(user, query)
+                if !answer.isEmpty { return answer }
+                usleep(20_000)
+            }
+            Issue.record("\(query) gave nothing")
+            return ""
         }
 
         func stop() throws {
@@ -166,7 +179,7 @@ struct SystemModeTests {
         let tomLedger = try d.sql("stkid65006", "SELECT kind || ' ' || points FROM ledger ORDER BY seq")
         #expect(tomLedger.hasPrefix("adjusted 10\nearned "), "\(tomLedger)")
         #expect(!tomLedger.contains("redeemed"))
-        let tomSessions = try d.sql("stkid65006", "SELECT app || ' ' || points FROM session WHERE category = 'learning'")
+        let tomSessions = try d.saved("stkid65006", "SELECT app || ' ' || points FROM session WHERE category = 'learning'")
         #expect(tomSessions.hasPrefix("GCompris ") && (Int(tomSessions.dropFirst(9)) ?? 0) >= 2, "\(tomSessions)")
         #expect(try d.sql("stkid65005", "SELECT count(*) FROM session WHERE category = 'learning'") == "0")
 
@@ -201,6 +214,120 @@ struct SystemModeTests {
         // The state is root's.
         let mode = try FileManager.default.attributesOfItem(atPath: d.base + "/state/stkid65005")
         #expect((mode[.posixPermissions] as? Int) == 0o700 && (mode[.ownerAccountID] as? Int) == 0)
+        try d.stop()
+    }
+
+    // MARK: What fools Timekpr-nExT does not fool this daemon
+
+    /// emma alone, on a policy whose learning needs a focus hook (moderate), games only with
+    /// redeemed time and 3 s a day.
+    static func emmaAlone(_ apps: String, environment: [String: String] = [:], launcher: [String] = []) throws -> SystemDaemon {
+        _ = (Self.emma, Self.tom, Self.parent)
+        let d = try SystemDaemon(policies: ["stkid65005": Self.policy(games: "\(apps)/supertuxkart", learning: "\(apps)/gcompris-qt",
+                                                                     parents: #"users = ["stparent65007"]"#)],
+                                 environment: environment, launcher: launcher)
+        _ = try d.waitFor("screentimed: watching uid 65005;")
+        return d
+    }
+
+    @Test("Timekpr weakness 1: a focus and activity claim sent by the child's own process earns nothing")
+    func forgedClaim() throws {
+        let apps = try AppCopies.folder()
+        let d = try Self.emmaAlone(apps)
+        let app = try EnforcementTests.child(["\(apps)/gcompris-qt", "60"], uid: Self.emma)
+        defer { if app.isRunning { kill(app.processIdentifier, SIGKILL) } }
+        usleep(600_000)
+        // Her own process says the learning app has the focus and she types, for 4 s.
+        let claim = try ReplayBinaryTests.runBinary("/usr/bin/setpriv", ["--reuid=\(Self.emma)", "--regid=\(Self.emma)", "--clear-groups", "/usr/bin/python3", "-c", #"""
+            import socket, sys, time
+            s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); f = s.makefile("rb")
+            def send(event):
+                s.sendall(('{"v": 1, "command": "hook_event", "hook": "x11", "event": "%s"}\n' % event.replace('"', '\\"')).encode())
+                return b'"ok":true' in f.readline()
+            taken = [send('{"event": "focus_changed", "pid": %s, "app_id": "gcompris", "title": "GCompris"}' % sys.argv[2])]
+            for _ in range(13):
+                taken.append(send('{"event": "input", "count": 3}'))
+                time.sleep(0.3)
+            print(sum(taken))
+            """#, d.socket, String(app.processIdentifier)])
+        #expect(claim.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "0", "claims taken: \(claim.stdout)\(claim.stderr)")
+        kill(app.processIdentifier, SIGKILL)
+        let log = try d.waitFor("session GCompris")
+        #expect(log.contains("refused a focus_changed hook event from stkid65005's own process"), "\(log)")
+        let session = try d.saved("stkid65005", "SELECT credited_micros || ' ' || points || ' ' || reasons FROM session WHERE category = 'learning'")
+        #expect(session.hasPrefix("0 0 ") && session.contains("no_focus_hook"), "session: \(session)")
+        #expect(try d.sql("stkid65005", "SELECT count(*) FROM ledger WHERE kind = 'earned'") == "0")
+        try d.stop()
+    }
+
+    @Test("Timekpr weakness 2: a copy of the game in a folder of the child's is still the game, and is stopped")
+    func copiedGame() throws {
+        let apps = try AppCopies.folder()
+        let d = try Self.emmaAlone(apps)
+        // emma's own folder, and her own copy of the game in it.
+        let mine = FileManager.default.temporaryDirectory.appendingPathComponent("screentime-emma-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: mine, withIntermediateDirectories: true)
+        chown(mine, Self.emma, Self.emma)
+        let copy = try ReplayBinaryTests.runBinary("/usr/bin/setpriv", ["--reuid=\(Self.emma)", "--regid=\(Self.emma)", "--clear-groups",
+                                                                      "/bin/cp", "\(apps)/supertuxkart", "\(mine)/supertuxkart"])
+        #expect(copy.status == 0, "\(copy.stderr)")
+        let game = try EnforcementTests.child(["\(mine)/supertuxkart", "60"], uid: Self.emma)
+        defer { if game.isRunning { kill(game.processIdentifier, SIGKILL) } }
+        #expect(EnforcementTests.ends(game, within: 3))
+        #expect(game.terminationStatus == SIGTERM)
+        _ = try d.waitFor("stop SuperTuxKart (pid \(game.processIdentifier), \(mine)/supertuxkart): no_reward_time")
+        try d.stop()
+    }
+
+    @Test("Timekpr weakness 3: a game exec'd late by a program that is allowed is stopped within a sample of the exec")
+    func lateExec() throws {
+        let apps = try AppCopies.folder()
+        let d = try Self.emmaAlone(apps)
+        // An allowed program (a shell, neutral) that becomes the game after 4 s.
+        let launcher = try EnforcementTests.child(["/bin/sh", "-c", "sleep 4; exec \(apps)/supertuxkart 60"], uid: Self.emma)
+        defer { if launcher.isRunning { kill(launcher.processIdentifier, SIGKILL) } }
+        usleep(2_000_000)
+        #expect(launcher.isRunning, "stopped before it was a game")
+        let t0 = Date()
+        #expect(EnforcementTests.ends(launcher, within: 8))
+        #expect(launcher.terminationStatus == SIGTERM)
+        let after = Date().timeIntervalSince(t0)
+        #expect(after > 1.5 && after < 4, "stopped \(after) s after the test looked (the exec was at about 2 s)")
+        _ = try d.waitFor("stop SuperTuxKart (pid \(launcher.processIdentifier), \(apps)/supertuxkart): no_reward_time")
+        try d.stop()
+    }
+
+    @Test("Timekpr weakness 4: setting the wall clock a day ahead does not bring a new day's game time")
+    func clockAhead() throws {
+        // libfaketime sets the daemon's wall clock (only the daemon's) ahead while it runs; its
+        // monotonic clocks are left alone, as a clock change leaves the kernel's.
+        let faketime = "/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1"
+        try #require(FileManager.default.fileExists(atPath: faketime), "libfaketime is missing: make test installs the faketime package")
+        let apps = try AppCopies.folder()
+        let offset = FileManager.default.temporaryDirectory.appendingPathComponent("screentime-faketime-\(UUID().uuidString)").path
+        try "+0\n".write(toFile: offset, atomically: true, encoding: .utf8)
+        let d = try Self.emmaAlone(apps, environment: ["LD_PRELOAD": faketime, "FAKETIME_TIMESTAMP_FILE": offset,
+                                                       "FAKETIME_DONT_FAKE_MONOTONIC": "1", "FAKETIME_NO_CACHE": "1"],
+                                  // Seen here: the first program libfaketime is loaded into loses its
+                                  // arguments (the daemon then runs in user mode); through env it does not.
+                                  launcher: ["/usr/bin/env"])
+        let parent = try d.stctl(Self.parent, ["adjust", "10", "--reason", "chores"])
+        #expect(parent.status == 0, "\(parent.stderr)")
+        #expect(try d.stctl(Self.parent, ["redeem", "2"]).status == 0)
+        // The day's 3 s are played.
+        let game = try EnforcementTests.child(["\(apps)/supertuxkart", "60"], uid: Self.emma)
+        defer { if game.isRunning { kill(game.processIdentifier, SIGKILL) } }
+        #expect(EnforcementTests.ends(game, within: 10))
+        _ = try d.waitFor("stop SuperTuxKart (pid \(game.processIdentifier), \(apps)/supertuxkart): daily_limit")
+        // Tomorrow, by the wall clock.
+        try "+1d\n".write(toFile: offset, atomically: true, encoding: .utf8)
+        _ = try d.waitFor("the wall clock jumped by 86400 s; the calendar did not follow")
+        let again = try EnforcementTests.child(["\(apps)/supertuxkart", "60"], uid: Self.emma)
+        defer { if again.isRunning { kill(again.processIdentifier, SIGKILL) } }
+        #expect(EnforcementTests.ends(again, within: 3))
+        _ = try d.waitFor("stop SuperTuxKart (pid \(again.processIdentifier), \(apps)/supertuxkart): daily_limit")
+        let status = try d.json(Self.emma, ["status"])
+        #expect(status["reward_today_remaining_seconds"] as? Int == 0, "\(status)")
         try d.stop()
     }
 }

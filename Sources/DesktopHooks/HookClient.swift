@@ -10,6 +10,8 @@ import ScreenTimeLinux
 public final class HookClient {
     public let hook: String
     public let socketPath: String
+    /// System mode: the child whose session this is (the daemon's own hooks run as root).
+    public let user: String?
     private var connection: UnixConnection?
     private var reader = FrameReader()
     private var focus: String?
@@ -20,9 +22,10 @@ public final class HookClient {
     /// hook cannot do anything useful then, and says why.
     public struct Refused: Error, CustomStringConvertible { public var description: String }
 
-    public init(hook: String, socketPath: String, log: @escaping (String) -> Void) {
+    public init(hook: String, socketPath: String, user: String? = nil, log: @escaping (String) -> Void) {
         self.hook = hook
         self.socketPath = socketPath
+        self.user = user
         self.log = log
     }
 
@@ -78,7 +81,8 @@ public final class HookClient {
     @discardableResult
     private func exchange(_ event: String) -> String? {
         guard let c = connection else { return nil }
-        let request = ControlRequest(.hookEvent, event: event, hook: hook)
+        var request = ControlRequest(.hookEvent, event: event, hook: hook)
+        request.user = user
         guard c.write(ControlProtocol.encode(request)) else { return lost() }
         while true {
             guard let bytes = c.read() else { return lost() }

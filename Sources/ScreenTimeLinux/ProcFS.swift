@@ -117,6 +117,17 @@ public final class ProcFS {
     }
 
     /// A small file by its path (/proc/PID/stat, a cgroup's cgroup.procs); nil when it cannot be read.
+    /// A process's environment (`/proc/PID/environ`); empty when it cannot be read.
+    public static func environment(of pid: Int32) -> [String: String] {
+        var out: [String: String] = [:]
+        for entry in (contents(of: "/proc/\(pid)/environ") ?? []).split(separator: 0) {
+            let text = String(decoding: entry, as: UTF8.self)
+            guard let eq = text.firstIndex(of: "=") else { continue }
+            out[String(text[..<eq])] = String(text[text.index(after: eq)...])
+        }
+        return out
+    }
+
     public static func contents(of path: String) -> [UInt8]? {
         let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }

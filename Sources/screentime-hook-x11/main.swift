@@ -12,18 +12,23 @@ import ScreenTimeLinux
 
 func say(_ text: String) { FileHandle.standardError.write(Data("screentime-hook-x11: \(text)\n".utf8)) }
 
-var socketPath = ControlProtocol.userSocketPath
+var socketPath = ControlProtocol.defaultSocketPath
+var user: String? = nil
 var arguments = CommandLine.arguments.dropFirst()
 while let a = arguments.popFirst() {
     switch a {
     case "--socket":
         guard let p = arguments.popFirst() else { say("--socket needs a path"); exit(2) }
         socketPath = p
+    case "--user":
+        guard let name = arguments.popFirst() else { say("--user needs a user name"); exit(2) }
+        user = name
     case "-h", "--help":
-        print("usage: stctl hook x11 [--socket PATH]\nReports the focused window and input of this X display ($DISPLAY) to screentimed.")
+        print("usage: stctl hook x11 [--socket PATH] [--user NAME]\nReports the focused window and input of this X display ($DISPLAY) to screentimed"
+              + " (--user: the child whose session it is, for the system daemon; it starts this hook itself, as root).")
         exit(0)
     default:
-        say("unknown argument '\(a)' (usage: stctl hook x11 [--socket PATH])")
+        say("unknown argument '\(a)' (usage: stctl hook x11 [--socket PATH] [--user NAME])")
         exit(2)
     }
 }
@@ -114,7 +119,7 @@ struct X11Windows {
 }
 
 let x = X11Windows(display)
-let client = HookClient(hook: "x11", socketPath: socketPath, log: say)
+let client = HookClient(hook: "x11", socketPath: socketPath, user: user, log: say)
 XSelectInput(display, x.root, PropertyChangeMask)
 var watched: Window? = nil
 

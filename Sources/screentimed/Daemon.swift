@@ -32,6 +32,8 @@ struct Daemon {
     let logger: Logger
     /// Which child a watched process belongs to (the sampler says it when the process starts).
     var owner: [Int32: Int] = [:]
+    /// System mode: the desktop hooks the daemon runs itself (nil: none, user mode or no logind).
+    var hooks: HookSupervisor? = nil
     /// systemd: ready, status, watchdog, reloading, stopping (nothing outside systemd).
     let service = ServiceManager()
     var nextWatchdog: Int64 = 0
@@ -92,6 +94,7 @@ struct Daemon {
                 for k in kinds { route(k) }
                 nextSample = SystemClock.monoMicros() + sampleEvery
             }
+            superviseHooks()
             // Wait for the next sample, a request, a signal, or what a child needs next.
             var wait = max(0, nextSample - SystemClock.monoMicros())
             var bus: [Int32] = [], busWrites: [Int32] = []
@@ -110,6 +113,7 @@ struct Daemon {
                 }
             }
             if service.watchdogEvery != nil { wait = min(wait, max(0, nextWatchdog - SystemClock.monoMicros())) }
+            if let due = hooks?.nextDue { wait = min(wait, max(0, due - SystemClock.monoMicros())) }
             if let quiet = server?.nextTimeout { wait = min(wait, max(0, quiet - SystemClock.monoMicros())) }
             let ready = Poll.wait(read: [requests.wakeup.fd] + bus + (server?.readDescriptors ?? []),
                                   write: busWrites + (server?.writeDescriptors ?? []),
@@ -128,6 +132,7 @@ struct Daemon {
             for i in children.indices { children[i].carryOutPending() }
         }
         service.stopping()
+        hooks?.stopAll()
         var unsaved: [String] = []
         for i in children.indices {
             do { try children[i].live.flush(checkpoint: true) } catch {
@@ -139,6 +144,16 @@ struct Daemon {
             throw StoreError(description: unsaved.joined(separator: "; "))
         }
         log("stopped; everything is saved", ["event": "stopped"])
+    }
+
+    /// System mode: the children's desktop hooks started, restarted and stopped with their sessions.
+    mutating func superviseHooks() {
+        guard var h = hooks else { return }
+        let notices = h.supervise(children.map { ($0.uid, $0.name) }, now: SystemClock.monoMicros())
+        hooks = h
+        for n in notices {
+            if let i = index(ofChild: n.child) { children[i].log(n.message, level: n.level, n.fields) }
+        }
     }
 
     /// systemd hears of a policy reload: RELOADING=1 before, READY=1 with the status after.

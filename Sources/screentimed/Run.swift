@@ -50,6 +50,9 @@ struct Run: ParsableCommand {
     @Option(name: .long, help: "Where the log goes: journal (native, with SCREENTIME_* fields), stderr, or auto (the journal when systemd connected standard error to it).")
     var log: LogDestination = .auto
 
+    @Flag(name: .long, help: "System mode: do not start the children's desktop hooks (they are started, as root, for each X11 session logind knows).")
+    var noDesktopHooks = false
+
     @Flag(name: .long, help: "Do not ask logind for idle, lock and sleep (desktop hooks only).")
     var noLogind = false
 
@@ -91,10 +94,12 @@ struct Run: ParsableCommand {
     }
 
     /// Runs the daemon for `children` until SIGTERM or SIGINT.
-    func serve(_ children: [Child], listener: UnixListener, every: Microseconds, cpu: Microseconds, quiet: Microseconds, logger: Logger) throws {
+    func serve(_ children: [Child], listener: UnixListener, every: Microseconds, cpu: Microseconds, quiet: Microseconds, logger: Logger,
+               hooks: HookSupervisor? = nil) throws {
         ProcFS.raiseOpenFileLimit()
         var daemon = Daemon(children: children, sampler: ProcSampler(uids: Set(children.map(\.uid)), cpuEvery: cpu),
                             server: ControlServer(listener: listener, idleTimeout: quiet), sampleEvery: every, system: system, logger: logger)
+        daemon.hooks = hooks
         let requests = Requests()
         let sources = handleSignals(requests)
         defer { sources.forEach { $0.cancel() } }
@@ -141,7 +146,9 @@ struct Run: ParsableCommand {
             } catch let e as SocketError {
                 throw fail("screentimed: \(e.description)", code: 1)
             }
-            try serve(children, listener: listener, every: every, cpu: cpu, quiet: quiet, logger: logger)
+            let hooks = noLogind || noDesktopHooks ? nil
+                : HookSupervisor(hookPath: HookSupervisor.installedHook, socketPath: path, sessions: LoginSessions())
+            try serve(children, listener: listener, every: every, cpu: cpu, quiet: quiet, logger: logger, hooks: hooks)
         } catch let e as StoreError {
             throw fail("screentimed: \(e.description)", code: 1)
         } catch let e as PolicyError {

@@ -95,8 +95,11 @@ struct HookX11: ParsableCommand {
         abstract: "Report the focused window and input of this X display ($DISPLAY) until the X server goes away.",
         discussion: "Runs screentime-hook-x11, installed next to stctl.")
 
-    @Option(name: .long, help: "The daemon's control socket (default: $XDG_RUNTIME_DIR/screentime/control.sock).")
+    @Option(name: .long, help: "The daemon's control socket (default: $XDG_RUNTIME_DIR/screentime/control.sock, else the system daemon's).")
     var socket: String?
+
+    @Option(name: .long, help: "System mode: the child whose session this is (root only; the system daemon starts this hook itself).")
+    var user: String?
 
     func run() throws {
         let own = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
@@ -104,7 +107,7 @@ struct HookX11: ParsableCommand {
         guard FileManager.default.isExecutableFile(atPath: hook) else {
             throw Failure("stctl: the X11 hook is not installed: \(hook) is missing (make install puts it next to stctl)", code: 2)
         }
-        let args = [hook] + (socket.map { ["--socket", $0] } ?? [])
+        let args = [hook] + (socket.map { ["--socket", $0] } ?? []) + (user.map { ["--user", $0] } ?? [])
         var argv = args.map { strdup($0) } + [nil]
         execv(hook, &argv)
         throw Failure("stctl: cannot run \(hook): \(String(cString: strerror(errno)))", code: 2)
@@ -123,12 +126,15 @@ struct HookSway: ParsableCommand {
     @Option(name: .long, help: "sway's IPC socket (default: $SWAYSOCK).")
     var swaysock: String?
 
+    @Option(name: .long, help: "System mode: the child whose session this is (root only).")
+    var user: String?
+
     func run() throws {
         guard let ipc = swaysock ?? ProcessInfo.processInfo.environment["SWAYSOCK"] else {
             throw Failure("stctl: SWAYSOCK is not set: run this inside the sway session (exec stctl hook sway in sway's config)", code: 2)
         }
         let log: (String) -> Void = { FileHandle.standardError.write(Data("stctl hook sway: \($0)\n".utf8)) }
-        let client = HookClient(hook: "sway", socketPath: socket ?? ControlProtocol.userSocketPath, log: log)
+        let client = HookClient(hook: "sway", socketPath: socket ?? ControlProtocol.defaultSocketPath, user: user, log: log)
         do {
             try SwayHook(swaySocket: ipc, client: client).run()
             log("sway went away; stopping")

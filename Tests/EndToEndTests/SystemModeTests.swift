@@ -21,7 +21,9 @@ struct SystemModeTests {
         var socket: String { base + "/control.sock" }
 
         /// `launcher`: a command the daemon is started through, ending in one that runs its arguments.
-        init(policies: [String: String], arguments: [String] = [], environment: [String: String] = [:], launcher: [String] = []) throws {
+        /// `logind`: the system bus with logind's mock (nil: `--no-logind`).
+        init(policies: [String: String], arguments: [String] = [], environment: [String: String] = [:], launcher: [String] = [],
+             logind: String? = nil) throws {
             let fm = FileManager.default
             base = fm.temporaryDirectory.appendingPathComponent("screentime-system-\(UUID().uuidString)").path
             try fm.createDirectory(atPath: base + "/policies", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
@@ -30,20 +32,23 @@ struct SystemModeTests {
             _ = fm.createFile(atPath: log, contents: nil)
             process = Process()
             let command = launcher + [ReplayBinaryTests.binary, "--system", "--policy-dir", base + "/policies", "--state-dir", base + "/state",
-                                      "--socket", socket, "--sample-every", "200ms", "--no-logind", "--log", "stderr"] + arguments
+                                      "--socket", socket, "--sample-every", "200ms", "--log", "stderr"] + (logind == nil ? ["--no-logind"] : []) + arguments
             process.executableURL = URL(fileURLWithPath: command[0])
             process.arguments = Array(command.dropFirst())
             process.environment = ["PATH": "/usr/bin:/bin"].merging(environment) { $1 }
+                .merging(logind.map { ["DBUS_SYSTEM_BUS_ADDRESS": $0] } ?? [:]) { $1 }
             process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
             try process.run()
         }
 
         deinit { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
 
-        func waitFor(_ text: String) throws -> String {
+        /// Waits (10 s at most) until the log holds `text` (after `after`, when given).
+        func waitFor(_ text: String, after: String? = nil) throws -> String {
             for _ in 0..<500 {
                 let now = try String(contentsOfFile: log, encoding: .utf8)
-                if now.contains(text) { return now }
+                let from = after.flatMap { now.range(of: $0)?.upperBound } ?? now.startIndex
+                if (after == nil || from > now.startIndex), now[from...].contains(text) { return now }
                 if !process.isRunning { break }
                 usleep(20_000)
             }
@@ -329,5 +334,70 @@ struct SystemModeTests {
         let status = try d.json(Self.emma, ["status"])
         #expect(status["reward_today_remaining_seconds"] as? Int == 0, "\(status)")
         try d.stop()
+    }
+
+    // MARK: Trusted observation
+
+    @Test("the daemon runs the X11 hook of a child's session itself, as root: the child cannot kill it; one that dies is started again")
+    func trustedHook() throws {
+        _ = (Self.emma, Self.tom, Self.parent)
+        let x = try X11Session()
+        let logind = try MockLogind()
+        let d = try SystemDaemon(policies: ["stkid65005": Self.policy(games: "/nonexistent/game", learning: "/usr/bin/xterm",
+                                                                     parents: #"users = ["stparent65007"]"#)],
+                                 logind: logind.address)
+        _ = try d.waitFor("screentimed: watching uid 65005;")
+        // emma's X11 session: its leader is her xterm (it has the session's DISPLAY).
+        let learn = try x.xterm(class: "LearningApp", title: "GCompris", uid: Self.emma)
+        try logind.addSession("c1", uid: Self.emma, name: "stkid65005")
+        try logind.setSession("c1", ["Type": .string("x11"), "Display": .string(x.display), "Leader": .uint32(UInt32(learn.process.processIdentifier))])
+        let started = try d.waitFor("stkid65005: started the X11 hook for session c1 on \(x.display) (pid ")
+        let hook = try #require(Self.pid(after: "started the X11 hook for session c1 on \(x.display) (pid ", in: started))
+        #expect((try FileManager.default.attributesOfItem(atPath: "/proc/\(hook)")[.ownerAccountID] as? Int) == 0, "the hook runs as root")
+        x.activate(learn.window)
+        for _ in 0..<500 {
+            if (try? d.json(Self.emma, ["status"]))?["current_app"] as? String == "GCompris" { break }
+            usleep(20_000)
+        }
+        let status = try d.json(Self.emma, ["status"])
+        #expect(status["current_app"] as? String == "GCompris" && status["hooks"] as? [String] == ["x11"], "\(status)")
+
+        // emma cannot stop it.
+        let attempt = try ReplayBinaryTests.runBinary("/usr/bin/setpriv", ["--reuid=\(Self.emma)", "--regid=\(Self.emma)", "--clear-groups",
+                                                                         "/bin/kill", "-KILL", "\(hook)"])
+        #expect(attempt.status != 0)
+        usleep(300_000)
+        #expect(kill(hook, 0) == 0, "the hook is gone")
+
+        // It dies anyway: nothing is focused until it is back, within seconds, as a new process.
+        kill(hook, SIGKILL)
+        _ = try d.waitFor("the X11 hook of session c1 on \(x.display) (pid \(hook)) ended (signal 9); it is started again in 1 s")
+        let again = try d.waitFor("stkid65005: started the X11 hook for session c1 on \(x.display) (pid ", after: "ended (signal 9)")
+        let second = try #require(Self.pid(after: "started the X11 hook for session c1 on \(x.display) (pid ", in: again, last: true))
+        #expect(second != hook)
+        let all = try String(contentsOfFile: d.log, encoding: .utf8)
+        let lost = try #require(all.range(of: "the x11 desktop hook disconnected, and no other is connected: nothing counts as focused until one is back"), "\(all)")
+        let back = try #require(all.range(of: "(pid \(second), as root)"))
+        #expect(lost.upperBound < back.lowerBound)
+        // The focus is told again by the new hook.
+        x.activate(learn.window)
+        x.xdotool(["mousemove", "300", "300"])
+        for _ in 0..<500 {
+            if (try? d.json(Self.emma, ["status"]))?["current_app"] as? String == "GCompris" { break }
+            usleep(20_000)
+        }
+        #expect(try d.json(Self.emma, ["status"])["current_app"] as? String == "GCompris")
+
+        // The session ends: its hook is stopped.
+        try logind.setSession("c1", ["State": .string("closing")])
+        _ = try d.waitFor("session c1 ended: its X11 hook (pid \(second)) is stopped")
+        try d.stop()
+    }
+
+    /// The pid in "… (pid 1234, …" after `prefix` in `text` (the first such line, or the last).
+    static func pid(after prefix: String, in text: String, last: Bool = false) -> Int32? {
+        let ranges = text.ranges(of: prefix)
+        guard let r = last ? ranges.last : ranges.first else { return nil }
+        return Int32(text[r.upperBound...].prefix { $0.isNumber })
     }
 }

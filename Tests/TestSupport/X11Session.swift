@@ -1,20 +1,28 @@
 import Foundation
+import Synchronization
 import Testing
 
 /// A real X server (Xvfb) with a real window manager (openbox), on a display of its own
 /// (../shared/RECIPES.md). Windows are xterms, started as the child (uid 65534).
 public final class X11Session {
+    /// How far the display numbers of this process's sessions have moved on.
+    private static let started = Atomic<Int>(0)
     public let display: String
     private var processes: [Process] = []
 
     public init() throws {
         // A display number no other test uses: Xvfb takes the lock file, the first free one wins.
-        var n = 90 + Int(getpid() % 50) * 4
+        // Sessions of this process start from different numbers (tests run in parallel), and a
+        // display counts only while our Xvfb still runs (xdpyinfo would answer for another's).
+        var n = 90 + Int(getpid() % 50) * 4 + X11Session.started.add(8, ordering: .relaxed).oldValue
         var xvfb: Process? = nil
         for _ in 0..<40 {
             if !FileManager.default.fileExists(atPath: "/tmp/.X\(n)-lock") {
                 let p = try X11Session.start("/usr/bin/Xvfb", [":\(n)", "-screen", "0", "1280x800x24", "-nolisten", "tcp"])
-                if X11Session.wait(for: { X11Session.run("/usr/bin/xdpyinfo", ["-display", ":\(n)"]) == 0 }, while: p) { xvfb = p; break }
+                if X11Session.wait(for: { X11Session.run("/usr/bin/xdpyinfo", ["-display", ":\(n)"]) == 0 }, while: p) {
+                    usleep(100_000)
+                    if p.isRunning { xvfb = p; break }
+                }
                 kill(p.processIdentifier, SIGKILL)
                 reap(p)
             }
@@ -35,9 +43,10 @@ public final class X11Session {
         for p in processes { reap(p) }
     }
 
-    /// An xterm of the child's with this WM_CLASS and title, running `sleep`; returns its window id.
-    public func xterm(class name: String, title: String) throws -> (process: Process, window: String) {
-        let p = try X11Session.start("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups",
+    /// An xterm of the child's (uid 65534 unless `uid` says another) with this WM_CLASS and title,
+    /// running `sleep`; returns its window id.
+    public func xterm(class name: String, title: String, uid: UInt32 = 65534) throws -> (process: Process, window: String) {
+        let p = try X11Session.start("/usr/bin/setpriv", ["--reuid=\(uid)", "--regid=\(uid)", "--clear-groups",
                                                           "/usr/bin/xterm", "-name", name.lowercased(), "-class", name, "-T", title, "-e", "sleep", "600"],
                                      display: display)
         processes.append(p)

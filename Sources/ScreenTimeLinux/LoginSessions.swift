@@ -1,0 +1,49 @@
+/// One of a user's logind sessions, as system mode needs it to start the desktop hook itself.
+public struct LoginSession: Sendable, Equatable {
+    public var id: String
+    /// "x11", "wayland", "tty", …
+    public var type: String
+    /// The X display (":0"), for an X11 session.
+    public var display: String
+    /// The session's leader process (its environment has the session's XAUTHORITY, usually).
+    public var leader: Int32
+    /// "online", "active" or "closing".
+    public var state: String
+    public var remote: Bool
+
+    /// A local X11 session that is not ending: one the daemon runs the X11 hook for.
+    public var wantsX11Hook: Bool { type == "x11" && !display.isEmpty && state != "closing" && !remote }
+}
+
+/// Asks logind (`ListSessions`, then each session's properties) which sessions a user has.
+public final class LoginSessions {
+    private static let login1 = "org.freedesktop.login1"
+    private let address: String?
+    private var bus: Bus?
+
+    /// `address`: the system bus (default: `DBUS_SYSTEM_BUS_ADDRESS`, else the standard socket).
+    public init(address: String? = nil) { self.address = address }
+
+    /// The sessions of `uid` now; throws when logind cannot be asked (then the next call connects again).
+    public func sessions(of uid: UInt32) throws(BusError) -> [LoginSession] {
+        do {
+            if bus == nil { bus = try Bus(.system, address: address) }
+            let bus = bus!
+            var out: [LoginSession] = []
+            let list = try bus.call(Self.login1, "/org/freedesktop/login1", "org.freedesktop.login1.Manager", "ListSessions")
+            for s in list.arguments.first?.elements ?? [] {
+                let f = s.elements
+                guard f.count == 5, f[1].uint32 == uid, let id = f[0].string, let path = f[4].string else { continue }
+                let p = try bus.call(Self.login1, path, "org.freedesktop.DBus.Properties", "GetAll", [.string("org.freedesktop.login1.Session")])
+                    .arguments.first?.dictionary ?? [:]
+                out.append(LoginSession(id: id, type: p["Type"]?.string ?? "", display: p["Display"]?.string ?? "",
+                                        leader: Int32(bitPattern: p["Leader"]?.uint32 ?? 0), state: p["State"]?.string ?? "",
+                                        remote: p["Remote"]?.bool ?? false))
+            }
+            return out.sorted { $0.id < $1.id }
+        } catch {
+            bus = nil
+            throw error
+        }
+    }
+}

@@ -7,6 +7,10 @@ SHAREDIR     = $(DESTDIR)$(PREFIX)/share/screentime
 SHARED      ?= ../shared
 # How long `make bench` watches the release daemon sampling /proc (minutes; 0 skips it).
 BENCH_MINUTES ?= 10
+# How long `make bench` watches screentimed --system and Timekpr-nExT side by side (0 skips it).
+SYSTEM_BENCH_MINUTES ?= 5
+# The peer `make bench` measures against, run privately (not as a service), and what it runs on.
+BENCH_PKGS   = dbus-daemon python3-dbusmock timekpr-next
 DEBIAN_PKGS  = python3 sqlite3 libsqlite3-dev libsystemd-dev pkg-config libx11-dev libxss-dev libxres-dev libcrypt-dev
 # What the tests run against for real: a D-Bus daemon with python3-dbusmock's logind, an X
 # server (Xvfb) with openbox, xdotool and xterm, sway headless with foot, mkpasswd (whois),
@@ -57,11 +61,16 @@ test: test-deps
 	  SCREENTIMED=.build/debug/screentimed $(SHARED)/tools/check-scenario $(SHARED)/scenarios/*/; \
 	else echo "make: $(SHARED)/tools/check-scenario is not beside this clone; the same scenarios ran above from Tests/Scenarios/shared"; fi
 
+# Installing timekpr-next enables its service; the benchmark runs its daemon itself, on a private
+# bus, so the service is disabled again (it would limit this machine's users).
 bench: deps
+	$(call install_missing,$(BENCH_PKGS))
+	@if [ "$$(id -u)" = 0 ] && command -v systemctl >/dev/null && systemctl is-enabled timekpr >/dev/null 2>&1; then \
+	  systemctl disable --now timekpr >/dev/null 2>&1 || true; fi
 	$(SWIFT) build -c release --product ReplayBenchmark
 	$(SWIFT) build -c release --product screentimed
 	$(SWIFT) build -c release --product stctl
-	.build/release/ReplayBenchmark .build/release $(BENCH_MINUTES)
+	.build/release/ReplayBenchmark .build/release $(BENCH_MINUTES) $(SYSTEM_BENCH_MINUTES)
 
 MANDIR       = $(DESTDIR)$(PREFIX)/share/man/man1
 BASHCOMPDIR  = $(DESTDIR)$(PREFIX)/share/bash-completion/completions

@@ -337,14 +337,7 @@ func processCount() -> Int { (try? FileManager.default.contentsOfDirectory(atPat
     daemon.standardError = FileHandle.nullDevice
     try! daemon.run()
     defer { kill(daemon.processIdentifier, SIGTERM) }
-    func figures() -> (rssKiB: Int, cpuTicks: Int) {
-        let status = (try? String(contentsOfFile: "/proc/\(daemon.processIdentifier)/status", encoding: .utf8)) ?? ""
-        let rss = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") }.flatMap { Int($0.split(separator: " ").dropFirst().first ?? "") } ?? 0
-        let stat = (try? String(contentsOfFile: "/proc/\(daemon.processIdentifier)/stat", encoding: .utf8)) ?? ""
-        let fields = stat.split(separator: ")").last?.split(separator: " ") ?? []
-        let cpu = fields.count > 13 ? (Int(fields[11]) ?? 0) + (Int(fields[12]) ?? 0) : 0
-        return (rss, cpu)
-    }
+    func figures() -> (rssKiB: Int, cpuTicks: Int) { processFigures(daemon.processIdentifier) }
     sleep(5)
     let start = figures()
     let t = ContinuousClock.now
@@ -356,4 +349,7 @@ func processCount() -> Int { (try? FileManager.default.contentsOfDirectory(atPat
 }
 samplerBench(binaries: CommandLine.arguments.count > 1 ? CommandLine.arguments[1] : nil,
              minutes: CommandLine.arguments.count > 2 ? Int(CommandLine.arguments[2]) ?? 10 : 10)
+if CommandLine.arguments.count > 1 {
+    systemBench(binaries: CommandLine.arguments[1], minutes: CommandLine.arguments.count > 3 ? Int(CommandLine.arguments[3]) ?? 5 : 5)
+}
 if sink == 42 { print("") }

@@ -13,6 +13,8 @@ public struct LoginSession: Sendable, Equatable {
 
     /// A local X11 session that is not ending: one the daemon runs the X11 hook for.
     public var wantsX11Hook: Bool { type == "x11" && !display.isEmpty && state != "closing" && !remote }
+    /// A local Wayland session that is not ending: the daemon runs the sway hook for it when it is sway's.
+    public var isLocalWayland: Bool { type == "wayland" && state != "closing" && !remote }
 }
 
 /// Asks logind (`ListSessions`, then each session's properties) which sessions a user has.

@@ -3,9 +3,10 @@ import Logging
 import ScreenTimeCore
 import ScreenTimeLinux
 
-/// System mode's trusted observation: the daemon runs the X11 desktop hook itself, as root, for
-/// each local X11 session of each child that logind knows (its `DISPLAY`, and the `XAUTHORITY` of
-/// the session's processes). The child can neither kill nor impersonate it. A hook that ends while
+/// System mode's trusted observation: the daemon runs the desktop hook itself, as root, for each
+/// local session of each child that logind knows: the X11 hook for an X11 session (its `DISPLAY`,
+/// and the `XAUTHORITY` of the session's processes), the sway hook for a sway session (its IPC
+/// socket, `SWAYSOCK`). The child can neither kill nor impersonate it. A hook that ends while
 /// its session lasts is started again (after 1 s, then longer if it keeps ending); meanwhile
 /// nothing counts as focused (the daemon hears the hook go). Hooks of sessions that ended are
 /// stopped.
@@ -21,11 +22,22 @@ struct HookSupervisor {
     private struct Running {
         var pid: Int32
         var child: UInt32
-        var display: String
+        /// "X11 hook … on :0", "sway hook … at /run/user/1000/sway-ipc.….sock"
+        var what: String
         var started: Microseconds
     }
 
+    /// How to start the hook of one session.
+    private struct Plan {
+        var path: String
+        var arguments: [String]
+        var environment: [String: String]
+        var what: String
+    }
+
     let hookPath: String
+    /// stctl, which runs the sway hook (`stctl hook sway`).
+    let stctlPath: String
     let socketPath: String
     let sessions: LoginSessions
     /// How often logind is asked for the children's sessions.
@@ -40,16 +52,17 @@ struct HookSupervisor {
     /// Why logind could not be asked, for each child (said once, not every 2 s).
     private var problem: [UInt32: String] = [:]
 
-    init(hookPath: String, socketPath: String, sessions: LoginSessions) {
+    init(hookPath: String, stctlPath: String, socketPath: String, sessions: LoginSessions) {
         self.hookPath = hookPath
+        self.stctlPath = stctlPath
         self.socketPath = socketPath
         self.sessions = sessions
     }
 
-    /// The X11 hook installed next to this screentimed.
-    static var installedHook: String {
+    /// A program installed next to this screentimed (the X11 hook, stctl).
+    static func installed(_ name: String) -> String {
         let own = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-        return URL(fileURLWithPath: own).deletingLastPathComponent().appendingPathComponent("screentime-hook-x11").path
+        return URL(fileURLWithPath: own).deletingLastPathComponent().appendingPathComponent(name).path
     }
 
     /// When this wants to run again.
@@ -67,7 +80,7 @@ struct HookSupervisor {
             let wait = Seconds.of(Int64(min(30, 1 << min(times - 1, 5))))
             retry[id] = (now + wait, times)
             out.append(Notice(child: hook.child, level: .warning,
-                              message: "the X11 hook of session \(id) on \(hook.display) (pid \(hook.pid)) ended (\(how)); it is started again in \(wait / Seconds.micro) s, and nothing counts as focused until then",
+                              message: "the \(hook.what) (pid \(hook.pid)) ended (\(how)); it is started again in \(wait / Seconds.micro) s, and nothing counts as focused until then",
                               fields: ["event": "hook_ended", "session": "\(id)", "pid": "\(hook.pid)"]))
             nextLook = min(nextLook, now + wait)
         }
@@ -84,19 +97,18 @@ struct HookSupervisor {
                 continue
             }
             problem[child.uid] = nil
-            let wanted = list.filter(\.wantsX11Hook)
+            let wanted = list.filter { $0.wantsX11Hook || $0.isLocalWayland }
             for s in wanted where running[s.id] == nil {
                 if let r = retry[s.id], now < r.at { continue }
-                var environment = ["DISPLAY": s.display, "PATH": "/usr/bin:/bin"]
-                if let cookie = Self.xauthority(leader: s.leader, uid: child.uid, display: s.display) { environment["XAUTHORITY"] = cookie }
+                guard let plan = plan(for: s, child: child) else { continue }
                 do {
-                    let pid = try Spawn.start(hookPath, ["--socket", socketPath, "--user", child.name], environment: environment)
-                    running[s.id] = Running(pid: pid, child: child.uid, display: s.display, started: now)
-                    out.append(Notice(child: child.uid, level: .info, message: "started the X11 hook for session \(s.id) on \(s.display) (pid \(pid), as root)",
+                    let pid = try Spawn.start(plan.path, plan.arguments, environment: plan.environment)
+                    running[s.id] = Running(pid: pid, child: child.uid, what: plan.what, started: now)
+                    out.append(Notice(child: child.uid, level: .info, message: "started the \(plan.what) (pid \(pid), as root)",
                                       fields: ["event": "hook_started", "session": "\(s.id)", "pid": "\(pid)"]))
                 } catch {
                     retry[s.id] = (now + Seconds.of(30), (retry[s.id]?.times ?? 0) + 1)
-                    out.append(Notice(child: child.uid, level: .error, message: "cannot start the X11 hook for session \(s.id): \(error.description)",
+                    out.append(Notice(child: child.uid, level: .error, message: "cannot start the \(plan.what): \(error.description)",
                                       fields: ["event": "hook_failed", "session": "\(s.id)"]))
                 }
             }
@@ -105,7 +117,7 @@ struct HookSupervisor {
                 stopping.append(hook.pid)
                 running[id] = nil
                 retry[id] = nil
-                out.append(Notice(child: child.uid, level: .info, message: "session \(id) ended: its X11 hook (pid \(hook.pid)) is stopped",
+                out.append(Notice(child: child.uid, level: .info, message: "session \(id) ended: its hook (pid \(hook.pid)) is stopped",
                                   fields: ["event": "hook_stopped", "session": "\(id)", "pid": "\(hook.pid)"]))
             }
         }
@@ -118,10 +130,28 @@ struct HookSupervisor {
         running.removeAll()
     }
 
-    /// The session's X cookie file: from its leader's environment, else from a process of the
-    /// child's on that display (nil: none is needed, or none was found).
-    static func xauthority(leader: Int32, uid: UInt32, display: String) -> String? {
-        if leader > 0, let cookie = ProcFS.environment(of: leader)["XAUTHORITY"] { return cookie }
+    /// The hook for a session: X11 with its display and cookie; sway with its IPC socket (nil: a
+    /// Wayland session that is not sway's, for which there is no hook yet).
+    private func plan(for s: LoginSession, child: (uid: UInt32, name: String)) -> Plan? {
+        if s.wantsX11Hook {
+            var environment = ["DISPLAY": s.display, "PATH": "/usr/bin:/bin"]
+            let cookie = Self.fromSession(leader: s.leader, uid: child.uid) { $0["DISPLAY"] == s.display ? $0["XAUTHORITY"] : nil }
+            if let cookie { environment["XAUTHORITY"] = cookie }
+            return Plan(path: hookPath, arguments: ["--socket", socketPath, "--user", child.name], environment: environment,
+                        what: "X11 hook of session \(s.id) on \(s.display)")
+        }
+        let sway = Self.fromSession(leader: s.leader, uid: child.uid) { env in
+            env["SWAYSOCK"].flatMap { FileManager.default.fileExists(atPath: $0) ? $0 : nil }
+        }
+        guard let sway else { return nil }
+        return Plan(path: stctlPath, arguments: ["hook", "sway", "--socket", socketPath, "--user", child.name, "--swaysock", sway],
+                    environment: ["PATH": "/usr/bin:/bin"], what: "sway hook of session \(s.id) at \(sway)")
+    }
+
+    /// Something of the session's environment: from its leader, else from the first process of
+    /// the child's that has it (nil: none has).
+    static func fromSession(leader: Int32, uid: UInt32, _ pick: ([String: String]) -> String?) -> String? {
+        if leader > 0, let found = pick(ProcFS.environment(of: leader)) { return found }
         let fs = ProcFS()
         var pids: [Int32] = []
         fs.pids(into: &pids)
@@ -130,8 +160,7 @@ struct HookSupervisor {
             let owner = fs.owner(of: folder)
             fs.release(folder)
             guard owner == uid else { continue }
-            let environment = ProcFS.environment(of: pid)
-            if environment["DISPLAY"] == display, let cookie = environment["XAUTHORITY"] { return cookie }
+            if let found = pick(ProcFS.environment(of: pid)) { return found }
         }
         return nil
     }

@@ -147,7 +147,8 @@ struct Run: ParsableCommand {
                 throw fail("screentimed: \(e.description)", code: 1)
             }
             let hooks = noLogind || noDesktopHooks ? nil
-                : HookSupervisor(hookPath: HookSupervisor.installedHook, socketPath: path, sessions: LoginSessions())
+                : HookSupervisor(hookPath: HookSupervisor.installed("screentime-hook-x11"), stctlPath: HookSupervisor.installed("stctl"),
+                                 socketPath: path, sessions: LoginSessions())
             try serve(children, listener: listener, every: every, cpu: cpu, quiet: quiet, logger: logger, hooks: hooks)
         } catch let e as StoreError {
             throw fail("screentimed: \(e.description)", code: 1)

@@ -351,8 +351,8 @@ struct SystemModeTests {
         let learn = try x.xterm(class: "LearningApp", title: "GCompris", uid: Self.emma)
         try logind.addSession("c1", uid: Self.emma, name: "stkid65005")
         try logind.setSession("c1", ["Type": .string("x11"), "Display": .string(x.display), "Leader": .uint32(UInt32(learn.process.processIdentifier))])
-        let started = try d.waitFor("stkid65005: started the X11 hook for session c1 on \(x.display) (pid ")
-        let hook = try #require(Self.pid(after: "started the X11 hook for session c1 on \(x.display) (pid ", in: started))
+        let started = try d.waitFor("stkid65005: started the X11 hook of session c1 on \(x.display) (pid ")
+        let hook = try #require(Self.pid(after: "started the X11 hook of session c1 on \(x.display) (pid ", in: started))
         #expect((try FileManager.default.attributesOfItem(atPath: "/proc/\(hook)")[.ownerAccountID] as? Int) == 0, "the hook runs as root")
         x.activate(learn.window)
         for _ in 0..<500 {
@@ -372,8 +372,8 @@ struct SystemModeTests {
         // It dies anyway: nothing is focused until it is back, within seconds, as a new process.
         kill(hook, SIGKILL)
         _ = try d.waitFor("the X11 hook of session c1 on \(x.display) (pid \(hook)) ended (signal 9); it is started again in 1 s")
-        let again = try d.waitFor("stkid65005: started the X11 hook for session c1 on \(x.display) (pid ", after: "ended (signal 9)")
-        let second = try #require(Self.pid(after: "started the X11 hook for session c1 on \(x.display) (pid ", in: again, last: true))
+        let again = try d.waitFor("stkid65005: started the X11 hook of session c1 on \(x.display) (pid ", after: "ended (signal 9)")
+        let second = try #require(Self.pid(after: "started the X11 hook of session c1 on \(x.display) (pid ", in: again, last: true))
         #expect(second != hook)
         let all = try String(contentsOfFile: d.log, encoding: .utf8)
         let lost = try #require(all.range(of: "the x11 desktop hook disconnected, and no other is connected: nothing counts as focused until one is back"), "\(all)")
@@ -390,7 +390,39 @@ struct SystemModeTests {
 
         // The session ends: its hook is stopped.
         try logind.setSession("c1", ["State": .string("closing")])
-        _ = try d.waitFor("session c1 ended: its X11 hook (pid \(second)) is stopped")
+        _ = try d.waitFor("session c1 ended: its hook (pid \(second)) is stopped")
+        try d.stop()
+    }
+
+    @Test("the daemon runs the sway hook of a child's sway session itself, as root, on the session's IPC socket")
+    func trustedSwayHook() throws {
+        _ = (Self.emma, Self.tom, Self.parent)
+        let sway = try SwaySession(uid: Self.emma)
+        let logind = try MockLogind()
+        let d = try SystemDaemon(policies: ["stkid65005": Self.policy(games: "/nonexistent/game", learning: "/usr/bin/foot",
+                                                                     parents: #"users = ["stparent65007"]"#)],
+                                 logind: logind.address)
+        _ = try d.waitFor("screentimed: watching uid 65005;")
+        // The session's leader: a process of emma's in the session (it has SWAYSOCK).
+        let leader = Process()
+        leader.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+        leader.arguments = ["--reuid=\(Self.emma)", "--regid=\(Self.emma)", "--clear-groups", "/bin/sleep", "600"]
+        leader.environment = sway.environment
+        try leader.run()
+        defer { kill(leader.processIdentifier, SIGKILL); reap(leader) }
+        try logind.addSession("c2", uid: Self.emma, name: "stkid65005")
+        try logind.setSession("c2", ["Type": .string("wayland"), "Leader": .uint32(UInt32(leader.processIdentifier))])
+        let started = try d.waitFor("stkid65005: started the sway hook of session c2 at \(sway.socket) (pid ")
+        let hook = try #require(Self.pid(after: "started the sway hook of session c2 at \(sway.socket) (pid ", in: started))
+        #expect((try FileManager.default.attributesOfItem(atPath: "/proc/\(hook)")[.ownerAccountID] as? Int) == 0, "the hook runs as root")
+        try sway.foot(appID: "gcompris", title: "GCompris")
+        var status: [String: Any] = [:]
+        for _ in 0..<500 {
+            status = (try? d.json(Self.emma, ["status"])) ?? [:]
+            if status["current_app"] as? String == "GCompris" { break }
+            usleep(20_000)
+        }
+        #expect(status["current_app"] as? String == "GCompris" && status["hooks"] as? [String] == ["sway"], "\(status)")
         try d.stop()
     }
 

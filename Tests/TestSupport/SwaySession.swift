@@ -1,25 +1,27 @@
 import Foundation
 import Testing
 
-/// A real sway compositor, headless, run as the child (uid 65534: sway refuses root), with real
-/// foot terminals as its windows (../shared/RECIPES.md).
+/// A real sway compositor, headless, run as the child (uid 65534 unless `uid` says another: sway
+/// refuses root), with real foot terminals as its windows (../shared/RECIPES.md).
 public final class SwaySession {
     public let dir: String
     public let socket: String
+    public let uid: UInt32
     private let sway: Process
 
-    public init() throws {
+    public init(uid: UInt32 = 65534) throws {
+        self.uid = uid
         let fm = FileManager.default
         dir = fm.temporaryDirectory.appendingPathComponent("screentime-sway-\(UUID().uuidString)").path
         for (path, mode) in [(dir, 0o755), (dir + "/run", 0o700), (dir + "/home", 0o755)] {
             try fm.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: mode])
-            if path != dir { try fm.setAttributes([.ownerAccountID: 65534, .groupOwnerAccountID: 65534], ofItemAtPath: path) }
+            if path != dir { try fm.setAttributes([.ownerAccountID: uid, .groupOwnerAccountID: uid], ofItemAtPath: path) }
         }
         try "xwayland disable\n".write(toFile: dir + "/config", atomically: true, encoding: .utf8)
         try fm.setAttributes([.posixPermissions: 0o644], ofItemAtPath: dir + "/config")
         sway = Process()
         sway.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-        sway.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/sway", "-c", dir + "/config"]
+        sway.arguments = ["--reuid=\(uid)", "--regid=\(uid)", "--clear-groups", "/usr/bin/sway", "-c", dir + "/config"]
         sway.environment = ["HOME": dir + "/home", "XDG_RUNTIME_DIR": dir + "/run", "PATH": "/usr/bin:/bin",
                             "WLR_BACKENDS": "headless", "WLR_LIBINPUT_NO_DEVICES": "1", "WLR_RENDERER": "pixman"]
         sway.standardOutput = FileHandle.nullDevice
@@ -49,7 +51,7 @@ public final class SwaySession {
     public func message(_ args: [String]) throws -> String {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-        p.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/swaymsg"] + args
+        p.arguments = ["--reuid=\(uid)", "--regid=\(uid)", "--clear-groups", "/usr/bin/swaymsg"] + args
         p.environment = environment
         let pipe = Pipe()
         p.standardOutput = pipe

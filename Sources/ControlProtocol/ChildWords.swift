@@ -28,5 +28,6 @@ public enum ChildWords {
         "clock_jump": "the clock was changed",
         "focus_flicker": "the window was in front only for moments",
         "no_focus_hook": "screentime could not see which window was in front",
+        "hook_gap": "screentime could not see your screen for a while",
     ]
 }

@@ -11,6 +11,8 @@ struct SessionEvidence {
     var rewardRunning: IntervalSet
     var periodicInput: IntervalSet
     var focusHookSeen: Bool
+    /// While the desktop hook was gone (after `focus_changed` with `hook_lost`).
+    var hookGap: IntervalSet
     var validation: Policy.Validation
 
     var seconds: Microseconds { end - session.start }
@@ -48,13 +50,17 @@ protocol CreditRule: Sendable {
     func judge(_ e: SessionEvidence, _ j: inout SessionJudgement)
 }
 
-/// Time the app ran without being used: not focused, or no hook could say it was.
+/// Time the app ran without being used: not focused, or no hook could say it was (the time a
+/// hook that had reported went missing is `hook_gap`).
 struct UnfocusedRule: CreditRule {
     func judge(_ e: SessionEvidence, _ j: inout SessionJudgement) {
         let notUsed = e.seconds - e.session.used.measure - e.session.flicker.measure
         guard notUsed > 0 else { return }
+        let gap = min(notUsed, e.hookGap.clipped(to: e.session.start, e.end).measure)
+        if gap > 0 { j.note(.hookGap, gap) }
+        guard notUsed - gap > 0 else { return }
         let cpuSuffices = !e.validation.learningNeedsFocusHook
-        j.note(!e.focusHookSeen && !cpuSuffices ? .noFocusHook : .unfocused, notUsed)
+        j.note(!e.focusHookSeen && !cpuSuffices ? .noFocusHook : .unfocused, notUsed - gap)
     }
 }
 

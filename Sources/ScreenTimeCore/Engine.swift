@@ -41,6 +41,8 @@ public struct Engine: Sendable {
     // What the rules judge sessions by.
     var idle = Stretches()
     var lockedTime = Stretches()
+    /// While no desktop hook could say what was focused, after one that had went away.
+    var hookGapTime = Stretches()
     var rewardRunning = Stretches()
     var periodicInput = IntervalSet()
     var cpuClaimed = IntervalSet()
@@ -179,6 +181,7 @@ public struct Engine: Sendable {
             cpuSample(pid: pid, millis: millis, at: t)
         case .focusChanged(let window):
             focusHookSeen = true
+            hookGapTime.set(window.pid == nil && window.hookLost == true, at: t)
             if let pid = window.pid {
                 focus = window
                 focusMatch = classifier.classify(window: window, process: processes[pid]?.facts)

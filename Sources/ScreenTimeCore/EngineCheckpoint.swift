@@ -17,6 +17,8 @@ extension Engine {
         var locked: Bool
         var idle: Stretches
         var lockedTime: Stretches
+        /// Absent from checkpoints written before hook gaps were known.
+        var hookGapTime: Stretches?
         var rewardRunning: Stretches
         var periodicInput: IntervalSet
         var cpuClaimed: IntervalSet
@@ -49,7 +51,7 @@ extension Engine {
             format: Checkpoint.currentFormat, clock: clock, now: now, started: started,
             processes: processes.keys.sorted().map { Checkpoint.TrackedPID(pid: $0, process: processes[$0]!) },
             focus: focus, focusMatch: focusMatch, focusHookSeen: focusHookSeen, locked: locked,
-            idle: idle, lockedTime: lockedTime, rewardRunning: rewardRunning,
+            idle: idle, lockedTime: lockedTime, hookGapTime: hookGapTime, rewardRunning: rewardRunning,
             periodicInput: periodicInput, cpuClaimed: cpuClaimed, lastInput: lastInput, periodicDetector: periodicDetector,
             sessions: sessions.values.sorted { ($0.start, $0.key.entry) < ($1.start, $1.key.entry) },
             awaitingJudgement: awaitingJudgement,
@@ -75,6 +77,7 @@ extension Engine {
         locked = c.locked
         idle = c.idle
         lockedTime = c.lockedTime
+        hookGapTime = c.hookGapTime ?? Stretches()
         rewardRunning = c.rewardRunning
         periodicInput = c.periodicInput
         cpuClaimed = c.cpuClaimed

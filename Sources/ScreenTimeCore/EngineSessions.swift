@@ -102,7 +102,7 @@ extension Engine {
         if let last = lastInput, max(now, end) - last > policy.validation.idleAfter { idleTimes.insert(last, end) }
         let evidence = SessionEvidence(session: s, end: end, idle: idleTimes, locked: lockedTime.asOf(end),
                                        rewardRunning: rewardRunning.asOf(end), periodicInput: periodicInput,
-                                       focusHookSeen: focusHookSeen, validation: policy.validation)
+                                       focusHookSeen: focusHookSeen, hookGap: hookGapTime.asOf(end), validation: policy.validation)
         var j = SessionJudgement(remaining: s.used.clipped(to: s.start, end))
         for rule in creditRules { rule.judge(evidence, &j) }
         DailyCapRule(cap: policy.points.dailyLearningCap).judge(&j, days: splitByDay(j.remaining), credited: &learningCredited)
@@ -145,6 +145,7 @@ extension Engine {
         let horizon = (sessions.values.map(\.start) + awaitingJudgement.map(\.session.start)).min() ?? now
         idle.forget(before: horizon)
         lockedTime.forget(before: horizon)
+        hookGapTime.forget(before: horizon)
         rewardRunning.forget(before: horizon)
         periodicInput.forget(before: horizon)
         cpuClaimed.forget(before: horizon)

@@ -81,10 +81,15 @@ public struct FocusedWindow: Sendable, Equatable, Codable {
     public var pid: Int32?
     public var appID: String?
     public var title: String?
+    /// Added by screentime (`"hook_lost": true`, with `pid: null`): the desktop hook that reported
+    /// the focus went away, so what is focused is unknown until one reports again. The time in
+    /// between is refused as `hook_gap`.
+    public var hookLost: Bool?
 
-    public init(pid: Int32?, appID: String? = nil, title: String? = nil) {
+    public init(pid: Int32?, appID: String? = nil, title: String? = nil, hookLost: Bool? = nil) {
         self.pid = pid
         self.appID = appID
         self.title = title
+        self.hookLost = hookLost
     }
 }

@@ -63,7 +63,9 @@ public enum EventLog {
         case "focus_changed":
             guard f.value("pid") != nil else { throw LineError(reason: "missing field 'pid' (a number, or null for nothing focused)") }
             let pid: Int32? = f.value("pid") == .null ? nil : try f.pid("pid")
-            kind = .focusChanged(FocusedWindow(pid: pid, appID: try f.optionalString("app_id"), title: try f.optionalString("title")))
+            let lost = try f.optionalBool("hook_lost") == true && pid == nil
+            kind = .focusChanged(FocusedWindow(pid: pid, appID: try f.optionalString("app_id"), title: try f.optionalString("title"),
+                                               hookLost: lost ? true : nil))
         case "input":
             let count = try f.optionalInt("count") ?? 1
             guard count >= 0 else { throw LineError(reason: "'count' must not be negative") }
@@ -139,6 +141,7 @@ public enum EventLog {
             w.key("pid"); if let p = f.pid { w.int(Int64(p)) } else { w.null() }
             if let v = f.appID { w.key("app_id"); w.string(v) }
             if let v = f.title { w.key("title"); w.string(v) }
+            if f.hookLost == true { w.key("hook_lost"); w.bool(true) }
         case .input(let count):
             w.key("count"); w.int(count)
         case .idleChanged(let idle, let since):

@@ -12,6 +12,9 @@ public enum Reason: String, Sendable, CaseIterable, Hashable, Codable {
     /// Added by screentime: the learning app ran, but no desktop hook reported focus, and the
     /// policy's strictness needs one.
     case noFocusHook = "no_focus_hook"
+    /// Added by screentime: the desktop hook went away during the session (it ended, or was
+    /// killed); until one reported the focus again, nothing could be seen, and nothing is credited.
+    case hookGap = "hook_gap"
     // Stops.
     case noRewardTime = "no_reward_time"
     case dailyLimit = "daily_limit"

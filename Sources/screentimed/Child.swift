@@ -251,7 +251,7 @@ struct Child {
         }
         log("the \(lost.joined(separator: ", ")) desktop hook disconnected, and no other is connected: nothing counts as focused until one is back",
             level: .warning, ["event": "hook_lost", "hook": .array(lost.map { "\($0)" })])
-        observe(.focusChanged(FocusedWindow(pid: nil, appID: nil, title: nil)))
+        observe(.focusChanged(FocusedWindow(pid: nil, hookLost: true)))
     }
 
     /// What logind says besides events: the session found or lost, and sleep (saved before it).

@@ -129,6 +129,7 @@ struct Report: ParsableCommand {
         "daily_cap": "over the daily cap", "untrusted_exe": "untrusted copy", "concurrent_reward": "a game running too",
         "periodic_input": "machine-like input", "clock_jump": "clock changed", "focus_flicker": "flickering focus",
         "no_focus_hook": "no focus hook",
+        "hook_gap": "hook away",
     ]
 
     // MARK: CSV

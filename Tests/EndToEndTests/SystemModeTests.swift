@@ -387,6 +387,16 @@ struct SystemModeTests {
             usleep(20_000)
         }
         #expect(try d.json(Self.emma, ["status"])["current_app"] as? String == "GCompris")
+        // The learning app is closed: the parent sees the time the hook was away as hook_gap.
+        kill(learn.process.processIdentifier, SIGKILL)
+        var refused: [[String: Any]] = []
+        for _ in 0..<500 where refused.isEmpty {
+            let sessions = (try? d.json(Self.parent, ["sessions", "--user", "stkid65005"]))?["sessions"] as? [[String: Any]] ?? []
+            refused = sessions.first { $0["app"] as? String == "GCompris" }?["refused"] as? [[String: Any]] ?? []
+            if refused.isEmpty { usleep(20_000) }
+        }
+        let gap = refused.first { $0["reason"] as? String == "hook_gap" }
+        #expect((gap?["seconds"] as? Int ?? 0) >= 1, "\(refused)")
 
         // The session ends: its hook is stopped.
         try logind.setSession("c1", ["State": .string("closing")])

@@ -408,6 +408,38 @@ struct LearningScenarioTests {
         #expect(moderate.balance == 0)
     }
 
+    @Test("the desktop hook goes away for a minute: that minute is hook_gap, not credited even on a lenient policy; the rest is")
+    func hookGap() {
+        var tl = Timeline()
+        tl.start(0, pid: 4242, exe: gcompris)
+        tl.focus(0, pid: 4242, appID: "gcompris-qt", title: "GCompris")
+        tl.typing(from: 0, to: 10 * M)
+        // The hook is killed at 10 min; a new one reports the focus at 11 min.
+        tl.add(10 * M, .focusChanged(FocusedWindow(pid: nil, hookLost: true)))
+        tl.focus(11 * M, pid: 4242, appID: "gcompris-qt", title: "GCompris")
+        tl.typing(from: 11 * M, to: 20 * M)
+        tl.exit(20 * M, pid: 4242)
+        for strictness in ["lenient", "moderate", "strict"] {
+            let r = tl.replay(testPolicy(["validation.strictness": "\"\(strictness)\""]))
+            let s = r.learningSessions[0]
+            // 20 minutes, of which 10 + 9 focused with input: 19 points at 60/hour; the minute between is the gap.
+            #expect(r.learningSessions.count == 1, "\(strictness)")
+            #expect(s.creditedSeconds == sec(19 * M), "\(strictness)")
+            #expect(s.refused.map(\.reason) == [.hookGap] && s.refused.map(\.seconds) == [sec(60)], "\(strictness): \(s.refused)")
+            #expect(r.balance == 19, "\(strictness)")
+        }
+        // Without `hook_lost`, the same minute is merely unfocused.
+        var plain = Timeline()
+        plain.start(0, pid: 4242, exe: gcompris)
+        plain.focus(0, pid: 4242)
+        plain.typing(from: 0, to: 10 * M)
+        plain.focus(10 * M, pid: nil)
+        plain.focus(11 * M, pid: 4242)
+        plain.typing(from: 11 * M, to: 20 * M)
+        plain.exit(20 * M, pid: 4242)
+        #expect(plain.replay(testPolicy()).learningSessions[0].refused.map(\.reason) == [.unfocused])
+    }
+
     @Test("a reboot (the monotonic clock restarts) ends every process at the last event before it")
     func reboot() {
         var tl = Timeline(mono: 1000)

@@ -8,9 +8,14 @@ import ScreenTimeStore
 /// The control socket: accepts connections, reads one request per line, and answers each with
 /// what `answer` says. It never waits for a client: replies wait in a small outbox, and a client
 /// that does not read them, sends a frame over 64 KiB, stays silent 30 s or is one too many is
-/// closed.
+/// closed. Root's connections (parents with sudo, the system daemon's own desktop hooks) do not
+/// count against the others' limit, so that no one can crowd them out; in system mode each other
+/// user may hold only `perUser` at once, so that one child cannot crowd out everyone else.
 struct ControlServer {
     static let maxClients = 32
+    static let maxRootClients = 64
+    /// System mode: how many connections one user (not root) may hold at once (nil: no such limit).
+    var perUser: Int? = nil
     /// How long a client that is not a hook may stay silent (30 s unless `--client-timeout`).
     let idleTimeout: Microseconds
     static let maxOutbox = 256 * 1024
@@ -42,6 +47,8 @@ struct ControlServer {
         var child: UInt32
     }
 
+    private var rootClients: Int { clients.values.lazy.filter { $0.caller?.credentials.uid == 0 }.count }
+
     /// The desktop hooks connected now, by name.
     var hooks: [String] { clients.values.compactMap(\.hook?.name).sorted() }
 
@@ -69,11 +76,17 @@ struct ControlServer {
         if ready.readable.contains(listener.fd) {
             while let c = listener.accept() {
                 c.setNonBlocking()
-                guard clients.count < ControlServer.maxClients else {
+                let caller = c.peer().map { Caller(credentials: $0, name: UserAccount.name(of: $0.uid) ?? "uid \($0.uid)") }
+                let uid = caller?.credentials.uid
+                let theirs = clients.values.lazy.filter { $0.caller?.credentials.uid == uid }.count
+                if uid == 0 ? theirs >= ControlServer.maxRootClients : (clients.count - rootClients >= ControlServer.maxClients) {
                     _ = c.trySend(ControlReply.refused("too many connections; try again").line[...])
                     continue
                 }
-                let caller = c.peer().map { Caller(credentials: $0, name: UserAccount.name(of: $0.uid) ?? "uid \($0.uid)") }
+                if uid != 0, let perUser, theirs >= perUser {
+                    _ = c.trySend(ControlReply.refused("too many connections from you (\(perUser) at once); close one and try again").line[...])
+                    continue
+                }
                 clients[c.fd] = Client(connection: c, caller: caller, lastHeard: now)
             }
         }

@@ -97,8 +97,10 @@ struct Run: ParsableCommand {
     func serve(_ children: [Child], listener: UnixListener, every: Microseconds, cpu: Microseconds, quiet: Microseconds, logger: Logger,
                hooks: HookSupervisor? = nil) throws {
         ProcFS.raiseOpenFileLimit()
+        var server = ControlServer(listener: listener, idleTimeout: quiet)
+        if system { server.perUser = 8 }
         var daemon = Daemon(children: children, sampler: ProcSampler(uids: Set(children.map(\.uid)), cpuEvery: cpu),
-                            server: ControlServer(listener: listener, idleTimeout: quiet), sampleEvery: every, system: system, logger: logger)
+                            server: server, sampleEvery: every, system: system, logger: logger)
         daemon.hooks = hooks
         let requests = Requests()
         let sources = handleSignals(requests)

@@ -222,6 +222,44 @@ struct SystemModeTests {
         try d.stop()
     }
 
+    @Test("one child cannot crowd the socket: 8 connections each at most, and root's do not count against the others'")
+    func crowding() throws {
+        _ = (Self.emma, Self.tom, Self.parent)
+        let d = try SystemDaemon(policies: ["stkid65005": Self.policy(games: "/nonexistent/game", learning: "/nonexistent/app", parents: ""),
+                                            "stkid65006": Self.policy(games: "/nonexistent/game", learning: "/nonexistent/app", parents: "")])
+        _ = try d.waitFor("screentimed: watching uid 65005, 65006;")
+        let out = d.base + "/crowd.out"
+        _ = FileManager.default.createFile(atPath: out, contents: nil)
+        chown(out, Self.emma, Self.emma)
+        let crowd = Process()
+        crowd.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+        crowd.arguments = ["--reuid=\(Self.emma)", "--regid=\(Self.emma)", "--clear-groups", "/usr/bin/python3", "-c", #"""
+            import socket, sys, time
+            out = open(sys.argv[2], "w", buffering=1)
+            def connect():
+                s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.settimeout(10); return s
+            held = [connect() for _ in range(8)]
+            for s in held:
+                s.sendall(b'{"v": 1, "command": "status"}\n')
+                out.write("answered\n" if b'"ok":true' in s.recv(65536) else "not answered\n")
+            ninth = connect()
+            out.write("9th: %s\n" % ninth.recv(65536).decode().strip())
+            out.write("holding\n")
+            time.sleep(5)
+            """#, d.socket, out]
+        try crowd.run()
+        defer { if crowd.isRunning { kill(crowd.processIdentifier, SIGKILL) }; reap(crowd) }
+        for _ in 0..<500 where !((try? String(contentsOfFile: out, encoding: .utf8)) ?? "").contains("holding") { usleep(20_000) }
+        let said = (try? String(contentsOfFile: out, encoding: .utf8)) ?? ""
+        #expect(said.components(separatedBy: "answered\n").count - 1 == 8 && !said.contains("not answered"), "\(said)")
+        #expect(said.contains(#"9th: {"error":"too many connections from you (8 at once); close one and try again","ok":false"#), "\(said)")
+        // Meanwhile tom and root are answered.
+        #expect(try d.stctl(Self.tom, ["status"]).status == 0)
+        let root = try ReplayBinaryTests.runBinary(ControlSocketTests.stctl, ["status", "--user", "stkid65005", "--socket", d.socket])
+        #expect(root.status == 0, "\(root.stderr)")
+        try d.stop()
+    }
+
     // MARK: What fools Timekpr-nExT does not fool this daemon
 
     /// emma alone, on a policy whose learning needs a focus hook (moderate), games only with

@@ -218,19 +218,8 @@ struct EnforcementTests {
         defer { if p.isRunning { kill(p.processIdentifier, SIGKILL) } }
         usleep(600_000)   // seen by the sampler
         // Focused, with input for 4 s; then nothing for 3.5 s (idle after 2 s); then it is closed.
-        let hook = try ReplayBinaryTests.runBinary("/usr/bin/setpriv", ["--reuid=\(Self.child)", "--regid=\(Self.child)", "--clear-groups", "/usr/bin/python3", "-c", #"""
-            import socket, sys, time
-            s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); f = s.makefile("rb")
-            def send(event):
-                s.sendall(('{"v": 1, "command": "hook_event", "hook": "test", "event": "%s"}\n' % event.replace('"', '\\"')).encode())
-                assert b'"ok":true' in f.readline()
-            send('{"event": "focus_changed", "pid": %s, "app_id": "gcompris", "title": "GCompris"}' % sys.argv[2])
-            for _ in range(14):
-                send('{"event": "input", "count": 1}')
-                time.sleep(0.3)
-            time.sleep(3.5)
-            """#, d.socket, String(p.processIdentifier)])
-        #expect(hook.status == 0, "\(hook.stderr)")
+        let hook = try FakeHook.send(to: d.socket, focusOn: p.processIdentifier, inputs: 14, quiet: 3.5, uid: Self.child)
+        #expect(FakeHook.taken(hook) == 15, "\(hook.stdout)\(hook.stderr)")
         kill(p.processIdentifier, SIGKILL)
         _ = try d.waitFor("session GCompris")
         let sessions = try #require(try d.json(["sessions"])["sessions"] as? [[String: Any]])

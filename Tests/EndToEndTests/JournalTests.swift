@@ -122,19 +122,8 @@ struct JournalTests {
         let app = try EnforcementTests.child([learning, "60"], uid: Self.child)
         defer { if app.isRunning { kill(app.processIdentifier, SIGKILL) } }
         usleep(600_000)
-        let hook = try ReplayBinaryTests.runBinary("/usr/bin/setpriv", ["--reuid=\(Self.child)", "--regid=\(Self.child)", "--clear-groups", "/usr/bin/python3", "-c", #"""
-            import socket, sys, time
-            s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); f = s.makefile("rb")
-            def send(event):
-                s.sendall(('{"v": 1, "command": "hook_event", "hook": "test", "event": "%s"}\n' % event.replace('"', '\\"')).encode())
-                assert b'"ok":true' in f.readline()
-            send('{"event": "focus_changed", "pid": %s, "app_id": "gcompris", "title": "GCompris"}' % sys.argv[2])
-            for _ in range(10):
-                send('{"event": "input", "count": 1}')
-                time.sleep(0.3)
-            time.sleep(3.5)
-            """#, d.socket, String(app.processIdentifier)])
-        #expect(hook.status == 0, "\(hook.stderr)")
+        let hook = try FakeHook.send(to: d.socket, focusOn: app.processIdentifier, inputs: 10, quiet: 3.5, uid: Self.child)
+        #expect(FakeHook.taken(hook) == 11, "\(hook.stdout)\(hook.stderr)")
         kill(app.processIdentifier, SIGKILL)
         let session = try Self.entry(dir, event: "session") { $0["SCREENTIME_APP"] == ["GCompris"] }
         let stored = try #require((try d.json(["sessions"])["sessions"] as? [[String: Any]])?.first)

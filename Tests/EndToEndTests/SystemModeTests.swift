@@ -147,19 +147,8 @@ struct SystemModeTests {
         let tomApp = try EnforcementTests.child([learning, "60"], uid: Self.tom)
         defer { if tomApp.isRunning { kill(tomApp.processIdentifier, SIGKILL) } }
         usleep(600_000)
-        let hook = try ReplayBinaryTests.runBinary("/usr/bin/python3", ["-c", #"""
-            import socket, sys, time
-            s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); f = s.makefile("rb")
-            def send(event):
-                s.sendall(('{"v": 1, "command": "hook_event", "hook": "x11", "user": "stkid65006", "event": "%s"}\n' % event.replace('"', '\\"')).encode())
-                reply = f.readline()
-                assert b'"ok":true' in reply, reply
-            send('{"event": "focus_changed", "pid": %s, "app_id": "gcompris", "title": "GCompris"}' % sys.argv[2])
-            for _ in range(12):
-                send('{"event": "input", "count": 1}')
-                time.sleep(0.3)
-            """#, d.socket, String(tomApp.processIdentifier)])
-        #expect(hook.status == 0, "\(hook.stderr)")
+        let hook = try FakeHook.send(to: d.socket, focusOn: tomApp.processIdentifier, inputs: 12, user: "stkid65006", hook: "x11")
+        #expect(FakeHook.taken(hook) == 13, "\(hook.stdout)\(hook.stderr)")
         kill(tomApp.processIdentifier, SIGKILL)
         _ = try d.waitFor("stkid65006: ")
         _ = try d.waitFor("session GCompris")
@@ -281,19 +270,8 @@ struct SystemModeTests {
         defer { if app.isRunning { kill(app.processIdentifier, SIGKILL) } }
         usleep(600_000)
         // Her own process says the learning app has the focus and she types, for 4 s.
-        let claim = try ReplayBinaryTests.runBinary("/usr/bin/setpriv", ["--reuid=\(Self.emma)", "--regid=\(Self.emma)", "--clear-groups", "/usr/bin/python3", "-c", #"""
-            import socket, sys, time
-            s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); f = s.makefile("rb")
-            def send(event):
-                s.sendall(('{"v": 1, "command": "hook_event", "hook": "x11", "event": "%s"}\n' % event.replace('"', '\\"')).encode())
-                return b'"ok":true' in f.readline()
-            taken = [send('{"event": "focus_changed", "pid": %s, "app_id": "gcompris", "title": "GCompris"}' % sys.argv[2])]
-            for _ in range(13):
-                taken.append(send('{"event": "input", "count": 3}'))
-                time.sleep(0.3)
-            print(sum(taken))
-            """#, d.socket, String(app.processIdentifier)])
-        #expect(claim.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "0", "claims taken: \(claim.stdout)\(claim.stderr)")
+        let claim = try FakeHook.send(to: d.socket, focusOn: app.processIdentifier, inputs: 13, uid: Self.emma, hook: "x11")
+        #expect(FakeHook.taken(claim) == 0, "claims taken: \(claim.stdout)\(claim.stderr)")
         kill(app.processIdentifier, SIGKILL)
         let log = try d.waitFor("session GCompris")
         #expect(log.contains("refused a focus_changed hook event from stkid65005's own process"), "\(log)")

@@ -9,6 +9,18 @@ struct Stctl: ParsableCommand {
         discussion: "Talks to screentimed over its control socket; parents run redeem and adjust as root or as a user named in the policy.",
         version: ControlProtocol.release,
         subcommands: [Status.self, History.self, Sessions.self, Report.self, Redeem.self, Adjust.self, Apps.self, Hook.self, PolicyCommand.self])
+
+    /// `stctl adjust -5 --reason …` takes 5 points away: a negative number there is the points,
+    /// not an option (the parser would take it for one), so it is passed after `--`.
+    static func main() {
+        var arguments = Array(CommandLine.arguments.dropFirst())
+        if arguments.first == "adjust", !arguments.contains("--"),
+           let k = arguments.firstIndex(where: { $0.count > 1 && $0.hasPrefix("-") && Int64($0) != nil }) {
+            let points = arguments.remove(at: k)
+            arguments += ["--", points]
+        }
+        main(arguments)
+    }
 }
 
 struct PolicyCommand: ParsableCommand {

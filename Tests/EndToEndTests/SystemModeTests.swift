@@ -205,6 +205,14 @@ struct SystemModeTests {
         #expect(try d.stctl(65534, ["status", "--user", "stkid65005"]).status == 1)
         let unnamed = try ReplayBinaryTests.runBinary(ControlSocketTests.stctl, ["status", "--socket", d.socket])
         #expect(unnamed.status == 1 && unnamed.stderr.contains("several children are watched here: name one with --user NAME (stkid65005, stkid65006)"), "\(unnamed.stderr)")
+        // The parent does every parent command for both children.
+        for child in ["stkid65005", "stkid65006"] {
+            for args in [["redeem", "1"], ["adjust", "-1", "--reason", "test"], ["policy", "reload"], ["report"], ["sessions"], ["history"], ["status"]] {
+                let r = try d.stctl(Self.parent, args + ["--user", child])
+                #expect(r.status == 0, "parent: \(args) for \(child): \(r.stdout)\(r.stderr)")
+            }
+        }
+        #expect(try d.sql("stkid65006", "SELECT kind || ' ' || points FROM ledger WHERE kind != 'earned' ORDER BY seq") == "adjusted 10\nredeemed -1\nadjusted -1")
         // The state is root's.
         let mode = try FileManager.default.attributesOfItem(atPath: d.base + "/state/stkid65005")
         #expect((mode[.posixPermissions] as? Int) == 0o700 && (mode[.ownerAccountID] as? Int) == 0)

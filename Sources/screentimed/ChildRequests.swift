@@ -20,7 +20,7 @@ extension Child {
         func parentOnly(_ what: String) -> ControlReply? {
             if role == .parent { return nil }
             guard let phrase = request.passphrase else {
-                return .refused("\(what) is for parents: run it as root (sudo stctl …) or as a user in the policy's [parents] users, or give the parent passphrase; you are \(who)")
+                return .refused("\(what) is for parents: run it as root (sudo stctl …) or as a user in the policy's [parents] users or groups, or give the parent passphrase; you are \(who)")
             }
             guard let hash = live.engine.policy.parents.passphraseHash else {
                 return .refused("\(what) is for parents, and the policy sets no parent passphrase ([parents] passphrase_hash); you are \(who)")

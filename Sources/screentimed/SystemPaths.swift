@@ -28,14 +28,15 @@ enum SystemPaths {
         return (children, problems)
     }
 
-    /// Makes a folder of root's with `mode` (or gives an existing one that mode).
+    /// Makes a missing folder with `mode`. An existing one is left as it is: `--socket` or
+    /// `--state-dir` may name a folder that is not only ours (systemd makes the default ones with
+    /// their modes, and each child's state folder is made 0700).
     static func makeFolder(_ path: String, mode: Int) throws {
         let fm = FileManager.default
         do {
             if !fm.fileExists(atPath: path) {
                 try fm.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: mode])
             }
-            try fm.setAttributes([.posixPermissions: mode], ofItemAtPath: path)
         } catch {
             throw StoreError(description: "\(path): cannot make the folder: \(error.localizedDescription)")
         }

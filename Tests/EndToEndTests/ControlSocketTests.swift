@@ -121,7 +121,7 @@ struct ControlSocketTests {
         let policy = d.base + "/policy.toml"
         let child = try d.stctl(["policy", "reload"], asChild: true)
         #expect(child.status == 1)
-        #expect(child.stderr == "stctl: policy reload is for parents: run it as root (sudo stctl …) or as a user in the policy's [parents] users, or give the parent passphrase; you are nobody\n")
+        #expect(child.stderr == "stctl: policy reload is for parents: run it as root (sudo stctl …) or as a user in the policy's [parents] users or groups, or give the parent passphrase; you are nobody\n")
         let unchanged = try d.stctl(["policy", "reload"])
         #expect(unchanged.stdout == "\(policy) is unchanged; nothing to reload.\n")
 
@@ -205,7 +205,7 @@ struct ControlSocketTests {
         let d = try RunningDaemon()
         let childRedeem = try d.stctl(["redeem", "5"], asChild: true)
         #expect(childRedeem.status == 1)
-        #expect(childRedeem.stderr == "stctl: redeem is for parents: run it as root (sudo stctl …) or as a user in the policy's [parents] users, or give the parent passphrase; you are nobody\n")
+        #expect(childRedeem.stderr == "stctl: redeem is for parents: run it as root (sudo stctl …) or as a user in the policy's [parents] users or groups, or give the parent passphrase; you are nobody\n")
         let childAdjust = try d.stctl(["adjust", "100", "--reason", "I deserve it"], asChild: true)
         #expect(childAdjust.status == 1)
 

@@ -86,6 +86,7 @@ struct HookSupervisor {
         }
         guard now >= nextDue else { return out }
         nextLook = now + Self.lookEvery
+        var sessionsNow: Set<String> = []
         for child in children {
             let list: [LoginSession]
             do { list = try sessions.sessions(of: child.uid) } catch {
@@ -98,6 +99,7 @@ struct HookSupervisor {
             }
             problem[child.uid] = nil
             let wanted = list.filter { $0.wantsX11Hook || $0.isLocalWayland }
+            sessionsNow.formUnion(wanted.map(\.id))
             for s in wanted where running[s.id] == nil {
                 if let r = retry[s.id], now < r.at { continue }
                 guard let plan = plan(for: s, child: child) else { continue }
@@ -121,6 +123,8 @@ struct HookSupervisor {
                                   fields: ["event": "hook_stopped", "session": "\(id)", "pid": "\(hook.pid)"]))
             }
         }
+        // What is known of sessions that are gone is forgotten (when every child's were read).
+        if problem.isEmpty { retry = retry.filter { sessionsNow.contains($0.key) } }
         return out
     }
 

@@ -1,35 +1,44 @@
 import Foundation
-import Synchronization
 import Testing
 
 /// A real X server (Xvfb) with a real window manager (openbox), on a display of its own
 /// (../shared/RECIPES.md). Windows are xterms, started as the child (uid 65534).
 public final class X11Session {
-    /// How far the display numbers of this process's sessions have moved on.
-    private static let started = Atomic<Int>(0)
     public let display: String
     private var processes: [Process] = []
 
     public init() throws {
-        // A display number no other test uses: Xvfb takes the lock file, the first free one wins.
-        // Sessions of this process start from different numbers (tests run in parallel), and a
-        // display counts only while our Xvfb still runs (xdpyinfo would answer for another's).
-        var n = 90 + Int(getpid() % 50) * 4 + X11Session.started.add(8, ordering: .relaxed).oldValue
-        var xvfb: Process? = nil
-        for _ in 0..<40 {
-            if !FileManager.default.fileExists(atPath: "/tmp/.X\(n)-lock") {
-                let p = try X11Session.start("/usr/bin/Xvfb", [":\(n)", "-screen", "0", "1280x800x24", "-nolisten", "tcp"])
-                if X11Session.wait(for: { X11Session.run("/usr/bin/xdpyinfo", ["-display", ":\(n)"]) == 0 }, while: p) {
-                    usleep(100_000)
-                    if p.isRunning { xvfb = p; break }
-                }
-                kill(p.processIdentifier, SIGKILL)
-                reap(p)
-            }
-            n += 1
+        // Xvfb chooses a free display itself and says which (`-displayfd`): no two sessions (of
+        // parallel tests, or of other runs) can pick the same one, and stale lock files of killed
+        // servers are Xvfb's to clear.
+        let xvfb = Process()
+        xvfb.executableURL = URL(fileURLWithPath: "/usr/bin/Xvfb")
+        xvfb.arguments = ["-displayfd", "1", "-screen", "0", "1280x800x24", "-nolisten", "tcp"]
+        xvfb.environment = ["PATH": "/usr/bin:/bin"]
+        let chosen = Pipe()
+        xvfb.standardOutput = chosen
+        xvfb.standardError = FileHandle.nullDevice
+        try xvfb.run()
+        var said = ""
+        let reader = chosen.fileHandleForReading
+        for _ in 0..<1000 where !said.hasSuffix("\n") && xvfb.isRunning {
+            var ready = pollfd(fd: reader.fileDescriptor, events: Int16(POLLIN), revents: 0)
+            guard poll(&ready, 1, 20) > 0 else { continue }
+            let data = reader.availableData
+            if data.isEmpty { break }
+            said += String(decoding: data, as: UTF8.self)
         }
-        guard let xvfb else { throw FixtureFailure("Xvfb did not start") }
+        guard let n = Int(said.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            if xvfb.isRunning { kill(xvfb.processIdentifier, SIGKILL) }
+            reap(xvfb)
+            throw FixtureFailure("Xvfb did not start (it said \"\(said)\")")
+        }
         display = ":\(n)"
+        guard X11Session.wait(for: { X11Session.run("/usr/bin/xdpyinfo", ["-display", ":\(n)"]) == 0 }, while: xvfb) else {
+            kill(xvfb.processIdentifier, SIGKILL)
+            reap(xvfb)
+            throw FixtureFailure("Xvfb on :\(n) does not answer")
+        }
         processes.append(xvfb)
         let wm = try X11Session.start("/usr/bin/openbox", ["--sm-disable"], display: display)
         processes.append(wm)
@@ -39,6 +48,9 @@ public final class X11Session {
     }
 
     deinit {
+        // SIGTERM first: Xvfb then removes its lock file and socket.
+        for p in processes.reversed() where p.isRunning { kill(p.processIdentifier, SIGTERM) }
+        for _ in 0..<50 where processes.contains(where: \.isRunning) { usleep(20_000) }
         for p in processes.reversed() where p.isRunning { kill(p.processIdentifier, SIGKILL) }
         for p in processes { reap(p) }
     }

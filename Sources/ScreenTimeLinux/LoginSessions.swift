@@ -17,9 +17,31 @@ public struct LoginSession: Sendable, Equatable {
     public var isLocalWayland: Bool { type == "wayland" && state != "closing" && !remote }
 }
 
+/// logind's manager and sessions, asked over a bus: shared by `LogindObserver` (the one session it
+/// follows) and `LoginSessions` (all of a child's, in system mode).
+extension Bus {
+    static let login1 = "org.freedesktop.login1"
+    static let loginSessionInterface = "org.freedesktop.login1.Session"
+
+    /// The sessions of `uid` (`ListSessions`): their ids and object paths.
+    func loginSessions(of uid: UInt32) throws(BusError) -> [(id: String, path: String)] {
+        let list = try call(Self.login1, "/org/freedesktop/login1", "org.freedesktop.login1.Manager", "ListSessions")
+        return (list.arguments.first?.elements ?? []).compactMap { s in
+            let f = s.elements
+            guard f.count == 5, f[1].uint32 == uid, let id = f[0].string, let path = f[4].string else { return nil }
+            return (id, path)
+        }
+    }
+
+    /// A session's properties, variants unwrapped.
+    func loginSessionProperties(_ path: String) throws(BusError) -> [String: BusValue] {
+        try call(Self.login1, path, "org.freedesktop.DBus.Properties", "GetAll", [.string(Self.loginSessionInterface)])
+            .arguments.first?.dictionary ?? [:]
+    }
+}
+
 /// Asks logind (`ListSessions`, then each session's properties) which sessions a user has.
 public final class LoginSessions {
-    private static let login1 = "org.freedesktop.login1"
     private let address: String?
     private var bus: Bus?
 
@@ -31,18 +53,12 @@ public final class LoginSessions {
         do {
             if bus == nil { bus = try Bus(.system, address: address) }
             let bus = bus!
-            var out: [LoginSession] = []
-            let list = try bus.call(Self.login1, "/org/freedesktop/login1", "org.freedesktop.login1.Manager", "ListSessions")
-            for s in list.arguments.first?.elements ?? [] {
-                let f = s.elements
-                guard f.count == 5, f[1].uint32 == uid, let id = f[0].string, let path = f[4].string else { continue }
-                let p = try bus.call(Self.login1, path, "org.freedesktop.DBus.Properties", "GetAll", [.string("org.freedesktop.login1.Session")])
-                    .arguments.first?.dictionary ?? [:]
-                out.append(LoginSession(id: id, type: p["Type"]?.string ?? "", display: p["Display"]?.string ?? "",
-                                        leader: Int32(bitPattern: p["Leader"]?.uint32 ?? 0), state: p["State"]?.string ?? "",
-                                        remote: p["Remote"]?.bool ?? false))
-            }
-            return out.sorted { $0.id < $1.id }
+            return try bus.loginSessions(of: uid).map { s throws(BusError) in
+                let p = try bus.loginSessionProperties(s.path)
+                return LoginSession(id: s.id, type: p["Type"]?.string ?? "", display: p["Display"]?.string ?? "",
+                                    leader: Int32(bitPattern: p["Leader"]?.uint32 ?? 0), state: p["State"]?.string ?? "",
+                                    remote: p["Remote"]?.bool ?? false)
+            }.sorted { $0.id < $1.id }
         } catch {
             bus = nil
             throw error

@@ -36,8 +36,8 @@ public final class LogindObserver {
     /// Why logind is not watched right now; nil while it is.
     public private(set) var problem: String? = "logind has not been asked yet"
 
-    private static let login1 = "org.freedesktop.login1"
-    private static let sessionInterface = "org.freedesktop.login1.Session"
+    private static let login1 = Bus.login1
+    private static let sessionInterface = Bus.loginSessionInterface
 
     /// `address`: a bus address instead of the system bus (tests).
     public init(uid: UInt32, address: String? = nil) {
@@ -142,12 +142,7 @@ public final class LogindObserver {
                                    [.uint32(UInt32(getpid()))]).arguments.first?.string {
             candidates.append(own)
         }
-        if let list = try? bus.call(Self.login1, "/org/freedesktop/login1", "org.freedesktop.login1.Manager", "ListSessions") {
-            for s in list.arguments.first?.elements ?? [] {
-                let f = s.elements
-                if f.count == 5, f[1].uint32 == uid, let path = f[4].string, !candidates.contains(path) { candidates.append(path) }
-            }
-        }
+        for s in (try? bus.loginSessions(of: uid)) ?? [] where !candidates.contains(s.path) { candidates.append(s.path) }
         var best: (path: String, properties: [String: BusValue], score: Int)? = nil
         for path in candidates {
             guard let props = try? properties(of: path), props["User"]?.elements.first?.uint32 == uid else { continue }
@@ -168,8 +163,7 @@ public final class LogindObserver {
 
     private func properties(of path: String) throws(BusError) -> [String: BusValue] {
         guard let bus else { throw BusError("no bus") }
-        return try bus.call(Self.login1, path, "org.freedesktop.DBus.Properties", "GetAll", [.string(Self.sessionInterface)])
-            .arguments.first?.dictionary ?? [:]
+        return try bus.loginSessionProperties(path)
     }
 
     private func readSession(_ path: String, now: Microseconds) {

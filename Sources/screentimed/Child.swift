@@ -18,7 +18,10 @@ struct Child {
     /// The child's own lines: each carries `SCREENTIME_USER`; in system mode the message starts
     /// with the child's name.
     let logger: Logger
-    let prefix: String
+    /// System mode: the daemon is root's and runs the desktop hooks; this child's own processes
+    /// may only make accounting stricter.
+    let system: Bool
+    private var prefix: String { system ? "\(name): " : "" }
     /// Signals stop and resume orders (only this child's processes).
     var enforcer: Enforcer
     /// The child's logind session: idle, lock, sleep (nil: not watched, `--no-logind`).
@@ -51,7 +54,7 @@ struct Child {
         var logger = logger
         logger[metadataKey: "user"] = "\(name)"
         self.logger = logger
-        prefix = system ? "\(name): " : ""
+        self.system = system
         enforcer = Enforcer(group: ProcessGroup(uids: [uid]))
     }
 

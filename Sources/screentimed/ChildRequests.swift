@@ -10,7 +10,7 @@ extension Child {
     /// Answers one request about this child; what changes state goes through the event log like
     /// everything else. `hooks`: the child's desktop hooks connected now; `announce`: told before
     /// and after a policy reload (systemd's RELOADING=1 and READY=1).
-    mutating func answer(_ request: ControlRequest, from caller: ControlServer.Caller, system: Bool, hooks: [String],
+    mutating func answer(_ request: ControlRequest, from caller: ControlServer.Caller, hooks: [String],
                          announce: (Bool) -> Void) -> ControlReply {
         let peer = caller.credentials
         let role = currentAuthority().role(of: peer)

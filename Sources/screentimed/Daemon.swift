@@ -183,7 +183,9 @@ struct Daemon {
                              + (caller.credentials.uid == 0 ? " (\(children.map(\.name).joined(separator: ", ")))" : "")), nil)
         }
         let uid = children[i].uid
-        let reply = children[i].answer(request, from: caller, system: system, hooks: server?.hooks(of: uid) ?? [], announce: announcer())
+        // Only a reload tells systemd anything (and the status line is not worth making for every hook event).
+        let announce = request.command == .reload ? announcer() : { _ in }
+        let reply = children[i].answer(request, from: caller, hooks: server?.hooks(of: uid) ?? [], announce: announce)
         return (reply, uid)
     }
 

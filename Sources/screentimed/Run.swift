@@ -68,29 +68,47 @@ struct Run: ParsableCommand {
         let logger = log.logger(label: "screentimed")
         if system { return try runSystem(every: every, cpu: cpu, quiet: quiet, logger: logger) }
         let path = try policy ?? Run.defaultPolicyPath(uid: uid)
-        let text: String
-        do throws(PolicyError) { text = try PolicyLoader.loadWithText(path: path).text } catch {
-            throw fail(error.description, code: 2)
-        }
-        do {
+        let text = try policyText(at: path)
+        try sayingStateProblems {
             let store = try state.open(create: true)
             let lock = try state.lockForWriting()
             defer { withExtendedLifetime(lock) {} }
             let live = try LiveState(store: store, policyText: text, policyFile: path)
-            let listener: UnixListener
-            do { listener = try UnixListener(path: try socketPath(), mode: 0o600) } catch let e as SocketError {
-                throw fail("screentimed: \(e.description)", code: 1)
-            }
+            let listener = try listen(at: try socketPath(), mode: 0o600)
             var child = Child(uid: uid, name: UserAccount.name(of: uid) ?? "uid \(uid)", live: live, policyPath: path, logger: logger, system: false)
-            if !noLogind { child.logind = LogindObserver(uid: uid) }
+            watch(&child)
             if !noNotifications { child.notifier = Notifier() }
-            if keepLogDays > 0 { child.retention = Retention(keep: Int64(keepLogDays) * 86_400 * Seconds.micro) }
             try serve([child], listener: listener, every: every, cpu: cpu, quiet: quiet, logger: logger)
-        } catch let e as StoreError {
+        }
+    }
+
+    /// The policy file's text; a policy with a problem is exit status 2, with the problem and its line.
+    func policyText(at path: String) throws -> String {
+        do throws(PolicyError) { return try PolicyLoader.loadWithText(path: path).text } catch {
+            throw fail(error.description, code: 2)
+        }
+    }
+
+    /// The control socket; one that cannot be made is exit status 1.
+    func listen(at path: String, mode: mode_t) throws -> UnixListener {
+        do { return try UnixListener(path: path, mode: mode) } catch let e as SocketError {
+            throw fail("screentimed: \(e.description)", code: 1)
+        }
+    }
+
+    /// Runs `body`; a state or policy it cannot use is exit status 1 (systemd does not retry it).
+    func sayingStateProblems(_ body: () throws -> Void) throws {
+        do { try body() } catch let e as StoreError {
             throw fail("screentimed: \(e.description)", code: 1)
         } catch let e as PolicyError {
             throw fail("screentimed: \(e.description)", code: 1)
         }
+    }
+
+    /// What every child gets from the options: logind, retention.
+    func watch(_ child: inout Child) {
+        if !noLogind { child.logind = LogindObserver(uid: child.uid) }
+        if keepLogDays > 0 { child.retention = Retention(keep: Int64(keepLogDays) * 86_400 * Seconds.micro) }
     }
 
     /// Runs the daemon for `children` until SIGTERM or SIGINT.
@@ -119,43 +137,30 @@ struct Run: ParsableCommand {
             throw fail("screentimed: no child to watch: write \(policyDir)/USER.toml for each child (start from policies/default.toml)", code: 2)
         }
         let stateRoot = state.stateDir ?? SystemPaths.stateRoot
-        do {
+        try sayingStateProblems {
             try SystemPaths.makeFolder(stateRoot, mode: 0o700)
             var children: [Child] = []
             var locks: [FileLock] = []
             defer { withExtendedLifetime(locks) {} }
             for (account, path) in policies.children {
-                let text: String
-                do throws(PolicyError) { text = try PolicyLoader.loadWithText(path: path).text } catch {
-                    throw fail(error.description, code: 2)
-                }
+                let text = try policyText(at: path)
                 var options = StateOptions()
                 options.stateDir = stateRoot + "/" + account.name
                 let store = try options.open(create: true)
                 locks.append(try options.lockForWriting())
                 let live = try LiveState(store: store, policyText: text, policyFile: path)
                 var child = Child(uid: account.uid, name: account.name, live: live, policyPath: path, logger: logger, system: true)
-                if !noLogind { child.logind = LogindObserver(uid: account.uid) }
+                watch(&child)
                 child.notificationsOff = "desktop notifications are not shown in system mode yet: the journal has every warning and stop"
-                if keepLogDays > 0 { child.retention = Retention(keep: Int64(keepLogDays) * 86_400 * Seconds.micro) }
                 children.append(child)
             }
             let path = socket ?? ControlProtocol.systemSocketPath
-            let listener: UnixListener
-            do {
-                try SystemPaths.makeFolder((path as NSString).deletingLastPathComponent, mode: 0o755)
-                listener = try UnixListener(path: path, mode: 0o666)
-            } catch let e as SocketError {
-                throw fail("screentimed: \(e.description)", code: 1)
-            }
+            try SystemPaths.makeFolder((path as NSString).deletingLastPathComponent, mode: 0o755)
+            let listener = try listen(at: path, mode: 0o666)
             let hooks = noLogind || noDesktopHooks ? nil
                 : HookSupervisor(hookPath: HookSupervisor.installed("screentime-hook-x11"), stctlPath: HookSupervisor.installed("stctl"),
                                  socketPath: path, sessions: LoginSessions())
             try serve(children, listener: listener, every: every, cpu: cpu, quiet: quiet, logger: logger, hooks: hooks)
-        } catch let e as StoreError {
-            throw fail("screentimed: \(e.description)", code: 1)
-        } catch let e as PolicyError {
-            throw fail("screentimed: \(e.description)", code: 1)
         }
     }
 

@@ -74,32 +74,9 @@ struct JournalTests {
         let apps = try AppCopies.folder()
         let game = "\(apps)/supertuxkart", learning = "\(apps)/gcompris-qt"
         // `--log auto` with systemd's JOURNAL_STREAM naming the daemon's stderr: the journal, natively.
-        let d = try LiveDaemon(policy: """
-            version = 1
-            timezone = "UTC"
-            [points]
-            learning_per_hour = 3600
-            per_reward_minute = 1
-            [validation]
-            idle_after = "2s"
-            min_session = "2s"
-            min_focus_dwell = "0s"
-            [rewards]
-            daily_limit = "2s"
-            [enforcement]
-            warn_before = []
-            action = "terminate"
-            grace = "1s"
-            [[apps]]
-            name = "GCompris"
-            category = "learning"
-            exe = ["\(learning)"]
-            [[apps]]
-            name = "SuperTuxKart"
-            category = "reward"
-            exe = ["\(game)"]
-            """, arguments: ["--sample-every", "200ms", "--no-logind", "--no-notifications", "--log", "auto"],
-            uid: Self.child, launcher: launcher, journalStream: true)
+        let d = try LiveDaemon(policy: TestPolicy.learningAndGame(learning: learning, game: game, dailyLimit: "2s", idleAfter: "2s"),
+                               arguments: ["--sample-every", "200ms", "--no-logind", "--no-notifications", "--log", "auto"],
+                               uid: Self.child, launcher: launcher, journalStream: true)
         let started = try Self.entry(dir, event: "started")
         #expect(started["PRIORITY"] == ["6"] && started["SYSLOG_IDENTIFIER"] == ["screentimed"], "\(started)")
 

@@ -92,33 +92,7 @@ struct SystemModeTests {
     }
 
     static func policy(games: String, learning: String, parents: String) -> String {
-        """
-        version = 1
-        timezone = "UTC"
-        [points]
-        learning_per_hour = 3600
-        per_reward_minute = 1
-        [validation]
-        idle_after = "5s"
-        min_session = "2s"
-        min_focus_dwell = "0s"
-        [rewards]
-        daily_limit = "3s"
-        [enforcement]
-        warn_before = []
-        action = "terminate"
-        grace = "1s"
-        [parents]
-        \(parents)
-        [[apps]]
-        name = "GCompris"
-        category = "learning"
-        exe = ["\(learning)"]
-        [[apps]]
-        name = "SuperTuxKart"
-        category = "reward"
-        exe = ["\(games)"]
-        """
+        TestPolicy.learningAndGame(learning: learning, game: games, dailyLimit: "3s", idleAfter: "5s", parents: parents)
     }
 
     @Test("each child's games are stopped on their own ledger; a parent by name and one by group act for them; a child asks only about themselves")

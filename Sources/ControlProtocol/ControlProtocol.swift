@@ -106,6 +106,19 @@ extension ControlReply {
             w.key("current_counts"); text(s.currentCounts)
             w.key("hooks"); w.beginArray(); for h in s.hooks { w.string(h) }; w.endArray()
             w.key("learning_today_seconds"); w.int(s.learningTodaySeconds)
+            if let notices = s.notices {
+                w.key("notices"); w.beginArray()
+                for n in notices {
+                    w.beginObject()
+                    w.key("body"); w.string(n.body)
+                    w.key("id"); w.int(n.id)
+                    w.key("shown"); w.bool(n.shown)
+                    w.key("summary"); w.string(n.summary)
+                    w.key("urgency"); w.string(n.urgency)
+                    w.endObject()
+                }
+                w.endArray()
+            }
             w.key("observers"); w.beginObject()
             w.key("focus_hook"); w.bool(s.observers.focusHook)
             w.key("logind"); w.bool(s.observers.logind)
@@ -409,6 +422,22 @@ public struct ControlReply: Codable, Sendable, Equatable {
         public var hooks: [String]
         /// What the daemon cannot see, in words ("no desktop hook: learning is not credited").
         public var blindSpots: [String]
+        /// The last things the child was told (warnings, stops, points), newest last: for the
+        /// GNOME Shell extension, which shows those the daemon could not show itself.
+        public var notices: [Notice]? = nil
+
+        /// One thing the child was told. `id` grows by one for each (from the daemon's start);
+        /// `shown`: the daemon showed it as a desktop notification itself.
+        public struct Notice: Codable, Sendable, Equatable {
+            public var id: Int64
+            public var summary: String
+            public var body: String
+            public var urgency: String
+            public var shown: Bool
+            public init(id: Int64, summary: String, body: String, urgency: String, shown: Bool) {
+                self.id = id; self.summary = summary; self.body = body; self.urgency = urgency; self.shown = shown
+            }
+        }
 
         public struct Observers: Codable, Sendable, Equatable {
             public var proc: Bool
@@ -437,6 +466,7 @@ public struct ControlReply: Codable, Sendable, Equatable {
             try c.encode(observers, forKey: .observers)
             try c.encode(hooks, forKey: .hooks)
             try c.encode(blindSpots, forKey: .blindSpots)
+            try c.encodeIfPresent(notices, forKey: .notices)
         }
 
         public init(balance: Int64, rewardAvailableSeconds: Int64, rewardRemainingSeconds: Int64, rewardTodayRemainingSeconds: Int64,

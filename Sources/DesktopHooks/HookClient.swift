@@ -30,13 +30,14 @@ public final class HookClient {
     }
 
     /// The window in focus now (nil pid: nothing focused). Sent when it differs from the last one.
-    public func focused(pid: Int32?, appID: String?, title: String?) throws(Refused) {
+    public func focused(pid: Int32?, appID: String?, title: String?, flatpak: String? = nil) throws(Refused) {
         var w = JSONWriter()
         w.beginObject()
         w.key("event"); w.string("focus_changed")
         w.key("pid"); if let pid { w.int(Int64(pid)) } else { w.null() }
         if let appID { w.key("app_id"); w.string(String(appID.prefix(200))) }
         if let title { w.key("title"); w.string(String(title.prefix(500))) }
+        if let flatpak { w.key("flatpak"); w.string(String(flatpak.prefix(200))) }
         w.endObject()
         guard w.output != focus else { return }
         focus = w.output

@@ -85,11 +85,15 @@ public struct FocusedWindow: Sendable, Equatable, Codable {
     /// the focus went away, so what is focused is unknown until one reports again. The time in
     /// between is refused as `hook_gap`.
     public var hookLost: Bool?
+    /// Added by screentime: the Flatpak id the compositor gives the window (GNOME Shell's
+    /// sandboxed app id). A hint recorded in the log, as the sampler's `flatpak`; never identity.
+    public var flatpak: String?
 
-    public init(pid: Int32?, appID: String? = nil, title: String? = nil, hookLost: Bool? = nil) {
+    public init(pid: Int32?, appID: String? = nil, title: String? = nil, hookLost: Bool? = nil, flatpak: String? = nil) {
         self.pid = pid
         self.appID = appID
         self.title = title
         self.hookLost = hookLost
+        self.flatpak = flatpak
     }
 }

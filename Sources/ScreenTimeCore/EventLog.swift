@@ -65,7 +65,7 @@ public enum EventLog {
             let pid: Int32? = f.value("pid") == .null ? nil : try f.pid("pid")
             let lost = try f.optionalBool("hook_lost") == true && pid == nil
             kind = .focusChanged(FocusedWindow(pid: pid, appID: try f.optionalString("app_id"), title: try f.optionalString("title"),
-                                               hookLost: lost ? true : nil))
+                                               hookLost: lost ? true : nil, flatpak: try f.optionalString("flatpak")))
         case "input":
             let count = try f.optionalInt("count") ?? 1
             guard count >= 0 else { throw LineError(reason: "'count' must not be negative") }
@@ -141,6 +141,7 @@ public enum EventLog {
             w.key("pid"); if let p = f.pid { w.int(Int64(p)) } else { w.null() }
             if let v = f.appID { w.key("app_id"); w.string(v) }
             if let v = f.title { w.key("title"); w.string(v) }
+            if let v = f.flatpak { w.key("flatpak"); w.string(v) }
             if f.hookLost == true { w.key("hook_lost"); w.bool(true) }
         case .input(let count):
             w.key("count"); w.int(count)

@@ -42,6 +42,13 @@ struct Child {
     /// Monotonic time of the last save (or failed try), and why saving fails while it does.
     var lastSave = SystemClock.monoMicros()
     var saveFailure: String? = nil
+    /// The last notices told (for `status`), and how many were told since the start.
+    var recentNotices: [ControlReply.Status.Notice] = []
+    var noticesTold: Int64 = 0
+    /// System mode: the compositor whose reports are believed (GNOME Shell with the extension).
+    var compositor = BelievedCompositor()
+    /// The child's account (uid, groups, home), for what they can change; nil: not in the user database.
+    let account: UserAccount?
     /// What requests caused (a redemption that lets a paused game go on, a hook's focus on a game
     /// with no time left), carried out after the requests are answered.
     var pending: [Effect] = []
@@ -55,6 +62,7 @@ struct Child {
         logger[metadataKey: "user"] = "\(name)"
         self.logger = logger
         self.system = system
+        account = system ? UserAccount.lookup(uid: uid) : nil
         enforcer = Enforcer(group: ProcessGroup(uids: [uid]))
     }
 
@@ -122,7 +130,7 @@ struct Child {
         let engine = live.engine
         func at(_ w: Microseconds) -> String { RFC3339.format(micros: w, utcOffsetSeconds: engine.utcOffset(at: w)) }
         func seconds(_ us: Microseconds) -> Logger.MetadataValue { "\(us / Seconds.micro)" }
-        let told = Notice.about(e, policy: engine.policy).map(tell) ?? ""
+        let told = Notice.about(e, policy: engine.policy).map { tell($0) } ?? ""
         switch e {
         case .warn(let w):
             log("\(at(w.at)) warn: \(DurationText.words(w.remaining)) of game time left (\(w.limit.rawValue))" + told,
@@ -195,11 +203,15 @@ struct Child {
         }
     }
 
-    /// Shows a notice on the child's desktop; returns what the journal line adds about it.
-    private func tell(_ notice: Notice) -> String {
-        guard let notifier else { return "" }
-        if notifier.notify(summary: notice.summary, body: notice.body, urgency: notice.urgency, now: SystemClock.monoMicros()) { return "; notified" }
-        return "; not notified (\(notifier.problem ?? "no notification service"))"
+    /// Shows a notice on the child's desktop, and keeps it for `status` (the GNOME Shell extension
+    /// shows those not shown here); returns what the journal line adds about it.
+    private mutating func tell(_ notice: Notice) -> String {
+        let shown = notifier?.notify(summary: notice.summary, body: notice.body, urgency: notice.urgency, now: SystemClock.monoMicros())
+        noticesTold += 1
+        recentNotices.append(.init(id: noticesTold, summary: notice.summary, body: notice.body, urgency: "\(notice.urgency)", shown: shown == true))
+        if recentNotices.count > 5 { recentNotices.removeFirst(recentNotices.count - 5) }
+        guard let notifier, let shown else { return "" }
+        return shown ? "; notified" : "; not notified (\(notifier.problem ?? "no notification service"))"
     }
 
     // MARK: Saving

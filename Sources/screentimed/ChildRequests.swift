@@ -116,10 +116,8 @@ extension Child {
                 let event = try EventLog.decode(hookEvent: text, at: now.wall, mono: now.mono)
                 // System mode: the hooks the daemon starts run as root; what the child's own
                 // processes send can make accounting stricter (idle, locked), never credit time.
-                if system, peer.uid != 0, !event.kind.onlyStricter {
-                    log("refused a \(event.name) hook event from \(who)'s own process (pid \(peer.pid)): in system mode only the daemon's own hooks may report focus and input",
-                        level: .warning, ["event": "hook_event_refused", "pid": "\(peer.pid)"])
-                    return .refused("in system mode, \(name)'s own processes may report only idle and locked (the daemon runs the desktop hooks itself)")
+                if system, peer.uid != 0, !event.kind.onlyStricter, let refusal = compositorRefusal(event, from: peer, who: who) {
+                    return refusal
                 }
                 pending += live.ingest(event)
                 return ControlReply(ok: true)
@@ -128,6 +126,29 @@ extension Child {
             return .refused("not an event: \(e.reason)")
         } catch {
             return .refused("nothing was changed, because it cannot be saved: \(error)")
+        }
+    }
+
+    /// System mode: focus or input from one of the child's own processes is believed only from the
+    /// session's own compositor (`CompositorTrust`); nil: believe it. Everything else is refused
+    /// and logged.
+    private mutating func compositorRefusal(_ event: Event, from peer: PeerCredentials, who: String) -> ControlReply? {
+        let facts = account.map { CompositorFacts.read(pid: peer.pid, child: $0, extensionUUID: CompositorTrust.gnomeExtension) }
+        if let why = facts.map({ CompositorTrust.distrust($0, child: uid) }) ?? "\(name) is not in the user database" {
+            log("refused a \(event.name) hook event from \(who)'s own process (pid \(peer.pid), \(facts?.exe ?? "gone")): in system mode only the daemon's own hooks and the session's compositor may report focus and input, and this is neither: \(why)",
+                level: .warning, ["event": "hook_event_refused", "pid": "\(peer.pid)", "reason": "\(why)"])
+            return .refused("in system mode, \(name)'s own processes may report only idle and locked (the daemon runs the desktop hooks itself, and believes only the session's compositor: \(why))")
+        }
+        switch compositor.claim(peer.pid, alive: { ProcFS.contents(of: "/proc/\($0)/stat") != nil }) {
+        case .believed:
+            return nil
+        case .newlyContested(let other):
+            log("two compositors claim \(name)'s session (pids \(other) and \(peer.pid)): neither is believed until one of them is gone, and nothing counts as focused meanwhile",
+                level: .warning, ["event": "compositor_contested", "pid": "\(peer.pid)", "other_pid": "\(other)"])
+            pending += live.ingest(stamp(.focusChanged(FocusedWindow(pid: nil, hookLost: true))))
+            return .refused("another compositor (pid \(other)) reports \(name)'s session too: neither is believed until one of them is gone")
+        case .contested(let other):
+            return .refused("another compositor (pid \(other)) reports \(name)'s session too: neither is believed until one of them is gone")
         }
     }
 
@@ -223,7 +244,7 @@ extension Child {
             case .blocked: return "blocked: it is closed"
             }
         }
-        return ControlReply.Status(
+        var status = ControlReply.Status(
             balance: engine.ledger.balance, rewardAvailableSeconds: r.availableNow / Seconds.micro,
             rewardRemainingSeconds: r.remaining / Seconds.micro, rewardTodayRemainingSeconds: engine.rewardAvailableToday / Seconds.micro,
             rewardUsedTodaySeconds: r.usedToday / Seconds.micro, learningTodaySeconds: engine.learningCreditedToday / Seconds.micro,
@@ -232,6 +253,8 @@ extension Child {
             currentApp: app?.name, currentCategory: app?.category.rawValue, currentCounts: counts,
             observers: .init(proc: true, logind: logind?.watching ?? false, focusHook: !hooks.isEmpty, notifications: notifier?.available ?? false),
             hooks: hooks, blindSpots: blind)
+        status.notices = recentNotices
+        return status
     }
 }
 

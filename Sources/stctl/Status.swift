@@ -6,12 +6,34 @@ import Foundation
 struct Status: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Points, game time left now and today, learning today, and what the app in use counts as.",
-        discussion: "--json prints the status object of docs/protocol.md.")
+        discussion: """
+            --json prints the status object of docs/protocol.md. --format waybar prints one line of JSON for waybar's \
+            custom module (return-type json), --format i3blocks the lines i3blocks reads; both say when the daemon \
+            cannot be reached instead of failing (docs/status-bars.md).
+            """)
+
+    /// How the status is printed: for people, or for a status bar (docs/status-bars.md).
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case text, waybar, i3blocks
+    }
+
+    @Option(name: .long, help: "waybar: one line of JSON for waybar's custom module; i3blocks: full text, short text, colour; text: for people.")
+    var format: Format = .text
 
     @OptionGroup var client: ClientOptions
 
+    func validate() throws {
+        if client.json, format != .text {
+            throw ValidationError("--json and --format \(format.rawValue) do not go together: --json prints the daemon's status object, --format \(format.rawValue) a status bar's line; use one of them")
+        }
+    }
+
     func run() throws {
         try reporting {
+            if format != .text {
+                print(Status.bar(format, reply: Result { try client.send(ControlRequest(.status)) }))
+                return
+            }
             let reply = try client.send(ControlRequest(.status))
             if client.json, reply.ok, let s = reply.status {
                 print(String(decoding: ControlProtocol.encode(s).dropLast(), as: UTF8.self))
@@ -24,7 +46,8 @@ struct Status: ParsableCommand {
         }
     }
 
-    static func text(_ s: ControlReply.Status) -> String {
+    /// The rows `stctl status` prints, and a status bar's tooltip shows: label and value.
+    static func rows(_ s: ControlReply.Status) -> [(String, String)] {
         var rows: [(String, String)] = [
             ("Points", "\(s.balance)   (+\(s.pointsToday) today; a game minute costs \(s.pointsPerRewardMinute))"),
             ("Game time now", minutes(s.rewardAvailableSeconds)),
@@ -35,10 +58,100 @@ struct Status: ParsableCommand {
         if let app = s.currentApp {
             rows.append(("In use", "\(app): \(s.currentCounts ?? s.currentCategory ?? "")"))
         }
+        return rows
+    }
+
+    static func text(_ s: ControlReply.Status) -> String {
+        let rows = rows(s)
         let width = rows.map(\.0.count).max() ?? 0
         var lines = rows.map { $0.0.padding(toLength: width + 3, withPad: " ", startingAt: 0) + $0.1 }
         lines += s.blindSpots.map { "Note: \($0)" }
         return lines.joined(separator: "\n")
+    }
+
+    // MARK: Status bars (docs/status-bars.md)
+
+    /// The bar's state: no game time usable now, less than `lowBelowSeconds`, more; or the daemon
+    /// could not be asked. Waybar's `class` and `alt`; the colour in i3blocks.
+    enum BarClass: String {
+        case none, low, ok, error
+    }
+
+    /// Under five minutes of game time usable now is "low".
+    static let lowBelowSeconds: Int64 = 300
+
+    static func barClass(_ s: ControlReply.Status) -> BarClass {
+        s.rewardAvailableSeconds <= 0 ? .none : s.rewardAvailableSeconds < lowBelowSeconds ? .low : .ok
+    }
+
+    /// "0 min", "40 s", "20 min", "1 h 05 min": the game time in a bar.
+    static func barMinutes(_ seconds: Int64) -> String { seconds <= 0 ? "0 min" : minutes(seconds) }
+
+    /// "🎮 20 min · 54 pts": game time usable now and the balance.
+    static func barText(_ s: ControlReply.Status) -> String {
+        "🎮 \(barMinutes(s.rewardAvailableSeconds)) · \(s.balance) \(abs(s.balance) == 1 ? "pt" : "pts")"
+    }
+
+    /// The tooltip: one line per row of `stctl status` ("Game time now: 20 min"), then the blind spots.
+    static func barTooltip(_ s: ControlReply.Status) -> String {
+        let order = ["Game time now", "Game time today", "Redeemed, left", "Points", "Learning today", "In use"]
+        let rows = rows(s).sorted { (order.firstIndex(of: $0.0) ?? order.count) < (order.firstIndex(of: $1.0) ?? order.count) }
+        // The terminal's rows space their remarks out ("42   (+0 today; …)"); a tooltip needs one space.
+        let lines = rows.map { "\($0.0): \($0.1.replacingOccurrences(of: "   (", with: " ("))" } + s.blindSpots.map { "Note: \($0)" }
+        return lines.joined(separator: "\n")
+    }
+
+    /// What a bar shows when the daemon cannot be asked, or refuses: the bar keeps a visible,
+    /// explained module (a failing command would make waybar hide it, and i3blocks show an error).
+    static func barError(_ why: String) -> (text: String, tooltip: String) {
+        let text = why.contains("screentimed is not running") ? "🎮 screentime: not running" : "🎮 screentime: error"
+        return (text, why.hasPrefix("stctl: ") ? String(why.dropFirst(7)) : why)
+    }
+
+    /// One line of JSON for waybar (`return-type: json`), or the lines of i3blocks.
+    static func bar(_ format: Format, reply: Result<ControlReply, any Error>) -> String {
+        let text: String, tooltip: String, shortText: String, cls: BarClass
+        switch reply {
+        case .success(let r):
+            if r.ok, let s = r.status {
+                (text, tooltip, cls) = (barText(s), barTooltip(s), barClass(s))
+                shortText = "🎮 \(barMinutes(s.rewardAvailableSeconds))"
+            } else {
+                (text, tooltip) = barError(r.error ?? "the daemon refused")
+                (shortText, cls) = ("🎮 error", .error)
+            }
+        case .failure(let e):
+            (text, tooltip) = barError((e as? Failure)?.description ?? "stctl: \(e)")
+            (shortText, cls) = (text == "🎮 screentime: not running" ? "🎮 off" : "🎮 error", .error)
+        }
+        switch format {
+        case .waybar:
+            let line = WaybarLine(text: pango(text), tooltip: pango(tooltip), class: cls.rawValue, alt: cls.rawValue)
+            return String(decoding: ControlProtocol.encode(line).dropLast(), as: UTF8.self)
+        case .i3blocks:
+            let colour: String? = switch cls {
+            case .none, .error: "#FF5555"
+            case .low: "#FFAA00"
+            case .ok: nil
+            }
+            // No colour line when all is well: an empty one would set an empty colour; the block's own `color=` stays.
+            return ([text, shortText] + (colour.map { [$0] } ?? [])).joined(separator: "\n")
+        case .text:
+            return text
+        }
+    }
+
+    /// Waybar's custom module reads these keys (man 5 waybar-custom, RETURN-TYPE).
+    struct WaybarLine: Encodable {
+        var text: String
+        var tooltip: String
+        var `class`: String
+        var alt: String
+    }
+
+    /// Waybar reads text and tooltip as Pango markup: an app named "Tux & Math" must not break it.
+    static func pango(_ s: String) -> String {
+        s.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
     }
 }
 
@@ -86,7 +199,7 @@ struct Adjust: ParsableCommand {
 struct Hook: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Desktop hooks: report what the daemon cannot see by itself.",
-        subcommands: [HookX11.self, HookSway.self, HookEvent.self])
+        subcommands: [HookX11.self, HookSway.self, HookKDE.self, HookEvent.self])
 }
 
 struct HookX11: ParsableCommand {

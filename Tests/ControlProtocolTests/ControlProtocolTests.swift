@@ -10,6 +10,14 @@ struct ControlProtocolTests {
                                              currentApp: "gcompris", currentCategory: "learning", currentCounts: "learning: earns points",
                                              observers: .init(proc: true, logind: false, focusHook: true, notifications: false),
                                              hooks: ["x11"], blindSpots: ["a \"quoted\" note", "é"])),
+        ControlReply(ok: true, status: {
+            var s = ControlReply.Status(balance: 3, rewardAvailableSeconds: 60, rewardRemainingSeconds: 60, rewardTodayRemainingSeconds: 60,
+                                        rewardUsedTodaySeconds: 0, learningTodaySeconds: 0, pointsToday: 0, pointsPerRewardMinute: 1,
+                                        currentApp: nil, currentCategory: nil, currentCounts: nil,
+                                        observers: .init(proc: true, logind: true, focusHook: true, notifications: false), hooks: ["gnome-shell"], blindSpots: [])
+            s.notices = [.init(id: 4, summary: "1 min of game time left", body: "Save your \"game\".", urgency: "critical", shown: false)]
+            return s
+        }()),
         ControlReply(ok: true, status: .init(balance: 0, rewardAvailableSeconds: 0, rewardRemainingSeconds: 0, rewardTodayRemainingSeconds: 0,
                                              rewardUsedTodaySeconds: 0, learningTodaySeconds: 0, pointsToday: 0, pointsPerRewardMinute: 1,
                                              currentApp: nil, currentCategory: nil, currentCounts: nil,

@@ -1,0 +1,137 @@
+import Foundation
+import ScreenTimeCore
+import ScreenTimeLinux
+import TestSupport
+import Testing
+
+/// The GNOME Shell extension in a real headless GNOME Shell (Debian's 43) with real foot windows,
+/// reporting to the real daemon; in user mode (the daemon as the child) and in system mode (the
+/// daemon as root, believing only the session's own GNOME Shell).
+///
+/// The children are uids 65010 (user mode) and 65011 (system mode), which no other test uses:
+/// each fixture ends by killing every process of its uid.
+@Suite("GNOME Shell: the extension, headless", .serialized)
+struct GnomeShellTests {
+    static let child: UInt32 = TestUser.ensure(uid: 65010, name: "stgnome65010")
+    static let systemChild: UInt32 = TestUser.ensure(uid: 65011, name: "stgnome65011")
+
+    static let policy = """
+        version = 1
+        timezone = "UTC"
+        [points]
+        learning_per_hour = 3600
+        per_reward_minute = 1
+        [validation]
+        idle_after = "5s"
+        min_session = "10s"
+        min_focus_dwell = "3s"
+        [[apps]]
+        name = "foot-learning"
+        category = "learning"
+        exe = ["/usr/bin/foot"]
+        app_id = "learning.app"
+        """
+
+    /// The extension packed for GNOME 43 by the repository's own tool, in a folder of root's.
+    static func packed() throws -> String {
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("screentime-ext-\(UUID().uuidString)").path
+        let r = try ReplayBinaryTests.runBinary(ReplayBinaryTests.root.appendingPathComponent("tools/pack-gnome-extension").path, ["43", out])
+        try #require(r.status == 0, "\(r.stderr)")
+        return out + "/" + GnomeShellSession.extensionUUID
+    }
+
+    /// Input as a person gives it, for `seconds`: Mutter's idle time reset every 0.3 to 1.5 s.
+    static func use(_ shell: GnomeShellSession, seconds: Double) {
+        var random = SystemRandomNumberGenerator()
+        let start = Date()
+        while Date().timeIntervalSince(start) < seconds {
+            shell.input()
+            usleep(useconds_t(300_000 + random.next() % 1_200_000))
+        }
+    }
+
+    static func status(_ socket: String, user: String? = nil) throws -> [String: Any] {
+        let r = try ReplayBinaryTests.runBinary(ControlSocketTests.stctl, ["status", "--json", "--socket", socket] + (user.map { ["--user", $0] } ?? []))
+        return try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any], "\(r.stdout)\(r.stderr)")
+    }
+
+    @Test("user mode: focus with pid and app id within 200 ms, input and idle from Mutter, learning credited only when focused, the indicator shows the daemon's game time, disabling is a gap")
+    func userMode() throws {
+        let d = try LiveDaemon(policy: Self.policy, arguments: ["--sample-every", "250ms", "--no-logind"], uid: Self.child)
+        _ = try d.waitFor("watching uid")
+        let shell = try GnomeShellSession(uid: Self.child, packed: try Self.packed(), socket: d.socket, idleDelay: 3)
+        defer { shell.stop() }
+        for _ in 0..<250 where (try d.status()["hooks"] as? [String]) != ["gnome-shell"] { usleep(20_000) }
+        #expect(try d.status()["hooks"] as? [String] == ["gnome-shell"])
+
+        // Focus: each switch reaches the daemon's log with the window's pid and app id.
+        let learn = try shell.foot(appID: "learning.app", title: "GCompris")
+        let chat = try shell.foot(appID: "chat.app", title: "Chat")
+        var latencies: [Int64] = []
+        for (title, appID, pid) in [("GCompris", "learning.app", learn.processIdentifier), ("Chat", "chat.app", chat.processIdentifier),
+                                    ("GCompris", "learning.app", learn.processIdentifier)] {
+            let seen = try d.sql("SELECT max(seq) FROM event")
+            let switched = try shell.activate(title)
+            let line = try d.poll("SELECT line FROM event WHERE seq > \(seen) AND line LIKE '%\"focus_changed\"%\"pid\":\(pid),%' LIMIT 1") { !$0.isEmpty }
+            let event = try EventLog.decode(line: line)
+            #expect(event.kind == .focusChanged(FocusedWindow(pid: pid, appID: appID, title: title)))
+            latencies.append(event.at.micros - switched)
+        }
+        #expect(latencies.allSatisfy { $0 < 200_000 }, "focus reached the daemon after \(latencies.map { $0 / 1000 }) ms")
+        #expect(try d.status()["current_app"] as? String == "foot-learning")
+
+        // The learning window in front, with input; then idle from Mutter: GNOME's idle delay (3 s
+        // here) passes without input.
+        let before = try d.sql("SELECT max(seq) FROM event")
+        Self.use(shell, seconds: 14)
+        let idle = try d.poll("SELECT line FROM event WHERE seq > \(before) AND line LIKE '%\"idle_changed\",\"idle\":true%' LIMIT 1") { !$0.isEmpty }
+        let inputs = try d.sql("SELECT line FROM event WHERE seq > \(before) AND line LIKE '%\"event\":\"input\"%' ORDER BY seq").split(separator: "\n")
+        #expect(inputs.count >= 4, "\(inputs)")
+        guard case .idleChanged(idle: true, since: let since?) = try EventLog.decode(line: idle).kind,
+              let lastInput = try inputs.last.map({ try EventLog.decode(line: String($0)) }) else {
+            Issue.record("no idle after the input: \(idle)"); return
+        }
+        // Idle since Mutter's last input: at or after the last input the hook reported (it reports
+        // input only now and then), within a keep-alive's 4.5 s.
+        #expect(since.micros >= lastInput.at.micros - 50_000 && since.micros - lastInput.at.micros < 4_600_000, "idle since \(since), last input \(lastInput.at)")
+        shell.input()
+        _ = try d.poll("SELECT count(*) FROM event WHERE seq > \(before) AND line LIKE '%\"idle_changed\",\"idle\":false%'") { $0 == "1" }
+
+        // Another window in front, with input, while the learning app runs: nothing for that.
+        _ = try shell.activate("Chat")
+        Self.use(shell, seconds: 12)
+        kill(learn.processIdentifier, SIGKILL)
+        try d.poll("SELECT count(*) FROM event WHERE line LIKE '%\"process_exited\",\"pid\":\(learn.processIdentifier)}%'") { $0 == "1" }
+        var status = try d.status()
+        for _ in 0..<250 where (status["learning_today_seconds"] as? Int ?? 0) == 0 {
+            usleep(40_000)
+            status = try d.status()
+        }
+        // The 14 s in front with input, less what is refused around it (the idle tail): a point a second.
+        let learned = try #require(status["learning_today_seconds"] as? Int)
+        #expect(learned >= 10 && learned <= 16, "\(status)")
+        #expect(status["balance"] as? Int == learned)
+        let sessions = try #require(try d.json(["sessions"])["sessions"] as? [[String: Any]])
+        let refused = sessions.flatMap { $0["refused"] as? [[String: Any]] ?? [] }
+        let unfocused = refused.filter { $0["reason"] as? String == "unfocused" }.reduce(0) { $0 + ($1["seconds"] as? Int ?? 0) }
+        #expect(unfocused >= 11, "\(sessions)")
+
+        // The indicator: what the daemon says, read back from the running shell.
+        _ = try ReplayBinaryTests.runBinary(ControlSocketTests.stctl, ["redeem", "7", "--socket", d.socket])
+        let balance = learned - 7
+        for _ in 0..<400 where shell.indicator("GameSecondsLeft") != "(<int64 420>,)\n" { usleep(50_000) }
+        #expect(shell.indicator("GameSecondsLeft") == "(<int64 420>,)\n")
+        #expect(shell.indicator("Text") == "(<'7 min · \(balance) pts'>,)\n")
+        #expect(shell.indicator("Points") == "(<int64 \(balance)>,)\n")
+        let told = try #require(try d.status()["notices"] as? [[String: Any]])
+        #expect(told.contains { ($0["summary"] as? String)?.hasPrefix("+\(learned) points for foot-learning") == true && $0["shown"] as? Bool == false },
+                "\(told)")
+
+        // Disabled: the hook is gone, and nothing counts as focused.
+        shell.call("org.gnome.Shell", "/org/gnome/Shell", "org.gnome.Shell.Extensions.DisableExtension", [GnomeShellSession.extensionUUID])
+        _ = try d.waitFor("the gnome-shell desktop hook disconnected, and no other is connected")
+        let last = try d.poll("SELECT line FROM event WHERE line LIKE '%focus_changed%' ORDER BY seq DESC LIMIT 1") { $0.contains("\"pid\":null") }
+        #expect(try EventLog.decode(line: last).kind == .focusChanged(FocusedWindow(pid: nil, hookLost: true)))
+        try d.stop()
+    }
+}

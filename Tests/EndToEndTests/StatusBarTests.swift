@@ -1,0 +1,187 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `stctl status --format waybar` and `--format i3blocks` (docs/status-bars.md), run as the child
+/// against the real daemon (uid 65534), brought into each state as a parent would: root adjusts
+/// and redeems over the socket. The expected figures come from what the test redeemed.
+@Suite("stctl status for status bars (waybar, i3blocks), end to end", .serialized)
+struct StatusBarTests {
+    /// The policy's price of a game minute, and the bonus the parent gives.
+    static let perMinute = 2
+    static let bonus = 100
+
+    static func policy(apps: String = "") -> String {
+        """
+        version = 1
+        timezone = "UTC"
+        [points]
+        per_reward_minute = \(perMinute)
+        \(apps)
+        """
+    }
+
+    /// A daemon that answers: polls `stctl status` until it does (the socket appears when it is ready).
+    static func start(policy: String = policy(), sampleEvery: String = "1h") throws -> LiveDaemon {
+        let d = try LiveDaemon(policy: policy, arguments: ["--sample-every", sampleEvery, "--no-logind"])
+        for _ in 0..<3000 {
+            if try d.stctl(["status"]).status == 0 { return d }
+            if !d.process.isRunning { break }
+            usleep(20_000)
+        }
+        Issue.record("the daemon never answered; it said: \((try? String(contentsOfFile: d.log, encoding: .utf8)) ?? "")")
+        return d
+    }
+
+    /// A parent's command: root, over the socket.
+    static func parent(_ d: LiveDaemon, _ args: [String]) throws {
+        let r = try ReplayBinaryTests.runBinary(ControlSocketTests.stctl, args + ["--socket", d.socket])
+        #expect(r.status == 0, "\(args): \(r.stderr)")
+    }
+
+    /// `stctl status --format waybar` as the child: exactly one line, a JSON object of strings.
+    static func waybar(_ run: ReplayBinaryTests.Run) throws -> [String: String] {
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stderr == "")
+        #expect(run.stdout.hasSuffix("\n") && run.stdout.filter { $0 == "\n" }.count == 1, "not one line: \(run.stdout)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any], "\(run.stdout)")
+        let strings = object.compactMapValues { $0 as? String }
+        #expect(strings.count == object.count, "every field is a string: \(object)")
+        #expect(Set(object.keys) == ["text", "tooltip", "class", "alt"], "\(object)")
+        return strings
+    }
+
+    /// The lines of `stctl status --format i3blocks` as the child.
+    static func i3blocks(_ run: ReplayBinaryTests.Run) -> [String] {
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.hasSuffix("\n"))
+        return run.stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
+    }
+
+    @Test("no game time is class none, a few minutes redeemed are low, plenty are ok: text, tooltip, class and i3blocks colour follow what the parent redeemed")
+    func states() throws {
+        let d = try Self.start()
+
+        // Nothing redeemed: no game time now.
+        let none = try Self.waybar(try d.stctl(["status", "--format", "waybar"]))
+        #expect(none["text"] == "🎮 0 min · 0 pts")
+        #expect(none["class"] == "none" && none["alt"] == "none")
+        let noneTip = try #require(none["tooltip"]).components(separatedBy: "\n")
+        #expect(Array(noneTip.prefix(5)) == [
+            "Game time now: 0 s",
+            "Game time today: 0 s (played 0 s)",
+            "Redeemed, left: 0 s",
+            "Points: 0 (+0 today; a game minute costs \(Self.perMinute))",
+            "Learning today: 0 s",
+        ], "\(noneTip)")
+        // What the daemon cannot see (no desktop hook, --no-logind) is said, after the figures.
+        #expect(noneTip.dropFirst(5).contains { $0.hasPrefix("Note: no desktop hook") }, "\(noneTip)")
+        #expect(noneTip.dropFirst(5).contains { $0.hasPrefix("Note: logind is not asked") }, "\(noneTip)")
+        #expect(Self.i3blocks(try d.stctl(["status", "--format", "i3blocks"])) == ["🎮 0 min · 0 pts", "🎮 0 min", "#FF5555"])
+
+        // A few minutes: less than five is low.
+        let few: Int = 3
+        try Self.parent(d, ["adjust", "\(Self.bonus)", "--reason", "status bar test"])
+        try Self.parent(d, ["redeem", "\(few)"])
+        var balance = Self.bonus - few * Self.perMinute
+        let low = try Self.waybar(try d.stctl(["status", "--format", "waybar"]))
+        #expect(low["text"] == "🎮 \(few) min · \(balance) pts")
+        #expect(low["class"] == "low" && low["alt"] == "low")
+        let lowTip = try #require(low["tooltip"]).components(separatedBy: "\n")
+        #expect(Array(lowTip.prefix(5)) == [
+            "Game time now: \(few) min",
+            "Game time today: \(few) min (played 0 s)",
+            "Redeemed, left: \(few) min",
+            "Points: \(balance) (+0 today; a game minute costs \(Self.perMinute))",
+            "Learning today: 0 s",
+        ], "\(lowTip)")
+        #expect(Self.i3blocks(try d.stctl(["status", "--format", "i3blocks"])) == ["🎮 \(few) min · \(balance) pts", "🎮 \(few) min", "#FFAA00"])
+
+        // Plenty: ok, and no colour line for i3blocks (the block's own colour stays).
+        let more: Int = 30
+        try Self.parent(d, ["redeem", "\(more)"])
+        balance -= more * Self.perMinute
+        let ok = try Self.waybar(try d.stctl(["status", "--format", "waybar"]))
+        #expect(ok["text"] == "🎮 \(few + more) min · \(balance) pts")
+        #expect(ok["class"] == "ok" && ok["alt"] == "ok")
+        let okTip = try #require(ok["tooltip"]).components(separatedBy: "\n")
+        #expect(okTip.first == "Game time now: \(few + more) min", "\(okTip)")
+        #expect(okTip.contains("Points: \(balance) (+0 today; a game minute costs \(Self.perMinute))"), "\(okTip)")
+        #expect(Self.i3blocks(try d.stctl(["status", "--format", "i3blocks"])) == ["🎮 \(few + more) min · \(balance) pts", "🎮 \(few + more) min"])
+
+        // The other outputs are as they were: --format text is plain status; --json is the status object.
+        let plain = try d.stctl(["status"])
+        #expect(try d.stctl(["status", "--format", "text"]).stdout == plain.stdout)
+        #expect(plain.stdout.hasPrefix("Points            \(balance)   "), "\(plain.stdout)")
+        let json = try d.status()
+        #expect(json["balance"] as? Int == balance)
+        #expect(json["reward_available_seconds"] as? Int == (few + more) * 60)
+        for format in ["waybar", "i3blocks"] {
+            let both = try d.stctl(["status", "--format", format, "--json"])
+            #expect(both.status == 64)
+            #expect(both.stdout == "")
+            #expect(both.stderr.hasPrefix("Error: --json and --format \(format) do not go together: --json prints the daemon's status object, --format \(format) a status bar's line; use one of them\n"), "\(both.stderr)")
+        }
+
+        // Someone the daemon does not answer: a visible error with the daemon's reason, exit 0.
+        chmod(d.socket, 0o666)
+        let stranger = try ReplayBinaryTests.runBinary("/usr/bin/setpriv", ["--reuid=65533", "--regid=65533", "--clear-groups",
+                                                                            ControlSocketTests.stctl, "status", "--format", "waybar", "--socket", d.socket])
+        let refused = try Self.waybar(stranger)
+        #expect(refused["class"] == "error" && refused["alt"] == "error")
+        #expect(refused["text"] == "🎮 screentime: error")
+        #expect(refused["tooltip"] == "only the child this daemon watches, and parents, may ask; you are uid 65533")
+        try d.stop()
+    }
+
+    @Test("the tooltip says what is in use and how it counts, with waybar's markup characters escaped")
+    func inUse() throws {
+        let dir = try AppCopies.folder()
+        let name = "Tux & Math <3"
+        let d = try Self.start(policy: Self.policy(apps: """
+            [[apps]]
+            name = "\(name)"
+            category = "learning"
+            exe = ["\(dir)/gcompris-qt"]
+            """), sampleEvery: "250ms")
+        let app = try CrashTests.asNobody(["\(dir)/gcompris-qt", "600"])
+        defer { kill(app.processIdentifier, SIGKILL); app.waitUntilExit() }
+        let pid = app.processIdentifier
+        try d.poll("SELECT count(*) FROM event WHERE line LIKE '%process_started%\((dir as NSString).lastPathComponent)%gcompris-qt%'") { $0 != "0" }
+        try Self.parent(d, ["hook", "event", #"{"event": "focus_changed", "pid": \#(pid), "app_id": "gcompris", "title": "GCompris"}"#])
+        var status: [String: Any] = [:]
+        for _ in 0..<750 {
+            status = try d.status()
+            if status["current_app"] as? String == name { break }
+            usleep(20_000)
+        }
+        #expect(status["current_app"] as? String == name, "\(status)")
+        let counts = try #require(status["current_counts"] as? String)
+        #expect(counts.hasPrefix("learning"))
+
+        let bar = try Self.waybar(try d.stctl(["status", "--format", "waybar"]))
+        let tip = try #require(bar["tooltip"]).components(separatedBy: "\n")
+        #expect(tip.contains("In use: Tux &amp; Math &lt;3: \(counts)"), "\(tip)")
+        let notes = (status["blind_spots"] as? [String] ?? []).map {
+            "Note: " + $0.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
+        }
+        #expect(!notes.isEmpty && Array(tip.suffix(notes.count)) == notes, "\(tip)")
+        #expect(bar["text"] == "🎮 0 min · 0 pts" && bar["class"] == "none")
+        try d.stop()
+    }
+
+    @Test("no daemon: waybar gets a visible error module and i3blocks a red block, both with exit status 0")
+    func unreachable() throws {
+        let socket = FileManager.default.temporaryDirectory.appendingPathComponent("screentime-none-\(UUID().uuidString)/control.sock").path
+        let bar = try Self.waybar(try ReplayBinaryTests.runBinary(ControlSocketTests.stctl, ["status", "--format", "waybar", "--socket", socket]))
+        #expect(bar["text"] == "🎮 screentime: not running")
+        #expect(bar["class"] == "error" && bar["alt"] == "error")
+        #expect(bar["tooltip"] == "\(socket): screentimed is not running (there is no socket here); start it, or pass the --socket it listens on")
+        let blocks = Self.i3blocks(try ReplayBinaryTests.runBinary(ControlSocketTests.stctl, ["status", "--format", "i3blocks", "--socket", socket]))
+        #expect(blocks == ["🎮 screentime: not running", "🎮 off", "#FF5555"])
+        // Plain status still fails, as it always did.
+        let plain = try ReplayBinaryTests.runBinary(ControlSocketTests.stctl, ["status", "--socket", socket])
+        #expect(plain.status == 3)
+        #expect(plain.stdout == "")
+    }
+}

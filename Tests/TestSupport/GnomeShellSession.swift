@@ -1,0 +1,222 @@
+import Foundation
+import Testing
+
+/// A real GNOME Shell (Debian's gnome-shell 43), headless on Wayland, as a test child in a session
+/// bus of its own, with the screentime extension enabled and real foot windows
+/// (../shared/RECIPES.md). logind is python3-dbusmock's (`MockLogind`): the one part that is not
+/// the real thing, since logind needs systemd as PID 1.
+///
+/// The shell also runs a small test-only extension, the *driver*, written here: it hides the
+/// overview at start (where new windows get no focus) and activates a window by its title, as a
+/// person clicking on it would (the screentime extension itself offers no method that changes
+/// windows). Input comes from Mutter's own idle monitor: with `MUTTER_DEBUG_RESET_IDLETIME=1`,
+/// its `ResetIdletime` D-Bus method counts as input, exactly as a key press resets the idle time.
+public final class GnomeShellSession {
+    public let uid: UInt32
+    public let dir: String
+    public let logind: MockLogind
+    /// The shell's session bus.
+    public private(set) var sessionBus = ""
+    private let shell: Process
+    public static let extensionUUID = "screentime@screentime"
+
+    /// `packed`: the extension as tools/pack-gnome-extension made it (the folder named by its
+    /// uuid). `systemWide`: install it in a folder of root's on the shell's `XDG_DATA_DIRS` (as
+    /// `make install` does) rather than in the child's home. `socket`: SCREENTIME_SOCKET, the
+    /// daemon the extension talks to (nil: found as in real use). `idleDelay`: GNOME's
+    /// `idle-delay`, in seconds (0: never idle).
+    public init(uid: UInt32, packed: String, systemWide: Bool = false, socket: String? = nil, idleDelay: Int = 0,
+                environment extra: [String: String] = [:]) throws {
+        self.uid = uid
+        let fm = FileManager.default
+        dir = fm.temporaryDirectory.appendingPathComponent("screentime-gnome-\(UUID().uuidString)").path
+        let home = dir + "/home", run = dir + "/run", share = dir + "/share"
+        let userExtensions = home + "/.local/share/gnome-shell/extensions"
+        try fm.createDirectory(atPath: userExtensions, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        try fm.createDirectory(atPath: run, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try fm.createDirectory(atPath: share + "/gnome-shell/extensions", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        try fm.setAttributes([.posixPermissions: 0o755], ofItemAtPath: dir)
+        try fm.copyItem(atPath: packed, toPath: (systemWide ? share + "/gnome-shell/extensions/" : userExtensions + "/") + Self.extensionUUID)
+        try Self.writeDriver(into: userExtensions + "/driver@screentime-test")
+        try """
+            #!/bin/sh
+            gsettings set org.gnome.shell disable-user-extensions false
+            gsettings set org.gnome.shell enabled-extensions "['\(Self.extensionUUID)', 'driver@screentime-test']"
+            gsettings set org.gnome.desktop.session idle-delay \(idleDelay)
+            echo "$DBUS_SESSION_BUS_ADDRESS" > \(run)/session-bus.tmp && mv \(run)/session-bus.tmp \(run)/session-bus
+            exec gnome-shell --headless --wayland --virtual-monitor 1024x768 --no-x11
+            """.write(toFile: dir + "/shell.sh", atomically: true, encoding: .utf8)
+        try fm.setAttributes([.posixPermissions: 0o755], ofItemAtPath: dir + "/shell.sh")
+        for path in [home, home + "/.local", home + "/.local/share", home + "/.local/share/gnome-shell", userExtensions, run] {
+            try fm.setAttributes([.ownerAccountID: uid, .groupOwnerAccountID: uid], ofItemAtPath: path)
+        }
+        _ = try? fm.subpathsOfDirectory(atPath: userExtensions).map {
+            try fm.setAttributes([.ownerAccountID: uid, .groupOwnerAccountID: uid], ofItemAtPath: userExtensions + "/" + $0)
+        }
+
+        logind = try MockLogind()
+        try logind.addSession("c2", uid: uid, name: UserAccountName.of(uid))
+
+        var environment = ["PATH": "/usr/bin:/bin", "HOME": home, "XDG_RUNTIME_DIR": run, "XDG_SESSION_ID": "c2",
+                           "DBUS_SYSTEM_BUS_ADDRESS": logind.address, "MUTTER_DEBUG_RESET_IDLETIME": "1"]
+        if let socket { environment["SCREENTIME_SOCKET"] = socket }
+        if systemWide { environment["XDG_DATA_DIRS"] = share + ":/usr/share" }
+        environment.merge(extra) { $1 }
+        shell = Process()
+        shell.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+        shell.arguments = ["--reuid=\(uid)", "--regid=\(uid)", "--clear-groups", "/usr/bin/dbus-run-session", "--", dir + "/shell.sh"]
+        shell.environment = environment
+        _ = fm.createFile(atPath: dir + "/shell.log", contents: nil)
+        let log = try FileHandle(forWritingTo: URL(fileURLWithPath: dir + "/shell.log"))
+        shell.standardOutput = log
+        shell.standardError = log
+        try shell.run()
+        // Ready when the screentime extension runs (state 1: enabled) and the driver answers.
+        for _ in 0..<300 {
+            if sessionBus.isEmpty, let address = try? String(contentsOfFile: run + "/session-bus", encoding: .utf8) {
+                sessionBus = address.trimmingCharacters(in: .whitespacesAndNewlines)
+            }
+            if !sessionBus.isEmpty, call("org.gnome.Shell", "/org/gnome/Shell", "org.gnome.Shell.Extensions.GetExtensionInfo",
+                                         [Self.extensionUUID]).contains("'state': <1.0>"),
+               call("org.gnome.Shell", "/org/screentime/TestDriver", "org.screentime.TestDriver.Ready").contains("true") {
+                return
+            }
+            guard shell.isRunning else { break }
+            usleep(100_000)
+        }
+        let tail = (try? String(contentsOfFile: dir + "/shell.log", encoding: .utf8))?.suffix(3000) ?? ""
+        stop()
+        throw FixtureFailure("GNOME Shell did not start with the extension enabled:\n\(tail)")
+    }
+
+    deinit { stop() }
+
+    /// Every process of the test child's (the shell, its session bus, its windows), then the folder.
+    /// SIGKILL: the test runner's children may have inherited SIGTERM ignored.
+    public func stop() {
+        Self.killAll(uid: uid)
+        reap(shell)
+        Self.killAll(uid: uid)
+    }
+
+    public static func killAll(uid: UInt32) {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/pkill")
+        p.arguments = ["-KILL", "-U", "\(uid)"]
+        try? p.run()
+        reap(p)
+    }
+
+    /// The environment of a program of the child's in this session.
+    public var environment: [String: String] {
+        ["PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": dir + "/home", "XDG_RUNTIME_DIR": dir + "/run", "WAYLAND_DISPLAY": "wayland-0",
+         "DBUS_SESSION_BUS_ADDRESS": sessionBus]
+    }
+
+    /// Runs a program as the child in this session; its standard output.
+    @discardableResult
+    public func run(_ path: String, _ arguments: [String]) -> String {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+        p.arguments = ["--reuid=\(uid)", "--regid=\(uid)", "--clear-groups", path] + arguments
+        p.environment = environment
+        let pipe = Pipe()
+        p.standardOutput = pipe
+        p.standardError = FileHandle.nullDevice
+        guard (try? p.run()) != nil else { return "" }
+        let out = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        reap(p)
+        return out
+    }
+
+    /// A D-Bus method call on the shell's session bus, as the child (gdbus); its printed answer.
+    @discardableResult
+    public func call(_ destination: String, _ path: String, _ method: String, _ arguments: [String] = []) -> String {
+        run("/usr/bin/gdbus", ["call", "--session", "--dest", destination, "--object-path", path, "--method", method] + arguments)
+    }
+
+    /// A property of the extension's indicator (/org/screentime/Indicator), as gdbus prints it.
+    public func indicator(_ property: String) -> String {
+        call("org.gnome.Shell", "/org/screentime/Indicator", "org.freedesktop.DBus.Properties.Get", ["org.screentime.Indicator", property])
+    }
+
+    /// A foot terminal of the child's with this app id and title; returns once the shell shows it.
+    public func foot(appID: String, title: String) throws -> Process {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+        p.arguments = ["--reuid=\(uid)", "--regid=\(uid)", "--clear-groups", "/usr/bin/foot", "-a", appID, "-T", title, "sleep", "600"]
+        p.environment = environment
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        for _ in 0..<300 {
+            if call("org.gnome.Shell", "/org/screentime/TestDriver", "org.screentime.TestDriver.Shows", [title]).contains("true") { return p }
+            usleep(50_000)
+        }
+        throw FixtureFailure("the foot window \(title) did not appear")
+    }
+
+    /// Activates the window with this title, as a click on it would; returns the wall clock (µs)
+    /// just before the shell switched.
+    public func activate(_ title: String) throws -> Int64 {
+        let out = call("org.gnome.Shell", "/org/screentime/TestDriver", "org.screentime.TestDriver.Activate", [title])
+        guard let t = Int64(out.filter(\.isNumber)), t > 0 else { throw FixtureFailure("no window \(title) to activate: \(out)") }
+        return t
+    }
+
+    /// Input, as Mutter counts it: its idle time starts again from zero.
+    public func input() {
+        call("org.gnome.Mutter.IdleMonitor", "/org/gnome/Mutter/IdleMonitor/Core", "org.gnome.Mutter.IdleMonitor.ResetIdletime")
+    }
+
+    /// The test-only driver extension (GNOME 43's legacy form).
+    private static func writeDriver(into folder: String) throws {
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        try #"{"uuid": "driver@screentime-test", "name": "screentime test driver", "description": "test only", "shell-version": ["43", "44"]}"#
+            .write(toFile: folder + "/metadata.json", atomically: true, encoding: .utf8)
+        try """
+            'use strict';
+            // Test only: what a person does with the mouse. Not shipped.
+            const {Gio} = imports.gi;
+            const Main = imports.ui.main;
+            const XML = `<node><interface name="org.screentime.TestDriver">
+              <method name="Ready"><arg type="b" direction="out"/></method>
+              <method name="Shows"><arg type="s" direction="in"/><arg type="b" direction="out"/></method>
+              <method name="Activate"><arg type="s" direction="in"/><arg type="x" direction="out"/></method>
+            </interface></node>`;
+            const byTitle = title => global.get_window_actors().map(a => a.meta_window).find(w => w.get_title() === title);
+            let ready = false;
+            const driver = {
+                Ready() { return ready; },
+                Shows(title) { return byTitle(title) !== undefined; },
+                Activate(title) {
+                    const w = byTitle(title);
+                    if (!w) return -1;
+                    const t = Date.now() * 1000;
+                    w.activate(global.get_current_time());
+                    return t;
+                },
+            };
+            function init() {
+                let object = null;
+                return {
+                    enable() {
+                        const hide = () => { Main.overview.hide(); ready = true; };
+                        if (Main.layoutManager._startingUp) Main.layoutManager.connect('startup-complete', hide); else hide();
+                        object = Gio.DBusExportedObject.wrapJSObject(XML, driver);
+                        object.export(Gio.DBus.session, '/org/screentime/TestDriver');
+                    },
+                    disable() { object.unexport(); },
+                };
+            }
+            """.write(toFile: folder + "/extension.js", atomically: true, encoding: .utf8)
+    }
+}
+
+/// A user's name, for logind's mock.
+enum UserAccountName {
+    static func of(_ uid: UInt32) -> String {
+        guard let pw = getpwuid(uid) else { return "uid\(uid)" }
+        return String(cString: pw.pointee.pw_name)
+    }
+}

@@ -1,0 +1,504 @@
+// screentime for GNOME Shell: the part shared by the GNOME 43–44 entry point (extension-43.js)
+// and the GNOME 45+ one (extension-45.js). tools/pack-gnome-extension puts it beside the right
+// entry point (for 45+ it appends one `export` line: nothing else differs).
+//
+// What it does, and only this:
+// - tells screentimed what the shell sees, as `hook_event` requests on the daemon's control
+//   socket (docs/protocol.md): the focused window (pid, app id, title, Flatpak id), input and
+//   idle from Mutter's idle monitor, and the screen lock;
+// - shows the child what screentimed says (`status`): game time left now and points in the top
+//   bar, and the daemon's notices (warnings before games close) as GNOME notifications when the
+//   daemon could not show them itself (system mode).
+// It decides nothing: what counts, and what is refused, is the daemon's business. It offers no
+// method that changes windows; its D-Bus object (/org/screentime/Indicator on the shell's own
+// bus name) has read-only properties.
+//
+// Everything from GNOME Shell comes in through `deps` ({GLib, Gio, St, Clutter, Meta, Main,
+// PanelMenu, PopupMenu}), so that this file has no imports and is the same for both module systems.
+
+// The daemon's socket: SCREENTIME_SOCKET, else the user daemon's, else the system daemon's.
+const SYSTEM_SOCKET = '/run/screentime/control.sock';
+// Input is reported when it starts after a quiet second, and while it goes on, every 1.5 to 4.5 s
+// drawn at random: the same rule as the other hooks (Sources/DesktopHooks/InputThrottle.swift),
+// so that steady typing does not look like a jiggler's exact rhythm (`periodic_input`).
+const QUIET_MS = 1000;
+const KEEP_ALIVE_MS = [1500, 4500];
+// How often the indicator asks for the status (and at once after a focus change).
+const STATUS_EVERY_S = 5;
+// Lines not yet written to a daemon that stopped reading: past this, the connection is dropped
+// and made again (the focus is told again then), rather than growing without bound.
+const MAX_QUEUED = 256;
+const RETRY_S = 3;
+
+const INDICATOR_XML = `<node>
+  <interface name="org.screentime.Indicator">
+    <property name="Text" type="s" access="read"/>
+    <property name="GameSecondsLeft" type="x" access="read"/>
+    <property name="Points" type="x" access="read"/>
+    <property name="Connected" type="b" access="read"/>
+    <property name="Watched" type="b" access="read"/>
+  </interface>
+</node>`;
+
+// Game time in the words of the indicator: whole minutes, rounded down (never more than there
+// is), seconds in the last minute.
+function gameTimeWords(seconds) {
+    if (seconds <= 0)
+        return 'no game time';
+    if (seconds < 60)
+        return `${seconds} s`;
+    const minutes = Math.floor(seconds / 60);
+    if (minutes < 60)
+        return `${minutes} min`;
+    const rest = minutes % 60;
+    return rest ? `${Math.floor(minutes / 60)} h ${rest} min` : `${minutes / 60} h`;
+}
+
+// One connection to the daemon: JSON lines out (queued, one write at a time), replies in order.
+class DaemonLink {
+    constructor(deps, onConnected) {
+        this._d = deps;
+        this._onConnected = onConnected;
+        this._conn = null;
+        this._queue = [];
+        this._writing = false;
+        this._replies = [];
+        this._retryId = 0;
+        this._cancel = new deps.Gio.Cancellable();
+        this.connected = false;
+    }
+
+    socketPath() {
+        const {GLib} = this._d;
+        const own = GLib.getenv('SCREENTIME_SOCKET');
+        if (own)
+            return own;
+        const user = GLib.build_filenamev([GLib.get_user_runtime_dir(), 'screentime', 'control.sock']);
+        return GLib.file_test(user, GLib.FileTest.EXISTS) ? user : SYSTEM_SOCKET;
+    }
+
+    start() {
+        const {Gio} = this._d;
+        const address = new Gio.UnixSocketAddress({path: this.socketPath()});
+        new Gio.SocketClient().connect_async(address, this._cancel, (client, result) => {
+            try {
+                this._conn = client.connect_finish(result);
+            } catch (e) {
+                this._retry();
+                return;
+            }
+            this._input = new Gio.DataInputStream({base_stream: this._conn.get_input_stream()});
+            this.connected = true;
+            this._readLine();
+            this._onConnected(true);
+        });
+    }
+
+    stop() {
+        this._cancel.cancel();
+        if (this._retryId)
+            this._d.GLib.source_remove(this._retryId);
+        this._retryId = 0;
+        this._close();
+    }
+
+    // Sends one request; `onReply(reply)` gets its answer (null when the connection went first).
+    send(request, onReply = null) {
+        if (!this.connected)
+            return false;
+        if (this._queue.length >= MAX_QUEUED) {
+            this._lost();
+            return false;
+        }
+        this._queue.push(new TextEncoder().encode(`${JSON.stringify(request)}\n`));
+        this._replies.push(onReply);
+        this._flush();
+        return true;
+    }
+
+    _flush() {
+        if (this._writing || !this._queue.length || !this._conn)
+            return;
+        const {GLib} = this._d;
+        const parts = this._queue.splice(0);
+        const size = parts.reduce((n, p) => n + p.length, 0);
+        const all = new Uint8Array(size);
+        let at = 0;
+        for (const p of parts) {
+            all.set(p, at);
+            at += p.length;
+        }
+        this._writing = true;
+        this._write(all, GLib);
+    }
+
+    _write(bytes, GLib) {
+        this._conn.get_output_stream().write_bytes_async(new GLib.Bytes(bytes), GLib.PRIORITY_DEFAULT, this._cancel, (stream, result) => {
+            let written;
+            try {
+                written = stream.write_bytes_finish(result);
+            } catch (e) {
+                this._writing = false;
+                this._lost();
+                return;
+            }
+            if (written < bytes.length) {
+                this._write(bytes.slice(written), GLib);
+                return;
+            }
+            this._writing = false;
+            this._flush();
+        });
+    }
+
+    _readLine() {
+        const {GLib} = this._d;
+        this._input.read_line_async(GLib.PRIORITY_DEFAULT, this._cancel, (stream, result) => {
+            let line;
+            try {
+                [line] = stream.read_line_finish_utf8(result);
+            } catch (e) {
+                this._lost();
+                return;
+            }
+            if (line === null) {
+                this._lost();
+                return;
+            }
+            const onReply = this._replies.shift();
+            if (onReply) {
+                let reply = null;
+                try {
+                    reply = JSON.parse(line);
+                } catch (e) {
+                    reply = {ok: false, error: 'the daemon sent a line that is not JSON'};
+                }
+                onReply(reply);
+            }
+            this._readLine();
+        });
+    }
+
+    _close() {
+        const wasConnected = this.connected;
+        this.connected = false;
+        this._queue = [];
+        this._writing = false;
+        const waiting = this._replies.splice(0);
+        if (this._conn) {
+            try {
+                this._conn.close(null);
+            } catch (e) {}
+        }
+        this._conn = null;
+        for (const onReply of waiting) {
+            if (onReply)
+                onReply(null);
+        }
+        return wasConnected;
+    }
+
+    _lost() {
+        if (this._close())
+            this._onConnected(false);
+        this._retry();
+    }
+
+    _retry() {
+        if (this._retryId || this._cancel.is_cancelled())
+            return;
+        const {GLib} = this._d;
+        this._retryId = GLib.timeout_add_seconds(GLib.PRIORITY_DEFAULT, RETRY_S, () => {
+            this._retryId = 0;
+            this.start();
+            return GLib.SOURCE_REMOVE;
+        });
+    }
+}
+
+// What the shell sees, told to the daemon.
+class Reporter {
+    constructor(deps, link) {
+        this._d = deps;
+        this._link = link;
+        this._lastFocus = null;
+        this._signals = [];
+        this._titleWindow = null;
+        this._titleId = 0;
+        this._watches = [];
+        this._keepAliveId = 0;
+        this._lastInputReport = 0;
+        this._sessionIdle = false;
+        this._locked = null;
+    }
+
+    start() {
+        const {Main, Meta} = this._d;
+        this._signals.push([global.display, global.display.connect('notify::focus-window', () => this._focusMoved())]);
+        this._signals.push([Main.sessionMode, Main.sessionMode.connect('updated', () => this._lockMaybeChanged())]);
+        this._monitor = global.backend.get_core_idle_monitor ? global.backend.get_core_idle_monitor() : Meta.IdleMonitor.get_core();
+        // Input: a quiet second ends a burst; the next input starts one.
+        this._watches.push(this._monitor.add_idle_watch(QUIET_MS, () => this._stopKeepAlive()));
+        this._armActive();
+        // Idle as the session sees it: GNOME's own idle delay (Settings → Power → Screen Blank).
+        const session = new this._d.Gio.Settings({schema_id: 'org.gnome.desktop.session'});
+        const delay = session.get_uint('idle-delay');
+        if (delay > 0) {
+            this._watches.push(this._monitor.add_idle_watch(delay * 1000, () => {
+                this._sessionIdle = true;
+                const since = new Date(Date.now() - this._monitor.get_idletime()).toISOString();
+                this._send({event: 'idle_changed', idle: true, since});
+            }));
+        }
+        this._focusMoved();
+    }
+
+    stop() {
+        for (const [object, id] of this._signals)
+            object.disconnect(id);
+        this._signals = [];
+        this._forgetTitle();
+        for (const id of this._watches)
+            this._monitor.remove_watch(id);
+        this._watches = [];
+        if (this._activeWatch)
+            this._monitor.remove_watch(this._activeWatch);
+        this._activeWatch = 0;
+        this._stopKeepAlive();
+    }
+
+    // The link is (again) up: the daemon knows nothing of this session yet.
+    resend() {
+        this._lastFocus = null;
+        this._locked = null;
+        this._reportFocus();
+        this._lockMaybeChanged();
+    }
+
+    _send(event) {
+        this._link.send({v: 1, command: 'hook_event', hook: 'gnome-shell', event: JSON.stringify(event)}, reply => {
+            if (reply && !reply.ok)
+                log(`screentime: the daemon refused ${event.event}: ${reply.error}`);
+        });
+    }
+
+    _focusMoved() {
+        this._forgetTitle();
+        const window = global.display.focus_window;
+        if (window) {
+            this._titleWindow = window;
+            this._titleId = window.connect('notify::title', () => this._reportFocus());
+        }
+        this._reportFocus();
+        if (this.onFocus)
+            this.onFocus();
+    }
+
+    _forgetTitle() {
+        if (this._titleWindow && this._titleId)
+            this._titleWindow.disconnect(this._titleId);
+        this._titleWindow = null;
+        this._titleId = 0;
+    }
+
+    _reportFocus() {
+        const window = global.display.focus_window;
+        const event = {event: 'focus_changed', pid: null};
+        if (window) {
+            const pid = window.get_pid();
+            if (pid > 0)
+                event.pid = pid;
+            const appId = window.get_wm_class() || window.get_gtk_application_id();
+            if (appId)
+                event.app_id = appId;
+            const title = window.get_title();
+            if (title)
+                event.title = title;
+            const flatpak = window.get_sandboxed_app_id ? window.get_sandboxed_app_id() : null;
+            if (flatpak)
+                event.flatpak = flatpak;
+        }
+        const text = JSON.stringify(event);
+        if (text === this._lastFocus || !this._link.connected)
+            return;
+        this._lastFocus = text;
+        this._send(event);
+    }
+
+    _lockMaybeChanged() {
+        const locked = this._d.Main.sessionMode.isLocked;
+        if (locked === this._locked || !this._link.connected)
+            return;
+        this._locked = locked;
+        this._send({event: 'lock_changed', locked});
+    }
+
+    // Mutter calls a user-active watch once, at the first input after it was added.
+    _armActive() {
+        this._activeWatch = this._monitor.add_user_active_watch(() => {
+            this._activeWatch = 0;
+            this._armActive();
+            if (this._sessionIdle) {
+                this._sessionIdle = false;
+                this._send({event: 'idle_changed', idle: false});
+            }
+            if (!this._keepAliveId) {
+                // Input after a quiet second: a new burst, told now.
+                this._reportInput();
+                this._scheduleKeepAlive();
+            }
+        });
+    }
+
+    _reportInput() {
+        this._lastInputReport = Date.now();
+        this._send({event: 'input', count: 1});
+    }
+
+    _scheduleKeepAlive() {
+        const {GLib} = this._d;
+        const [low, high] = KEEP_ALIVE_MS;
+        const wait = low + Math.floor(Math.random() * (high - low));
+        this._keepAliveId = GLib.timeout_add(GLib.PRIORITY_DEFAULT, wait, () => {
+            // Input since the last report (the idle time is shorter than the time since it): the
+            // burst goes on. Else the quiet-second watch ends it.
+            if (this._monitor.get_idletime() < Date.now() - this._lastInputReport)
+                this._reportInput();
+            this._scheduleKeepAlive();
+            return GLib.SOURCE_REMOVE;
+        });
+    }
+
+    _stopKeepAlive() {
+        if (this._keepAliveId)
+            this._d.GLib.source_remove(this._keepAliveId);
+        this._keepAliveId = 0;
+    }
+}
+
+// The top bar: game time left now and points, as the daemon says; details in its menu.
+class Indicator {
+    constructor(deps) {
+        this._d = deps;
+        const {St, Clutter, Gio, PanelMenu, PopupMenu, Main} = deps;
+        this.state = {Text: '', GameSecondsLeft: -1, Points: 0, Connected: false, Watched: false};
+        this._button = new PanelMenu.Button(0.0, 'screentime', false);
+        const box = new St.BoxLayout({style_class: 'panel-status-menu-box'});
+        box.add_child(new St.Icon({icon_name: 'applications-games-symbolic', style_class: 'system-status-icon'}));
+        this._label = new St.Label({text: '…', y_align: Clutter.ActorAlign.CENTER});
+        box.add_child(this._label);
+        this._button.add_child(box);
+        this._details = new PopupMenu.PopupMenuItem('', {reactive: false});
+        this._button.menu.addMenuItem(this._details);
+        this._button.visible = false;
+        Main.panel.addToStatusArea('screentime', this._button);
+        this._dbus = Gio.DBusExportedObject.wrapJSObject(INDICATOR_XML, this.state);
+        this._dbus.export(Gio.DBus.session, '/org/screentime/Indicator');
+        this._lastNotice = null;
+    }
+
+    destroy() {
+        this._dbus.unexport();
+        this._button.destroy();
+    }
+
+    _set(changes) {
+        const {GLib} = this._d;
+        const types = {Text: 's', GameSecondsLeft: 'x', Points: 'x', Connected: 'b', Watched: 'b'};
+        for (const [name, value] of Object.entries(changes)) {
+            if (this.state[name] === value)
+                continue;
+            this.state[name] = value;
+            this._dbus.emit_property_changed(name, new GLib.Variant(types[name], value));
+        }
+    }
+
+    disconnected() {
+        this._button.visible = false;
+        this._set({Connected: false, Watched: false, Text: '', GameSecondsLeft: -1});
+    }
+
+    // One `status` reply (null: the connection went before it came).
+    show(reply) {
+        if (!reply)
+            return;
+        if (!reply.ok || !reply.status) {
+            // Not a watched child (a parent's session, say): nothing to show.
+            this._button.visible = false;
+            this._set({Connected: true, Watched: false, Text: '', GameSecondsLeft: -1});
+            return;
+        }
+        const s = reply.status;
+        const text = `${gameTimeWords(s.reward_available_seconds)} · ${s.balance} pts`;
+        this._label.text = text;
+        const lines = [
+            `Game time now: ${gameTimeWords(s.reward_available_seconds)}`,
+            `Game time left today: ${gameTimeWords(s.reward_today_remaining_seconds)}`,
+            `Points: ${s.balance} (${s.points_today} today)`,
+        ];
+        if (s.current_app)
+            lines.push(`${s.current_app}: ${s.current_counts || s.current_category}`);
+        for (const blind of s.blind_spots || [])
+            lines.push(blind);
+        this._details.label.text = lines.join('\n');
+        this._button.visible = true;
+        this._set({Connected: true, Watched: true, Text: text, GameSecondsLeft: s.reward_available_seconds, Points: s.balance});
+        this._notify(s.notices || []);
+    }
+
+    // The daemon's notices that it could not show itself (system mode has no way into the
+    // child's session bus): shown once each. Those from before this shell connected are not.
+    _notify(notices) {
+        const newest = notices.reduce((n, x) => Math.max(n, x.id), 0);
+        if (this._lastNotice === null) {
+            this._lastNotice = newest;
+            return;
+        }
+        for (const notice of notices) {
+            if (notice.id <= this._lastNotice || notice.shown)
+                continue;
+            this._d.Main.notify(notice.summary, notice.body);
+        }
+        this._lastNotice = Math.max(this._lastNotice, newest);
+    }
+}
+
+// The extension as GNOME Shell enables and disables it.
+function createScreenTime(deps) {
+    let link = null, reporter = null, indicator = null, statusId = 0;
+    const askStatus = () => {
+        if (link && link.connected)
+            link.send({v: 1, command: 'status'}, reply => indicator && indicator.show(reply));
+    };
+    return {
+        enable() {
+            const {GLib} = deps;
+            indicator = new Indicator(deps);
+            link = new DaemonLink(deps, up => {
+                if (up) {
+                    reporter.resend();
+                    askStatus();
+                } else {
+                    indicator.disconnected();
+                }
+            });
+            reporter = new Reporter(deps, link);
+            reporter.onFocus = askStatus;
+            reporter.start();
+            link.start();
+            statusId = GLib.timeout_add_seconds(GLib.PRIORITY_DEFAULT, STATUS_EVERY_S, () => {
+                askStatus();
+                return GLib.SOURCE_CONTINUE;
+            });
+        },
+        disable() {
+            if (statusId)
+                deps.GLib.source_remove(statusId);
+            statusId = 0;
+            reporter.stop();
+            link.stop();
+            indicator.destroy();
+            reporter = link = indicator = null;
+        },
+    };
+}

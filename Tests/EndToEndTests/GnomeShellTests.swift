@@ -134,4 +134,75 @@ struct GnomeShellTests {
         #expect(try EventLog.decode(line: last).kind == .focusChanged(FocusedWindow(pid: nil, hookLost: true)))
         try d.stop()
     }
+
+    static var systemName: String { "stgnome65011" }
+
+    /// The root daemon for the system-mode child, and their GNOME Shell with the extension
+    /// installed as `make install` does (in a folder of root's on the shell's data path) or, with
+    /// `fromHome`, in the child's own home.
+    static func systemSession(fromHome: Bool = false) throws -> (SystemModeTests.SystemDaemon, GnomeShellSession) {
+        _ = systemChild   // made before the daemon looks for the user
+        let d = try SystemModeTests.SystemDaemon(policies: [systemName: policy])
+        _ = try d.waitFor("watching")
+        let shell = try GnomeShellSession(uid: systemChild, packed: try packed(), systemWide: !fromHome, socket: d.socket, idleDelay: 0)
+        return (d, shell)
+    }
+
+    @Test("system mode: the root daemon believes the child's own GNOME Shell; an impostor of the child's earns nothing and is logged; disabling the extension is a gap")
+    func systemMode() throws {
+        let (d, shell) = try Self.systemSession()
+        defer { shell.stop() }
+        for _ in 0..<250 where (try Self.status(d.socket, user: Self.systemName)["hooks"] as? [String]) != ["gnome-shell"] { usleep(20_000) }
+        #expect(try Self.status(d.socket, user: Self.systemName)["hooks"] as? [String] == ["gnome-shell"])
+        let learn = try shell.foot(appID: "learning.app", title: "GCompris")
+        let chat = try shell.foot(appID: "chat.app", title: "Chat")
+        _ = try shell.activate("GCompris")
+        let focused = try d.saved(Self.systemName, "SELECT line FROM event WHERE line LIKE '%\"focus_changed\",\"pid\":\(learn.processIdentifier),%' LIMIT 1")
+        #expect(try EventLog.decode(line: focused).kind == .focusChanged(FocusedWindow(pid: learn.processIdentifier, appID: "learning.app", title: "GCompris")))
+
+        // The learning window in front with input, as the shell saw it: credited.
+        Self.use(shell, seconds: 12)
+        _ = try shell.activate("Chat")
+        let credited = try d.saved(Self.systemName, "SELECT sum(points) FROM session WHERE points > 0")
+        #expect((Int(credited) ?? 0) >= 8, "\(credited)")
+        let balance = try #require(try Self.status(d.socket, user: Self.systemName)["balance"] as? Int)
+
+        // A process of the child's says the same as the extension, under the same name: refused.
+        let impostor = try FakeHook.send(to: d.socket, focusOn: learn.processIdentifier, inputs: 15, uid: Self.systemChild, hook: "gnome-shell")
+        #expect(FakeHook.taken(impostor) == 0, "\(impostor.stdout)\(impostor.stderr)")
+        _ = try d.waitFor("refused a focus_changed hook event from \(Self.systemName)'s own process")
+        #expect(try String(contentsOfFile: d.log, encoding: .utf8).contains("is not a compositor screentime can believe"))
+        kill(learn.processIdentifier, SIGKILL)
+        _ = try d.saved(Self.systemName, "SELECT line FROM event WHERE line LIKE '%\"process_exited\",\"pid\":\(learn.processIdentifier)}%'")
+        #expect(try Self.status(d.socket, user: Self.systemName)["balance"] as? Int == balance)
+
+        // Disabled: nothing counts as focused, and the parent sees the gap (here, once it is
+        // enabled again and the session of the learning app in front ends).
+        let next = try shell.foot(appID: "learning.app", title: "GCompris 2")
+        _ = try shell.activate("GCompris 2")
+        _ = try d.saved(Self.systemName, "SELECT line FROM event WHERE line LIKE '%\"focus_changed\",\"pid\":\(next.processIdentifier),%'")
+        Self.use(shell, seconds: 5)
+        shell.call("org.gnome.Shell", "/org/gnome/Shell", "org.gnome.Shell.Extensions.DisableExtension", [GnomeShellSession.extensionUUID])
+        _ = try d.waitFor("the gnome-shell desktop hook disconnected, and no other is connected")
+        Self.use(shell, seconds: 4)
+        let gapEnd = try d.sql(Self.systemName, "SELECT max(seq) FROM event")
+        shell.call("org.gnome.Shell", "/org/gnome/Shell", "org.gnome.Shell.Extensions.EnableExtension", [GnomeShellSession.extensionUUID])
+        _ = try d.saved(Self.systemName, "SELECT seq FROM event WHERE seq > \(gapEnd) AND line LIKE '%\"focus_changed\",\"pid\":\(next.processIdentifier),%'")
+        Self.use(shell, seconds: 2)
+        kill(next.processIdentifier, SIGKILL)
+        // (The gap is refused in the sessions of every learning program running then: here the
+        // foot terminals, which the policy names by program.)
+        let gap = try d.saved(Self.systemName, "SELECT reasons FROM session WHERE reasons LIKE '%hook_gap%' LIMIT 1")
+        let all = try d.sql(Self.systemName, "SELECT * FROM session")
+        #expect(gap.contains("hook_gap"), "\(all)")
+        _ = chat
+    }
+
+    @Test("system mode: a GNOME Shell that loads the extension from the child's home is not believed")
+    func extensionFromHome() throws {
+        let (d, shell) = try Self.systemSession(fromHome: true)
+        defer { shell.stop() }
+        _ = try d.waitFor("loads the screentime extension from \(shell.dir)/home/.local/share/gnome-shell/extensions/\(GnomeShellSession.extensionUUID), which the child can change")
+        #expect(try Self.status(d.socket, user: Self.systemName)["hooks"] as? [String] == [])
+    }
 }

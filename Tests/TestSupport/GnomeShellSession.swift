@@ -1,4 +1,5 @@
 import Foundation
+import ScreenTimeLinux
 import Testing
 
 /// A real GNOME Shell (Debian's gnome-shell 43), headless on Wayland, as a test child in a session
@@ -17,7 +18,8 @@ public final class GnomeShellSession {
     public let logind: MockLogind
     /// The shell's session bus.
     public private(set) var sessionBus = ""
-    private let shell: Process
+    /// dbus-run-session, which runs the shell.
+    private var shell: Int32 = 0
     public static let extensionUUID = "screentime@screentime"
 
     /// `packed`: the extension as tools/pack-gnome-extension made it (the folder named by its
@@ -62,15 +64,12 @@ public final class GnomeShellSession {
         if let socket { environment["SCREENTIME_SOCKET"] = socket }
         if systemWide { environment["XDG_DATA_DIRS"] = share + ":/usr/share" }
         environment.merge(extra) { $1 }
-        shell = Process()
-        shell.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-        shell.arguments = ["--reuid=\(uid)", "--regid=\(uid)", "--clear-groups", "/usr/bin/dbus-run-session", "--", dir + "/shell.sh"]
-        shell.environment = environment
         _ = fm.createFile(atPath: dir + "/shell.log", contents: nil)
-        let log = try FileHandle(forWritingTo: URL(fileURLWithPath: dir + "/shell.log"))
-        shell.standardOutput = log
-        shell.standardError = log
-        try shell.run()
+        // Through Spawn: every signal at its default and none blocked. The test runner blocks most
+        // signals in its threads, and Foundation's Process passes that on: a session bus started
+        // so never hears its activated services end, and hangs.
+        shell = try Spawn.start("/bin/sh", ["-c", "exec \"$0\" \"$@\" >\(dir)/shell.log 2>&1", "/usr/bin/setpriv", "--reuid=\(uid)", "--regid=\(uid)",
+                                           "--clear-groups", "/usr/bin/dbus-run-session", "--", dir + "/shell.sh"], environment: environment)
         // Ready when the screentime extension runs (state 1: enabled) and the driver answers.
         for _ in 0..<300 {
             if sessionBus.isEmpty, let address = try? String(contentsOfFile: run + "/session-bus", encoding: .utf8) {
@@ -81,7 +80,7 @@ public final class GnomeShellSession {
                call("org.gnome.Shell", "/org/screentime/TestDriver", "org.screentime.TestDriver.Ready").contains("true") {
                 return
             }
-            guard shell.isRunning else { break }
+            guard Spawn.ended(shell) == nil else { shell = 0; break }
             usleep(100_000)
         }
         let tail = (try? String(contentsOfFile: dir + "/shell.log", encoding: .utf8))?.suffix(3000) ?? ""
@@ -95,7 +94,8 @@ public final class GnomeShellSession {
     /// SIGKILL: the test runner's children may have inherited SIGTERM ignored.
     public func stop() {
         Self.killAll(uid: uid)
-        reap(shell)
+        for _ in 0..<200 where shell > 0 && Spawn.ended(shell) == nil { usleep(10_000) }
+        shell = 0
         Self.killAll(uid: uid)
     }
 
@@ -132,7 +132,7 @@ public final class GnomeShellSession {
     /// A D-Bus method call on the shell's session bus, as the child (gdbus); its printed answer.
     @discardableResult
     public func call(_ destination: String, _ path: String, _ method: String, _ arguments: [String] = []) -> String {
-        run("/usr/bin/gdbus", ["call", "--session", "--dest", destination, "--object-path", path, "--method", method] + arguments)
+        run("/usr/bin/gdbus", ["call", "--session", "--timeout", "10", "--dest", destination, "--object-path", path, "--method", method] + arguments)
     }
 
     /// A property of the extension's indicator (/org/screentime/Indicator), as gdbus prints it.

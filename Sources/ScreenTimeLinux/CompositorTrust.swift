@@ -1,8 +1,6 @@
-import ScreenTimeLinux
-
 /// System mode: whether a process of the child's that reports focus and input may be believed as
 /// the session's compositor (docs/observing.md, "What each mode trusts"). Decides from the facts
-/// `CompositorFacts` read; reads nothing itself.
+/// `CompositorFacts` read; reads nothing itself. (The daemon's `Child` asks it.)
 ///
 /// GNOME Shell runs as the child, so it cannot be run by the daemon; what the extension inside it
 /// says is believed only when nothing of the child's could have put words in its mouth:
@@ -14,18 +12,18 @@ import ScreenTimeLinux
 ///   on the data path, would be loaded instead);
 /// - it is the only one: two processes that pass all of this (a second GNOME Shell the child
 ///   started) are both refused until one is gone.
-enum CompositorTrust {
+public enum CompositorTrust {
     /// The compositors whose own reports system mode can believe, by program.
-    static let compositors = ["/usr/bin/gnome-shell": "GNOME Shell"]
+    public static let compositors = ["/usr/bin/gnome-shell": "GNOME Shell"]
     /// The extension GNOME Shell must load from a place of root's.
-    static let gnomeExtension = "screentime@screentime"
+    public static let gnomeExtension = "screentime@screentime"
     /// Environment that loads code or settings of the child's into GNOME Shell.
-    static let unsafeEnvironment = ["LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT", "GI_TYPELIB_PATH", "GJS_PATH",
+    public static let unsafeEnvironment = ["LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT", "GI_TYPELIB_PATH", "GJS_PATH",
                                     "GNOME_SHELL_JS", "GNOME_SHELL_DATADIR", "DCONF_PROFILE", "GSETTINGS_BACKEND",
                                     "GSETTINGS_SCHEMA_DIR", "GIO_EXTRA_MODULES", "GTK_MODULES"]
 
     /// Why `facts` cannot be believed as `child`'s compositor; nil: it can.
-    static func distrust(_ facts: CompositorFacts, child: UInt32) -> String? {
+    public static func distrust(_ facts: CompositorFacts, child: UInt32) -> String? {
         guard let exe = facts.exe else { return "the process is gone" }
         guard let name = compositors[exe] else { return "\(exe) is not a compositor screentime can believe" }
         if facts.exeAlterable { return "\(exe) can be changed by the child" }
@@ -41,15 +39,17 @@ enum CompositorTrust {
 
 /// Which compositor system mode believes for one child: the first that passed, until it is gone;
 /// a second one that passes while the first lives makes both unbelieved until one of them is gone.
-struct BelievedCompositor {
-    private(set) var pid: Int32? = nil
+public struct BelievedCompositor: Sendable {
+    public private(set) var pid: Int32? = nil
     /// Two compositors claimed the session: (the one believed before, the newcomer).
-    private(set) var contested: (Int32, Int32)? = nil
+    public private(set) var contested: (Int32, Int32)? = nil
 
-    enum Verdict: Equatable { case believed, contested(other: Int32), newlyContested(other: Int32) }
+    public init() {}
+
+    public enum Verdict: Equatable, Sendable { case believed, contested(other: Int32), newlyContested(other: Int32) }
 
     /// `pid` passed `CompositorTrust`; `alive` says whether a pid still runs.
-    mutating func claim(_ claimant: Int32, alive: (Int32) -> Bool) -> Verdict {
+    public mutating func claim(_ claimant: Int32, alive: (Int32) -> Bool) -> Verdict {
         if let (a, b) = contested {
             let survivors = [a, b].filter(alive)
             if survivors.count == 2 { return .contested(other: claimant == a ? b : a) }

@@ -147,6 +147,7 @@ public final class Bus: @unchecked Sendable {
     private let bus: OpaquePointer
     private var slots: [OpaquePointer] = []
     private var handlers: [Unmanaged<Handler>] = []
+    private var servers: [Unmanaged<Server>] = []
 
     private final class Handler {
         let body: (BusMessage) -> Void
@@ -181,6 +182,7 @@ public final class Bus: @unchecked Sendable {
     deinit {
         for s in slots { sd_bus_slot_unref(s) }
         for h in handlers { h.release() }
+        for s in servers { s.release() }
         sd_bus_flush_close_unref(bus)
     }
 
@@ -235,6 +237,70 @@ public final class Bus: @unchecked Sendable {
         }
         slots.append(slot)
         handlers.append(handler)
+    }
+
+    /// What a served method answers: values to return, or a D-Bus error (its name and a message).
+    public enum MethodReply: Sendable {
+        case values([BusValue])
+        case error(name: String, message: String)
+    }
+
+    private final class Server {
+        let body: (BusMessage) -> MethodReply?
+        init(_ body: @escaping (BusMessage) -> MethodReply?) { self.body = body }
+    }
+
+    /// Serves the method calls sent to the object at `path`, from `process()`: `body` answers each
+    /// one, or gives nil for a method it does not have (the caller is then told it is unknown).
+    public func serve(path: String, _ body: @escaping (BusMessage) -> MethodReply?) throws(BusError) {
+        let server = Unmanaged.passRetained(Server(body))
+        var slot: OpaquePointer? = nil
+        let r = sd_bus_add_object(bus, &slot, path, { m, userdata, _ in
+            guard let m, let userdata else { return 0 }
+            guard let answer = Unmanaged<Server>.fromOpaque(userdata).takeUnretainedValue().body(BusMessage(m)) else { return 0 }
+            return Bus.reply(to: m, answer)
+        }, server.toOpaque())
+        guard r >= 0, let slot else {
+            server.release()
+            throw BusError("cannot serve \(path)", code: r)
+        }
+        slots.append(slot)
+        servers.append(server)
+    }
+
+    /// Sends the answer to a method call; 1 (handled) for sd-bus, or its error.
+    private static func reply(to call: OpaquePointer, _ answer: MethodReply) -> Int32 {
+        switch answer {
+        case .values(let values):
+            var m: OpaquePointer? = nil
+            var r = sd_bus_message_new_method_return(call, &m)
+            guard r >= 0, let m else { return r }
+            defer { sd_bus_message_unref(m) }
+            for v in values {
+                r = append(v, to: m)
+                guard r >= 0 else { return r }
+            }
+            r = sd_bus_send(nil, m, nil)
+            return r < 0 ? r : 1
+        case .error(let name, let message):
+            var error = sd_bus_error()
+            defer { sd_bus_error_free(&error) }
+            _ = sd_bus_error_set(&error, name, message)
+            let r = sd_bus_reply_method_error(call, &error)
+            return r < 0 ? r : 1
+        }
+    }
+
+    /// Takes the well-known `name` on this bus; fails when another connection owns it.
+    public func requestName(_ name: String) throws(BusError) {
+        let r = sd_bus_request_name(bus, name, 0)
+        if r == -EEXIST { throw BusError("\(name) is taken by another program on this bus") }
+        guard r >= 0 else { throw BusError("cannot take the name \(name)", code: r) }
+    }
+
+    /// The unique name of the connection that owns `name` now, or nil when none does.
+    public func owner(of name: String) -> String? {
+        (try? call("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetNameOwner", [.string(name)]))?.arguments.first?.string
     }
 
     private static func append(_ value: BusValue, to m: OpaquePointer) -> Int32 {

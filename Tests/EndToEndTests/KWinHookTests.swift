@@ -1,0 +1,195 @@
+import Foundation
+import ScreenTimeCore
+import ScreenTimeLinux
+import TestSupport
+import Testing
+
+/// `stctl hook kde` with the KWin script, under a real headless KWin (Plasma 5.27) with real
+/// xterms of the child's through Xwayland; the daemon is the real one, as the child.
+/// Serialized: every test's windows belong to the same child uid, which each daemon watches.
+@Suite("The KDE desktop hook, under a real headless KWin", .serialized)
+struct KWinHookTests {
+    /// KWin gives WM_CLASS's class in lower case ("learningapp"); app ids match without case.
+    static let policy = X11HookTests.policy
+    static let package = ReplayBinaryTests.root.appendingPathComponent("desktop/kwin/screentime").path
+
+    static func startHook(_ k: KWinSession, _ d: LiveDaemon) throws -> Process {
+        try k.spawn(ControlSocketTests.stctl, ["hook", "kde", "--socket", d.socket, "--script", k.scriptPath], stderr: k.dir + "/out/hook.log")
+    }
+
+    static func waitForHook(_ d: LiveDaemon) throws {
+        for _ in 0..<500 {
+            if (try d.status()["hooks"] as? [String]) == ["kde"] { return }
+            usleep(20_000)
+        }
+        Issue.record("the kde hook never connected")
+    }
+
+    static func hookLog(_ k: KWinSession) -> String { (try? String(contentsOfFile: k.dir + "/out/hook.log", encoding: .utf8)) ?? "" }
+
+    static func inputs(_ d: LiveDaemon) throws -> Int { Int(try d.sql("SELECT count(*) FROM event WHERE line LIKE '%\"event\":\"input\"%'"))! }
+
+    @Test("focus switches between real windows arrive with pid, class and caption within 200 ms; others cannot claim to be KWin; input; an unloaded script is loaded again; SIGTERM unloads it; KWin's end ends the hook")
+    func focusAndInput() throws {
+        let k = try KWinSession(scriptPackage: Self.package)
+        let d = try LiveDaemon(policy: Self.policy, arguments: ["--sample-every", "250ms", "--no-logind"])
+        _ = try d.waitFor("watching uid")
+        let learn = try k.xterm(class: "LearningApp", title: "GCompris")
+        let game = try k.xterm(class: "GameApp", title: "SuperTuxKart")
+        var hook = try Self.startHook(k, d)
+        try Self.waitForHook(d)
+        // The window active when the hook starts is told at once.
+        try d.poll("SELECT count(*) FROM event WHERE line LIKE '%focus_changed%' AND line LIKE '%\"pid\":%'") { $0 != "0" }
+
+        let toLearn = (learn.window, learn.process.processIdentifier, "learningapp", "GCompris")
+        let toGame = (game.window, game.process.processIdentifier, "gameapp", "SuperTuxKart")
+        let active = k.runAsChild("/usr/bin/xdotool", ["getactivewindow"]).output.trimmingCharacters(in: .whitespacesAndNewlines)
+        var latencies: [Microseconds] = []
+        for (window, pid, appID, title) in active == learn.window ? [toGame, toLearn, toGame, toLearn] : [toLearn, toGame, toLearn] {
+            let seen = try d.sql("SELECT max(seq) FROM event")
+            // Measured from before xdotool starts (it returns once KWin has made the switch, and
+            // by then the daemon has usually logged it): an upper bound of the hook's latency.
+            let asked = SystemClock.wallMicros()
+            k.activate(window)
+            let line = try d.poll("SELECT line FROM event WHERE seq > \(seen) AND line LIKE '%\"focus_changed\"%\"pid\":\(pid),%' LIMIT 1") { !$0.isEmpty }
+            let event = try EventLog.decode(line: line)
+            #expect(event.kind == .focusChanged(FocusedWindow(pid: pid, appID: appID, title: title)))
+            latencies.append(event.at.micros - asked)
+            // No "nothing is active" in between: KWin's moment without an active window is not told.
+            #expect(try d.sql("SELECT count(*) FROM event WHERE seq > \(seen) AND line LIKE '%focus_changed%\"pid\":null%'") == "0")
+        }
+        #expect(latencies.allSatisfy { $0 < 200_000 }, "focus reached the daemon after \(latencies.map { $0 / 1000 }) ms")
+        let status = try d.status()
+        #expect(status["current_app"] as? String == "xterm-learning")
+        #expect((status["observers"] as? [String: Bool])?["focus_hook"] == true)
+
+        // A caption change of the active window is told too.
+        var seen = try d.sql("SELECT max(seq) FROM event")
+        #expect(k.runAsChild("/usr/bin/xdotool", ["set_window", "--name", "GCompris: counting", learn.window]).status == 0)
+        let renamed = try d.poll("SELECT line FROM event WHERE seq > \(seen) AND line LIKE '%focus_changed%' LIMIT 1") { !$0.isEmpty }
+        #expect(try EventLog.decode(line: renamed).kind
+                == .focusChanged(FocusedWindow(pid: learn.process.processIdentifier, appID: "learningapp", title: "GCompris: counting")))
+
+        // Another program of the child's that calls the hook's method as KWin would is refused.
+        seen = try d.sql("SELECT max(seq) FROM event")
+        let fake = k.runAsChild("/usr/bin/busctl", ["--user", "call", "org.screentime.KWinHook", "/org/screentime/KWinHook",
+                                                    "org.screentime.KWinHook", "Focus", "iss", "4242", "gameapp", "fake"])
+        #expect(fake.status != 0 && fake.output.contains("Access denied"), "\(fake.output)")
+
+        // Input as KWin's idle time sees it.
+        let before = try Self.inputs(d)
+        k.simulateActivity()
+        try d.poll("SELECT count(*) FROM event WHERE line LIKE '%\"event\":\"input\"%'") { Int($0)! > before }
+        #expect(try d.sql("SELECT count(*) FROM event WHERE seq > \(seen) AND line LIKE '%4242%'") == "0")
+        #expect(Self.hookLog(k).contains("input comes from the Wayland compositor's ext_idle_notifier_v1"), "\(Self.hookLog(k))")
+
+        // Someone else unloads the script (any program of the session may): within 2 s the hook
+        // says nothing is known to be active, loads it again, and the active window is told anew.
+        seen = try d.sql("SELECT max(seq) FROM event")
+        #expect(k.call(["org.kde.KWin", "/Scripting", "org.kde.kwin.Scripting", "unloadScript", "s", "screentime"]) == 0)
+        #expect(k.wait { Self.hookLog(k).contains("the KWin script was unloaded (not by this hook); loading it again") }, "\(Self.hookLog(k))")
+        let told = try d.poll("SELECT group_concat(line, '|') FROM event WHERE seq > \(seen) AND line LIKE '%focus_changed%'") {
+            $0.contains("\"pid\":\(learn.process.processIdentifier),")
+        }
+        #expect(told.hasPrefix("{") && told.components(separatedBy: "|").first?.contains("\"pid\":null") == true, "\(told)")
+
+        // SIGTERM: the hook unloads its script and ends; a new one loads it again.
+        kill(hook.processIdentifier, SIGTERM)
+        reap(hook)
+        #expect(!hook.isRunning && hook.terminationStatus == 0, "\(Self.hookLog(k))")
+        #expect(k.runAsChild("/usr/bin/busctl", ["--user", "call", "org.kde.KWin", "/Scripting", "org.kde.kwin.Scripting",
+                                                 "isScriptLoaded", "s", "screentime"]).output.contains("b false"))
+        _ = try d.waitFor("the kde desktop hook disconnected")
+        hook = try Self.startHook(k, d)
+        try Self.waitForHook(d)
+        try d.poll("SELECT line FROM event WHERE line LIKE '%focus_changed%' ORDER BY seq DESC LIMIT 1") { $0.contains("\"pid\":\(learn.process.processIdentifier),") }
+
+        // KWin ends (the bus stays): the hook ends, and the daemon knows nothing is focused.
+        let disconnects = try String(contentsOfFile: d.log, encoding: .utf8).components(separatedBy: "the kde desktop hook disconnected").count
+        k.killKWin()
+        #expect(k.wait { !hook.isRunning }, "\(Self.hookLog(k))")
+        #expect(hook.terminationStatus == 0)
+        #expect(Self.hookLog(k).contains("KWin went away"), "\(Self.hookLog(k))")
+        for _ in 0..<500 where try String(contentsOfFile: d.log, encoding: .utf8).components(separatedBy: "the kde desktop hook disconnected").count == disconnects {
+            usleep(20_000)
+        }
+        #expect(try String(contentsOfFile: d.log, encoding: .utf8).components(separatedBy: "the kde desktop hook disconnected").count > disconnects)
+        let last = try d.poll("SELECT line FROM event WHERE line LIKE '%focus_changed%' ORDER BY seq DESC LIMIT 1") { $0.contains("\"pid\":null") }
+        #expect(try EventLog.decode(line: last).kind == .focusChanged(FocusedWindow(pid: nil, hookLost: true)))
+        #expect((try d.status()["hooks"] as? [String]) == [])
+        try d.stop()
+    }
+
+    enum Use { case focusedWithInput, unfocused, idle }
+
+    /// 25 s of the learning xterm under the hook, used as `use` says (input: KWin told of user
+    /// activity at a person's rhythm); then it is closed. Returns the child's status (once
+    /// learning shows, when it is credited), and the judged sessions of the learning app from
+    /// replaying the stored log after the daemon stopped.
+    static func learn(_ use: Use) throws -> (status: [String: Any], sessions: [[String: Any]], points: Int) {
+        let k = try KWinSession(scriptPackage: Self.package)
+        let d = try LiveDaemon(policy: Self.policy, arguments: ["--sample-every", "250ms", "--no-logind"])
+        _ = try d.waitFor("watching uid")
+        let learn = try k.xterm(class: "LearningApp", title: "GCompris")
+        let other = try k.xterm(class: "Notes", title: "notes")
+        _ = try Self.startHook(k, d)
+        try Self.waitForHook(d)
+        k.activate(use == .unfocused ? other.window : learn.window)
+        var random = SystemRandomNumberGenerator()
+        let start = Date()
+        var n = 0
+        while Date().timeIntervalSince(start) < 25 {
+            if use != .idle || n == 0 { k.simulateActivity() }
+            n += 1
+            // A person's rhythm: 0.3 to 2 s between movements.
+            usleep(useconds_t(300_000 + random.next() % 1_700_000))
+        }
+        let pid = learn.process.processIdentifier
+        kill(pid, SIGKILL)
+        try d.poll("SELECT count(*) FROM event WHERE line LIKE '%\"process_exited\",\"pid\":\(pid)}%'") { $0 == "1" }
+        var status = try d.status()
+        if use == .focusedWithInput {
+            // Judged once the idle threshold has passed after the last input.
+            for _ in 0..<750 where (status["learning_today_seconds"] as? Int ?? 0) == 0 {
+                usleep(20_000)
+                status = try d.status()
+            }
+        }
+        try d.stop()
+        let log = d.base + "/events.jsonl"
+        try (try d.sql("SELECT line FROM event ORDER BY seq") + "\n").write(toFile: log, atomically: true, encoding: .utf8)
+        let replay = try ReplayBinaryTests.runBinary(ReplayBinaryTests.binary, ["replay", "--policy", d.base + "/policy.toml", log])
+        let result = try #require(try JSONSerialization.jsonObject(with: Data(replay.stdout.utf8)) as? [String: Any], "\(replay.stderr)")
+        let sessions = (result["sessions"] as? [[String: Any]] ?? []).filter { $0["app"] as? String == "xterm-learning" && $0["pid"] as? Int == Int(pid) }
+        return (status, sessions, result["balance"] as? Int ?? -1)
+    }
+
+    @Test("a learning xterm, active in KWin, with input: learning is credited and points paid")
+    func creditedWhenFocused() throws {
+        let (status, sessions, balance) = try Self.learn(.focusedWithInput)
+        let learned = try #require(status["learning_today_seconds"] as? Int)
+        #expect(learned >= 20, "\(sessions)")
+        #expect(status["balance"] as? Int == learned)          // 3600 points an hour: one a second
+        #expect(balance == learned)
+        #expect(sessions.reduce(0) { $0 + ($1["points"] as? Int ?? 0) } == learned, "\(sessions)")
+    }
+
+    @Test("the same xterm while another window is active: nothing is credited")
+    func nothingWhenUnfocused() throws {
+        let (status, sessions, balance) = try Self.learn(.unfocused)
+        #expect(status["learning_today_seconds"] as? Int == 0)
+        #expect(status["balance"] as? Int == 0)
+        #expect(balance == 0)
+        #expect(sessions.allSatisfy { $0["points"] as? Int == 0 }, "\(sessions)")
+    }
+
+    @Test("the same xterm active but idle (KWin's idle time): nothing is credited, and the time is judged idle")
+    func nothingWhenIdle() throws {
+        let (status, sessions, balance) = try Self.learn(.idle)
+        #expect(status["learning_today_seconds"] as? Int == 0)
+        #expect(status["balance"] as? Int == 0)
+        #expect(balance == 0)
+        #expect(sessions.allSatisfy { $0["points"] as? Int == 0 }, "\(sessions)")
+        #expect(sessions.contains { ($0["reasons"] as? [String])?.contains("idle") == true && ($0["seconds"] as? Double ?? 0) > 20 }, "\(sessions)")
+    }
+}

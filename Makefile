@@ -81,7 +81,7 @@ ZSHCOMPDIR   = $(DESTDIR)$(PREFIX)/share/zsh/site-functions
 FISHCOMPDIR  = $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 # User units: $(PREFIX)/lib/systemd/user is on systemd's user unit path for /usr and /usr/local.
 USERUNITDIR  = $(DESTDIR)$(PREFIX)/lib/systemd/user
-UNITS        = screentimed screentime-hook-x11 screentime-hook-sway
+UNITS        = screentimed screentime-hook-x11 screentime-hook-sway screentime-hook-kde
 # The system unit (system mode, docs/system-mode.md): $(PREFIX)/lib/systemd/system.
 SYSTEMUNITDIR = $(DESTDIR)$(PREFIX)/lib/systemd/system
 MANUALS      = .build/plugins/GenerateManual/outputs
@@ -107,6 +107,9 @@ install: deps
 	install -m 0755 .build/release/screentimed .build/release/stctl .build/release/screentime-hook-x11 $(BINDIR)/
 	install -m 0644 policies/default.toml $(SHAREDIR)/policies/
 	tools/pack-gnome-extension $(GNOME_SHELL) $(EXTENSIONDIR)
+	install -d $(SHAREDIR)/kwin/screentime/contents/code
+	install -m 0644 desktop/kwin/screentime/metadata.json $(SHAREDIR)/kwin/screentime/
+	install -m 0644 desktop/kwin/screentime/contents/code/main.js $(SHAREDIR)/kwin/screentime/contents/code/
 	for f in $(MANUALS)/screentimed/*.1 $(MANUALS)/stctl/*.1; do \
 	  b=$$(basename $$f .1); install -m 0644 $$f $(MANDIR)/$$(echo $$b | tr . -).1; done
 	for p in screentimed stctl; do \

@@ -11,7 +11,7 @@ struct UnitFileTests {
         let dir = fm.temporaryDirectory.appendingPathComponent("screentime-units-\(UUID().uuidString)").path
         try fm.createDirectory(atPath: dir + "/runtime", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         defer { try? fm.removeItem(atPath: dir) }
-        let units = try ["screentimed", "screentime-hook-x11", "screentime-hook-sway"].map { try Self.install($0, in: dir) }
+        let units = try ["screentimed", "screentime-hook-x11", "screentime-hook-sway", "screentime-hook-kde"].map { try Self.install($0, in: dir) }
         // Man pages are checked once installed (`make install`); here they are not.
         let verify = try Self.analyze(["verify", "--user", "--man=no"] + units, runtime: dir + "/runtime")
         #expect(verify.status == 0, "\(verify.said)")

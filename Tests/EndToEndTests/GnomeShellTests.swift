@@ -166,6 +166,11 @@ struct GnomeShellTests {
         let credited = try d.saved(Self.systemName, "SELECT sum(points) FROM session WHERE points > 0")
         #expect((Int(credited) ?? 0) >= 8, "\(credited)")
         let balance = try #require(try Self.status(d.socket, user: Self.systemName)["balance"] as? Int)
+        // The root daemon cannot reach the child's session bus: the extension shows what it was
+        // told (from status, within its 5 s poll).
+        for _ in 0..<200 where !shell.notificationsShown().contains("points for foot-learning") { usleep(50_000) }
+        let shown = shell.notificationsShown()
+        #expect(shown.contains(" points for foot-learning: ") && shown.contains(" of learning counted."), "\(shown)")
 
         // A process of the child's says the same as the extension, under the same name: refused.
         let impostor = try FakeHook.send(to: d.socket, focusOn: learn.processIdentifier, inputs: 15, uid: Self.systemChild, hook: "gnome-shell")

@@ -140,7 +140,8 @@ public final class GnomeShellSession {
         call("org.gnome.Shell", "/org/screentime/Indicator", "org.freedesktop.DBus.Properties.Get", ["org.screentime.Indicator", property])
     }
 
-    /// A foot terminal of the child's with this app id and title; returns once the shell shows it.
+    /// A foot terminal of the child's with this app id and title; returns once it has the focus (as
+    /// a new window gets it).
     public func foot(appID: String, title: String) throws -> Process {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
@@ -149,8 +150,10 @@ public final class GnomeShellSession {
         p.standardOutput = FileHandle.nullDevice
         p.standardError = FileHandle.nullDevice
         try p.run()
+        // A new window takes the focus once it is mapped: wait for that, so that it does not
+        // take it later from a window the test activates.
         for _ in 0..<300 {
-            if call("org.gnome.Shell", "/org/screentime/TestDriver", "org.screentime.TestDriver.Shows", [title]).contains("true") { return p }
+            if call("org.gnome.Shell", "/org/screentime/TestDriver", "org.screentime.TestDriver.Focused") == "('\(title)',)\n" { return p }
             usleep(50_000)
         }
         throw FixtureFailure("the foot window \(title) did not appear")
@@ -162,6 +165,11 @@ public final class GnomeShellSession {
         let out = call("org.gnome.Shell", "/org/screentime/TestDriver", "org.screentime.TestDriver.Activate", [title])
         guard let t = Int64(out.filter(\.isNumber)), t > 0 else { throw FixtureFailure("no window \(title) to activate: \(out)") }
         return t
+    }
+
+    /// The notifications the shell has shown ("title: body"), as gdbus prints them.
+    public func notificationsShown() -> String {
+        call("org.gnome.Shell", "/org/screentime/TestDriver", "org.screentime.TestDriver.Shown")
     }
 
     /// Input, as Mutter counts it: its idle time starts again from zero.
@@ -181,14 +189,18 @@ public final class GnomeShellSession {
             const Main = imports.ui.main;
             const XML = `<node><interface name="org.screentime.TestDriver">
               <method name="Ready"><arg type="b" direction="out"/></method>
-              <method name="Shows"><arg type="s" direction="in"/><arg type="b" direction="out"/></method>
               <method name="Activate"><arg type="s" direction="in"/><arg type="x" direction="out"/></method>
+              <method name="Shown"><arg type="as" direction="out"/></method>
+              <method name="Focused"><arg type="s" direction="out"/></method>
             </interface></node>`;
+            // The titles of the notifications shown, as a person saw them.
+            const shown = [];
             const byTitle = title => global.get_window_actors().map(a => a.meta_window).find(w => w.get_title() === title);
             let ready = false;
             const driver = {
                 Ready() { return ready; },
-                Shows(title) { return byTitle(title) !== undefined; },
+                Shown() { return shown; },
+                Focused() { const w = global.display.focus_window; return w ? w.get_title() : ''; },
                 Activate(title) {
                     const w = byTitle(title);
                     if (!w) return -1;
@@ -203,6 +215,8 @@ public final class GnomeShellSession {
                     enable() {
                         const hide = () => { Main.overview.hide(); ready = true; };
                         if (Main.layoutManager._startingUp) Main.layoutManager.connect('startup-complete', hide); else hide();
+                        Main.messageTray.connect('source-added', (tray, source) =>
+                            source.connect('notification-show', (s, n) => shown.push(`${n.title}: ${n.bannerBodyText}`)));
                         object = Gio.DBusExportedObject.wrapJSObject(XML, driver);
                         object.export(Gio.DBus.session, '/org/screentime/TestDriver');
                     },

@@ -47,6 +47,9 @@ struct Child {
     var noticesTold: Int64 = 0
     /// System mode: the compositor whose reports are believed (GNOME Shell with the extension).
     var compositor = BelievedCompositor()
+    /// System mode: the processes of the child's whose focus and input were refused, and why
+    /// (each is logged once; forgotten past 1,000).
+    var refusedReporters: [Int32: String] = [:]
     /// The child's account (uid, groups, home), for what they can change; nil: not in the user database.
     let account: UserAccount?
     /// What requests caused (a redemption that lets a paused game go on, a hook's focus on a game

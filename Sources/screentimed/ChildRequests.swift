@@ -135,8 +135,13 @@ extension Child {
     private mutating func compositorRefusal(_ event: Event, from peer: PeerCredentials, who: String) -> ControlReply? {
         let facts = account.map { CompositorFacts.read(pid: peer.pid, child: $0, extensionUUID: CompositorTrust.gnomeExtension) }
         if let why = facts.map({ CompositorTrust.distrust($0, child: uid) }) ?? "\(name) is not in the user database" {
-            log("refused a \(event.name) hook event from \(who)'s own process (pid \(peer.pid), \(facts?.exe ?? "gone")): in system mode only the daemon's own hooks and the session's compositor may report focus and input, and this is neither: \(why)",
-                level: .warning, ["event": "hook_event_refused", "pid": "\(peer.pid)", "reason": "\(why)"])
+            // Said once for each process and reason: a shell that is not believed sends input every few seconds.
+            if refusedReporters[peer.pid] != why {
+                if refusedReporters.count >= 1000 { refusedReporters.removeAll() }
+                refusedReporters[peer.pid] = why
+                log("refused a \(event.name) hook event from \(who)'s own process (pid \(peer.pid), \(facts?.exe ?? "gone")): in system mode only the daemon's own hooks and the session's compositor may report focus and input, and this is neither: \(why)",
+                    level: .warning, ["event": "hook_event_refused", "pid": "\(peer.pid)", "reason": "\(why)"])
+            }
             return .refused("in system mode, \(name)'s own processes may report only idle and locked (the daemon runs the desktop hooks itself, and believes only the session's compositor: \(why))")
         }
         switch compositor.claim(peer.pid, alive: { ProcFS.contents(of: "/proc/\($0)/stat") != nil }) {

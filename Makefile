@@ -15,11 +15,12 @@ DEBIAN_PKGS  = python3 sqlite3 libsqlite3-dev libsystemd-dev pkg-config libx11-d
 # What the tests run against for real: a D-Bus daemon with python3-dbusmock's logind, an X
 # server (Xvfb) with openbox, xdotool and xterm, sway headless with foot, mkpasswd (whois),
 # systemd-analyze (systemd) to verify the unit files, libfaketime (faketime) to set the
-# daemon's wall clock ahead while it runs, GNOME Shell headless (gnome-shell; gdbus and gsettings
+# daemon's wall clock ahead while it runs, GNOME Shell headless (gnome-shell; gjs to load the
+# extension's 45+ form, which Debian 12's shell cannot; gdbus and gsettings
 # from libglib2.0-bin, dconf-cli for the system-mode locks, pkill from procps) and KWin headless
 # (kwin-wayland, with Xwayland for its X11 test windows).
 TEST_PKGS    = dbus-daemon dbus-bin python3-dbusmock xvfb xauth openbox xdotool xterm x11-utils sway foot whois systemd faketime \
-               gnome-shell libglib2.0-bin dconf-cli procps kwin-wayland xwayland
+               gnome-shell gjs libglib2.0-bin dconf-cli procps kwin-wayland xwayland
 
 .PHONY: all build run demo test bench install install-gnome-lock uninstall deps test-deps clean
 

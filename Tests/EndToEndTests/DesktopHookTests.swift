@@ -110,24 +110,7 @@ struct X11HookTests {
             // A person's rhythm: 0.3 to 2 s between movements.
             usleep(useconds_t(300_000 + random.next() % 1_700_000))
         }
-        let pid = learn.process.processIdentifier
-        kill(pid, SIGKILL)
-        try d.poll("SELECT count(*) FROM event WHERE line LIKE '%\"process_exited\",\"pid\":\(pid)}%'") { $0 == "1" }
-        var status = try d.status()
-        if use == .focusedWithInput {
-            // Judged once the idle threshold has passed after the last input.
-            for _ in 0..<750 where (status["learning_today_seconds"] as? Int ?? 0) == 0 {
-                usleep(20_000)
-                status = try d.status()
-            }
-        }
-        try d.stop()
-        let log = d.base + "/events.jsonl"
-        try (try d.sql("SELECT line FROM event ORDER BY seq") + "\n").write(toFile: log, atomically: true, encoding: .utf8)
-        let replay = try ReplayBinaryTests.runBinary(ReplayBinaryTests.binary, ["replay", "--policy", d.base + "/policy.toml", log])
-        let result = try #require(try JSONSerialization.jsonObject(with: Data(replay.stdout.utf8)) as? [String: Any], "\(replay.stderr)")
-        let sessions = (result["sessions"] as? [[String: Any]] ?? []).filter { $0["app"] as? String == "xterm-learning" && $0["pid"] as? Int == Int(pid) }
-        return (status, sessions, result["balance"] as? Int ?? -1)
+        return try d.judged(killing: learn.process.processIdentifier, app: "xterm-learning", credited: use == .focusedWithInput)
     }
 
     @Test("a learning xterm, focused, with input: learning is credited and points paid")

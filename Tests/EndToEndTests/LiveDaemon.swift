@@ -71,6 +71,29 @@ final class LiveDaemon {
         for _ in 0..<250 where (try? String(contentsOfFile: log, encoding: .utf8))?.components(separatedBy: "watching uid").count ?? 0 < 3 { usleep(20_000) }
     }
 
+    /// Ends a learning run: kills the learning app `pid`, waits until the daemon saw it end and,
+    /// when it should be `credited`, until its learning shows; stops the daemon. Returns that
+    /// status, and the sessions of `app` for `pid` and the balance from replaying the stored log.
+    func judged(killing pid: Int32, app: String, credited: Bool) throws -> (status: [String: Any], sessions: [[String: Any]], points: Int) {
+        kill(pid, SIGKILL)
+        try poll("SELECT count(*) FROM event WHERE line LIKE '%\"process_exited\",\"pid\":\(pid)}%'") { $0 == "1" }
+        var status = try self.status()
+        if credited {
+            // Judged once the idle threshold has passed after the last input.
+            for _ in 0..<750 where (status["learning_today_seconds"] as? Int ?? 0) == 0 {
+                usleep(20_000)
+                status = try self.status()
+            }
+        }
+        try stop()
+        let log = base + "/events.jsonl"
+        try (try sql("SELECT line FROM event ORDER BY seq") + "\n").write(toFile: log, atomically: true, encoding: .utf8)
+        let replay = try ReplayBinaryTests.runBinary(ReplayBinaryTests.binary, ["replay", "--policy", base + "/policy.toml", log])
+        let result = try #require(try JSONSerialization.jsonObject(with: Data(replay.stdout.utf8)) as? [String: Any], "\(replay.stderr)")
+        let sessions = (result["sessions"] as? [[String: Any]] ?? []).filter { $0["app"] as? String == app && $0["pid"] as? Int == Int(pid) }
+        return (status, sessions, result["balance"] as? Int ?? -1)
+    }
+
     /// Waits until the daemon's log holds `text` (10 s at most).
     func waitFor(_ text: String) throws -> String {
         for _ in 0..<500 {

@@ -108,7 +108,10 @@ struct CrashTests {
         let fields = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             .trimmingCharacters(in: .whitespacesAndNewlines).split(separator: "|")
         let credited = Double(fields[0]).map { $0 / 1e6 } ?? 0
-        #expect(fields.count == 5 && fields[2] == "101")
+        // Every life that answered had logged its start; a life killed before it could (on a loaded
+        // machine, 150 ms may not be enough to start) may or may not have.
+        let starts = fields.count == 5 ? Int(fields[2]) ?? 0 : 0
+        #expect(starts >= answered.adjusted + 1 && starts <= 101, "\(starts) starts logged, \(answered.adjusted) lives answered")
         // Every adjustment and redemption the daemon said yes to is in the ledger, once.
         #expect(answered.adjusted > 50)
         #expect(fields.count == 5 && fields[3] == "\(answered.adjusted)" && fields[4] == "\(answered.redeemed)")

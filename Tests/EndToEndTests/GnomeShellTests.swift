@@ -91,9 +91,10 @@ struct GnomeShellTests {
               let lastInput = try inputs.last.map({ try EventLog.decode(line: String($0)) }) else {
             Issue.record("no idle after the input: \(idle)"); return
         }
-        // Idle since Mutter's last input: at or after the last input the hook reported (it reports
-        // input only now and then), within a keep-alive's 4.5 s.
-        #expect(since.micros >= lastInput.at.micros - 50_000 && since.micros - lastInput.at.micros < 4_600_000, "idle since \(since), last input \(lastInput.at)")
+        // Idle since Mutter's last input: near the last input the hook reported. It reports input
+        // only now and then (so the real last input may be up to a keep-alive's 4.5 s later), and
+        // the daemon stamps a report when it arrives (on a loaded machine, later than the input).
+        #expect(abs(since.micros - lastInput.at.micros) < 4_600_000, "idle since \(since), last input \(lastInput.at)")
         shell.input()
         _ = try d.poll("SELECT count(*) FROM event WHERE seq > \(before) AND line LIKE '%\"idle_changed\",\"idle\":false%'") { $0 == "1" }
 

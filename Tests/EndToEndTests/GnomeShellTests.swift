@@ -32,7 +32,8 @@ struct GnomeShellTests {
         app_id = "learning.app"
         """
 
-    /// The extension packed for GNOME 43 by the repository's own tool, in a folder of root's.
+    /// The extension packed for GNOME 43 by the repository's own tool, in a folder of root's (the
+    /// session copies it; the folder is left for the system's /tmp cleaning, as LiveDaemon's are).
     static func packed() throws -> String {
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("screentime-ext-\(UUID().uuidString)").path
         let r = try ReplayBinaryTests.runBinary(ReplayBinaryTests.root.appendingPathComponent("tools/pack-gnome-extension").path, ["43", out])

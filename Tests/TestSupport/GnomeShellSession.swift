@@ -90,13 +90,14 @@ public final class GnomeShellSession {
 
     deinit { stop() }
 
-    /// Every process of the test child's (the shell, its session bus, its windows), then the folder.
+    /// Every process of the test child's (the shell, its session bus, its windows); then the folder.
     /// SIGKILL: the test runner's children may have inherited SIGTERM ignored.
     public func stop() {
         Self.killAll(uid: uid)
         for _ in 0..<200 where shell > 0 && Spawn.ended(shell) == nil { usleep(10_000) }
         shell = 0
         Self.killAll(uid: uid)
+        try? FileManager.default.removeItem(atPath: dir)
     }
 
     public static func killAll(uid: UInt32) {

@@ -4,7 +4,7 @@ import Glibc
 /// session's compositor (GNOME Shell with the screentime extension): read from /proc as root, so
 /// that system mode can decide whether to believe it (`CompositorTrust` in screentimed).
 /// Only facts; no judgement here.
-public struct CompositorFacts: Sendable, Equatable {
+public struct CompositorFacts: Sendable {
     public var pid: Int32
     /// The realpath of /proc/PID/exe (nil: the process is gone, or its exe cannot be read).
     public var exe: String?
@@ -32,12 +32,6 @@ public struct CompositorFacts: Sendable, Equatable {
         self.environment = environment
         self.extensionFolder = extensionFolder
         self.extensionAlterable = extensionAlterable
-    }
-
-    public static func == (a: CompositorFacts, b: CompositorFacts) -> Bool {
-        a.pid == b.pid && a.exe == b.exe && a.exeAlterable == b.exeAlterable && a.uids?.real == b.uids?.real
-            && a.uids?.effective == b.uids?.effective && a.tracer == b.tracer && a.environment == b.environment
-            && a.extensionFolder == b.extensionFolder && a.extensionAlterable == b.extensionAlterable
     }
 
     /// Reads the facts of `pid` for `child`, looking for the GNOME Shell extension `extensionUUID`.

@@ -59,12 +59,6 @@ struct HookSupervisor {
         self.sessions = sessions
     }
 
-    /// A program installed next to this screentimed (the X11 hook, stctl).
-    static func installed(_ name: String) -> String {
-        let own = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-        return URL(fileURLWithPath: own).deletingLastPathComponent().appendingPathComponent(name).path
-    }
-
     /// When this wants to run again.
     var nextDue: Microseconds { min(nextLook, retry.values.map(\.at).min() ?? .max) }
 

@@ -158,7 +158,7 @@ struct Run: ParsableCommand {
             try SystemPaths.makeFolder((path as NSString).deletingLastPathComponent, mode: 0o755)
             let listener = try listen(at: path, mode: 0o666)
             let hooks = noLogind || noDesktopHooks ? nil
-                : HookSupervisor(hookPath: HookSupervisor.installed("screentime-hook-x11"), stctlPath: HookSupervisor.installed("stctl"),
+                : HookSupervisor(hookPath: InstalledFiles.beside("screentime-hook-x11"), stctlPath: InstalledFiles.beside("stctl"),
                                  socketPath: path, sessions: LoginSessions())
             try serve(children, listener: listener, every: every, cpu: cpu, quiet: quiet, logger: logger, hooks: hooks)
         }

@@ -3,6 +3,7 @@ import ControlProtocol
 import DesktopHooks
 import Dispatch
 import Foundation
+import ScreenTimeLinux
 
 struct HookKDE: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -24,11 +25,7 @@ struct HookKDE: ParsableCommand {
     var user: String?
 
     /// The script `make install` puts under PREFIX, found from where this stctl is (PREFIX/bin).
-    static var installedScript: String {
-        let own = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-        return URL(fileURLWithPath: own).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("share/screentime/kwin/screentime/contents/code/main.js").standardizedFileURL.path
-    }
+    static var installedScript: String { InstalledFiles.beside("../share/screentime/kwin/screentime/contents/code/main.js") }
 
     func run() throws {
         let path = URL(fileURLWithPath: script ?? Self.installedScript).standardizedFileURL.path

@@ -2,6 +2,7 @@ import ArgumentParser
 import ControlProtocol
 import DesktopHooks
 import Foundation
+import ScreenTimeLinux
 
 struct Status: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -215,8 +216,7 @@ struct HookX11: ParsableCommand {
     var user: String?
 
     func run() throws {
-        let own = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-        let hook = URL(fileURLWithPath: own).deletingLastPathComponent().appendingPathComponent("screentime-hook-x11").path
+        let hook = InstalledFiles.beside("screentime-hook-x11")
         guard FileManager.default.isExecutableFile(atPath: hook) else {
             throw Failure("stctl: the X11 hook is not installed: \(hook) is missing (make install puts it next to stctl)", code: 2)
         }

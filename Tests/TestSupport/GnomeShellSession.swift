@@ -57,7 +57,7 @@ public final class GnomeShellSession {
         }
 
         logind = try MockLogind()
-        try logind.addSession("c2", uid: uid, name: UserAccountName.of(uid))
+        try logind.addSession("c2", uid: uid, name: UserAccount.name(of: uid) ?? "uid\(uid)")
 
         var environment = ["PATH": "/usr/bin:/bin", "HOME": home, "XDG_RUNTIME_DIR": run, "XDG_SESSION_ID": "c2",
                            "DBUS_SYSTEM_BUS_ADDRESS": logind.address, "MUTTER_DEBUG_RESET_IDLETIME": "1"]
@@ -225,13 +225,5 @@ public final class GnomeShellSession {
                 };
             }
             """.write(toFile: folder + "/extension.js", atomically: true, encoding: .utf8)
-    }
-}
-
-/// A user's name, for logind's mock.
-enum UserAccountName {
-    static func of(_ uid: UInt32) -> String {
-        guard let pw = getpwuid(uid) else { return "uid\(uid)" }
-        return String(cString: pw.pointee.pw_name)
     }
 }

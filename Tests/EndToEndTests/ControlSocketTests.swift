@@ -6,7 +6,7 @@ import Testing
 /// as root (a parent).
 @Suite("The control socket and stctl, end to end", .serialized)
 struct ControlSocketTests {
-    static let stctl = ReplayBinaryTests.root.appendingPathComponent(".build/debug/stctl").path
+    static let stctl = Readable.path(".build/debug/stctl")
 
     /// A running daemon in a fresh folder; stopped (SIGTERM) and checked by `body`'s caller.
     final class RunningDaemon {
@@ -392,7 +392,7 @@ struct SocketFuzzTests {
     func fuzz() throws {
         let d = try ControlSocketTests.RunningDaemon()
         #expect(try d.stctl(["adjust", "7", "--reason", "before"]).status == 0)
-        let script = ReplayBinaryTests.root.appendingPathComponent("Tests/EndToEndTests/Scripts/fuzz-socket.py").path
+        let script = Readable.path("Tests/EndToEndTests/Scripts/fuzz-socket.py")
         // A first round settles the allocator; the second is measured.
         _ = try ReplayBinaryTests.runBinary("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", script, d.socket, "5000", "1"])
         let before = try Self.rss(d.process.processIdentifier)

@@ -7,7 +7,7 @@ import Testing
 struct DiskFullTests {
     @Test("a full disk is survived and everything is saved when there is room again")
     func fullDisk() throws {
-        let script = ReplayBinaryTests.root.appendingPathComponent("Tests/EndToEndTests/Scripts/disk-full.sh").path
+        let script = Readable.path("Tests/EndToEndTests/Scripts/disk-full.sh")
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("screentime-full-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
         let policy = work + "/policy.toml"

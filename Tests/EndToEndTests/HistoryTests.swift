@@ -7,8 +7,8 @@ import Testing
 /// demo afternoon; what they say is checked against `screentimed replay` of the same log.
 @Suite("stctl history, sessions and report, end to end")
 struct HistoryTests {
-    static var demo: String { ReplayBinaryTests.root.appendingPathComponent("policies/demo-day.jsonl").path }
-    static var defaultPolicy: String { ReplayBinaryTests.root.appendingPathComponent("policies/default.toml").path }
+    static var demo: String { Readable.path("policies/demo-day.jsonl") }
+    static var defaultPolicy: String { Readable.path("policies/default.toml") }
 
     /// The replay of the demo day under the default policy, in UTC.
     static func replay() throws -> [String: Any] {

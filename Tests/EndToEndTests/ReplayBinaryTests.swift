@@ -5,7 +5,7 @@ import Testing
 @Suite("screentimed replay, end to end")
 struct ReplayBinaryTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    static let binary = root.appendingPathComponent(".build/debug/screentimed").path
+    static let binary = Readable.path(".build/debug/screentimed")
     static let scenarios = root.appendingPathComponent("Tests/Scenarios/shared")
     static let scenarioNames = (try? FileManager.default.contentsOfDirectory(atPath: scenarios.path).sorted()) ?? []
 
@@ -145,7 +145,7 @@ struct ReplayBinaryTests {
 
 @Suite("stctl policy check, end to end")
 struct PolicyCheckBinaryTests {
-    static let stctl = ReplayBinaryTests.root.appendingPathComponent(".build/debug/stctl").path
+    static let stctl = Readable.path(".build/debug/stctl")
 
     static func run(_ args: [String]) throws -> ReplayBinaryTests.Run {
         try ReplayBinaryTests.runBinary(stctl, args)

@@ -15,7 +15,7 @@ struct StateCheckTests {
     static func importedState() throws -> String {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("screentime-state-\(UUID().uuidString)").path
         let r = try ReplayBinaryTests.runBinary(daemon, ["import", "--state-dir", dir, "--policy", policy,
-                                                         root.appendingPathComponent("policies/demo-day.jsonl").path])
+                                                         Readable.path("policies/demo-day.jsonl")])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout == "\(dir)/screentime.sqlite: 429 events added; balance 7\n")
         return dir

@@ -68,7 +68,8 @@ public final class GnomeShellSession {
         // Through Spawn: every signal at its default and none blocked. The test runner blocks most
         // signals in its threads, and Foundation's Process passes that on: a session bus started
         // so never hears its activated services end, and hangs.
-        shell = try Spawn.start("/bin/sh", ["-c", "exec \"$0\" \"$@\" >\(dir)/shell.log 2>&1", "/usr/bin/setpriv", "--reuid=\(uid)", "--regid=\(uid)",
+        // In the child's home: the test runner's folder (the clone) may be one the child cannot enter.
+        shell = try Spawn.start("/bin/sh", ["-c", "cd \(home) && exec \"$0\" \"$@\" >\(dir)/shell.log 2>&1", "/usr/bin/setpriv", "--reuid=\(uid)", "--regid=\(uid)",
                                            "--clear-groups", "/usr/bin/dbus-run-session", "--", dir + "/shell.sh"], environment: environment)
         // Ready when the screentime extension runs (state 1: enabled) and the driver answers.
         for _ in 0..<300 {
@@ -121,6 +122,7 @@ public final class GnomeShellSession {
         p.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
         p.arguments = ["--reuid=\(uid)", "--regid=\(uid)", "--clear-groups", path] + arguments
         p.environment = environment
+        p.currentDirectoryURL = URL(fileURLWithPath: dir + "/home")
         let pipe = Pipe()
         p.standardOutput = pipe
         p.standardError = FileHandle.nullDevice
@@ -148,6 +150,7 @@ public final class GnomeShellSession {
         p.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
         p.arguments = ["--reuid=\(uid)", "--regid=\(uid)", "--clear-groups", "/usr/bin/foot", "-a", appID, "-T", title, "sleep", "600"]
         p.environment = environment
+        p.currentDirectoryURL = URL(fileURLWithPath: dir + "/home")
         p.standardOutput = FileHandle.nullDevice
         p.standardError = FileHandle.nullDevice
         try p.run()

@@ -24,6 +24,9 @@ public final class SwaySession {
         sway.arguments = ["--reuid=\(uid)", "--regid=\(uid)", "--clear-groups", "/usr/bin/sway", "-c", dir + "/config"]
         sway.environment = ["HOME": dir + "/home", "XDG_RUNTIME_DIR": dir + "/run", "PATH": "/usr/bin:/bin",
                             "WLR_BACKENDS": "headless", "WLR_LIBINPUT_NO_DEVICES": "1", "WLR_RENDERER": "pixman"]
+        // sway, and the windows it starts, in a folder of the child's: the test runner's (the clone)
+        // may be one the child cannot enter, and foot then does not start.
+        sway.currentDirectoryURL = URL(fileURLWithPath: dir + "/home")
         sway.standardOutput = FileHandle.nullDevice
         sway.standardError = FileHandle.nullDevice
         try sway.run()

@@ -7,13 +7,15 @@ import Testing
 @Suite("sd_notify: ready, watchdog, stopping", .serialized)
 struct ServiceTests {
     /// Listens on a datagram socket at `path`; writes "SECONDS MESSAGE" lines to `path.log`, and on
-    /// the first READY=1 tries the control socket at once ("CONNECT ok" / "CONNECT failed").
-    static func listen(at path: String, control: String) throws -> Process {
+    /// the first READY=1 tries the control socket named in the file `path.control` at once ("CONNECT
+    /// ok" / "CONNECT failed"). Started before the daemon, so that no message is missed; the test
+    /// writes `path.control` once the daemon (and so its socket's path) exists.
+    static func listen(at path: String) throws -> Process {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
         p.arguments = ["-c", #"""
             import os, socket, sys, time
-            path, control = sys.argv[1], sys.argv[2]
+            path = sys.argv[1]
             s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); s.bind(path); os.chmod(path, 0o666)
             out = open(path + ".log", "w", buffering=1)
             ready = False
@@ -22,12 +24,16 @@ struct ServiceTests {
                 out.write("%.3f %s\n" % (time.monotonic(), msg))
                 if "READY=1" in msg and not ready:
                     ready = True
+                    for _ in range(500):
+                        if os.path.exists(path + ".control"): break
+                        time.sleep(0.01)
+                    control = open(path + ".control").read()
                     c = socket.socket(socket.AF_UNIX)
                     try:
                         c.connect(control); out.write("CONNECT ok\n")
                     except OSError as e:
                         out.write("CONNECT failed %s\n" % e)
-            """#, path, control]
+            """#, path]
         try p.run()
         for _ in 0..<200 where !FileManager.default.fileExists(atPath: path) { usleep(10_000) }
         return p
@@ -46,10 +52,11 @@ struct ServiceTests {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("screentime-notify-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
         let notify = dir + "/notify.sock"
+        let listener = try Self.listen(at: notify)
+        defer { kill(listener.processIdentifier, SIGKILL); reap(listener) }
         let d = try LiveDaemon(environment: ["NOTIFY_SOCKET": notify, "WATCHDOG_USEC": "1000000"],
                                arguments: ["--sample-every", "200ms", "--no-logind", "--no-notifications"])
-        let listener = try Self.listen(at: notify, control: d.socket)
-        defer { kill(listener.processIdentifier, SIGKILL); reap(listener) }
+        try d.socket.write(toFile: notify + ".control", atomically: true, encoding: .utf8)
         _ = try d.waitFor("watching uid")
         usleep(2_600_000)
         let hook = try d.stctl(["hook", "event", #"{"event": "input", "count": 7}"#])
@@ -80,10 +87,11 @@ struct ServiceTests {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("screentime-notify-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
         let notify = dir + "/notify.sock"
+        let listener = try Self.listen(at: notify)
+        defer { kill(listener.processIdentifier, SIGKILL); reap(listener) }
         let d = try LiveDaemon(environment: ["NOTIFY_SOCKET": notify, "WATCHDOG_USEC": "1000000", "SCREENTIME_TEST_WEDGE_AFTER": "2"],
                                arguments: ["--sample-every", "200ms", "--no-logind", "--no-notifications"])
-        let listener = try Self.listen(at: notify, control: d.socket)
-        defer { kill(listener.processIdentifier, SIGKILL); reap(listener) }
+        try d.socket.write(toFile: notify + ".control", atomically: true, encoding: .utf8)
         _ = try d.waitFor("the run loop stops turning")
         let wedgedAt = Self.messages(notify).last?.at ?? 0
         usleep(2_500_000)

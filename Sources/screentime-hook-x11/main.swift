@@ -6,7 +6,7 @@ import ScreenTimeCore
 import ScreenTimeLinux
 
 // The X11 desktop hook (`stctl hook x11` runs it): reports the focused window (from
-// `_NET_ACTIVE_WINDOW`: pid from `_NET_WM_PID`, else the X-Resource extension; `WM_CLASS` as
+// `_NET_ACTIVE_WINDOW`: pid from the X server itself, through the X-Resource extension; `WM_CLASS` as
 // app_id; `_NET_WM_NAME` or `WM_NAME` as title) and input (from the XScreenSaver idle counter,
 // through `InputThrottle`) to the daemon, until the X server goes away.
 
@@ -48,14 +48,13 @@ XSetIOErrorHandler { _ in
 struct X11Windows {
     let display: OpaquePointer
     let root: Window
-    let activeWindow, wmPID, netWMName, utf8String: Atom
+    let activeWindow, netWMName, utf8String: Atom
 
     init(_ display: OpaquePointer) {
         self.display = display
         root = XDefaultRootWindow(display)
         func atom(_ name: String) -> Atom { XInternAtom(display, name, 0) }
         activeWindow = atom("_NET_ACTIVE_WINDOW")
-        wmPID = atom("_NET_WM_PID")
         netWMName = atom("_NET_WM_NAME")
         utf8String = atom("UTF8_STRING")
     }
@@ -81,9 +80,11 @@ struct X11Windows {
         return Window(bitPattern: w)
     }
 
+    /// The pid of the client that made the window, as the X server knows it from the client's
+    /// socket (X-Resource 1.2). Never `_NET_WM_PID`: any client may write that property on any
+    /// window, so a child could label a game's window with a learning app's pid. A client the
+    /// server has no pid for (over TCP) gives nil: a window of nobody known.
     func pid(of window: Window) -> Int32? {
-        if let p = property(window, wmPID)?.longs.first, p > 0 { return Int32(truncatingIfNeeded: p) }
-        // No _NET_WM_PID: ask the X server which client owns the window (X-Resource 1.2).
         var spec = XResClientIdSpec(client: window, mask: 2 /* XRES_CLIENT_ID_PID_MASK */)
         var count = 0
         var ids: UnsafeMutablePointer<XResClientIdValue>? = nil
@@ -161,7 +162,7 @@ do {
             guard event.type == PropertyNotify else { continue }
             let p = event.xproperty
             if p.window == x.root && p.atom == x.activeWindow { refocus = true }
-            if p.window == watched && (p.atom == x.netWMName || p.atom == Atom(XA_WM_NAME) || p.atom == x.wmPID) { refocus = true }
+            if p.window == watched && (p.atom == x.netWMName || p.atom == Atom(XA_WM_NAME)) { refocus = true }
         }
         if refocus || noneSince != nil { try reportFocus() }
         if let idle = x.idle(info), throttle.observe(idle: idle, now: SystemClock.monoMicros(), random: &random) {

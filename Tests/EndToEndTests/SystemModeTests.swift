@@ -405,6 +405,45 @@ struct SystemModeTests {
         try d.stop()
     }
 
+    @Test("the root-run X11 hook takes a window's pid from the X server: a window the child labels with a learning app's _NET_WM_PID is not that app")
+    func x11PidFromServer() throws {
+        _ = (Self.emma, Self.tom, Self.parent)
+        let x = try X11Session()
+        let logind = try MockLogind()
+        let d = try SystemDaemon(policies: ["stkid65005": Self.policy(games: "/nonexistent/game", learning: "/usr/bin/xterm",
+                                                                     parents: #"users = ["stparent65007"]"#)],
+                                 logind: logind.address)
+        _ = try d.waitFor("screentimed: watching uid 65005;")
+        let learn = try x.xterm(class: "LearningApp", title: "GCompris", uid: Self.emma)
+        // Another program of hers, its window labelled with the learning xterm's pid, as `xprop -set` does.
+        let other = try x.xmessage(name: "homework", uid: Self.emma)
+        let label = try ReplayBinaryTests.runBinary("/usr/bin/setpriv", ["--reuid=\(Self.emma)", "--regid=\(Self.emma)", "--clear-groups",
+                                                                       "/usr/bin/xprop", "-display", x.display, "-id", other.window,
+                                                                       "-f", "_NET_WM_PID", "32c", "-set", "_NET_WM_PID", "\(learn.process.processIdentifier)"])
+        #expect(label.status == 0, "\(label.stderr)")
+        #expect(x.output("/usr/bin/xprop", ["-id", other.window, "_NET_WM_PID"]).contains("= \(learn.process.processIdentifier)"))
+        try logind.addSession("c1", uid: Self.emma, name: "stkid65005")
+        try logind.setSession("c1", ["Type": .string("x11"), "Display": .string(x.display), "Leader": .uint32(UInt32(learn.process.processIdentifier))])
+        _ = try d.waitFor("stkid65005: started the X11 hook of session c1 on \(x.display) (pid ")
+
+        func currentApp(becomes app: String?) -> Bool {
+            for _ in 0..<500 {
+                if let status = try? d.json(Self.emma, ["status"]), status["hooks"] as? [String] == ["x11"],
+                   (status["current_app"] as? String) == app { return true }
+                usleep(20_000)
+            }
+            return false
+        }
+        x.activate(learn.window)
+        #expect(currentApp(becomes: "GCompris"), "\(String(describing: try? d.json(Self.emma, ["status"])))")
+        // The labelled window in front: not the learning app (nothing the policy names).
+        x.activate(other.window)
+        #expect(currentApp(becomes: nil), "\(String(describing: try? d.json(Self.emma, ["status"])))")
+        x.activate(learn.window)
+        #expect(currentApp(becomes: "GCompris"))
+        try d.stop()
+    }
+
     @Test("the daemon runs the sway hook of a child's sway session itself, as root, on the session's IPC socket")
     func trustedSwayHook() throws {
         _ = (Self.emma, Self.tom, Self.parent)

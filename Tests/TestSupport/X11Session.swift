@@ -71,6 +71,22 @@ public final class X11Session {
         return (p, window)
     }
 
+    /// An xmessage of `uid` (a window of another program than xterm) whose WM_CLASS instance is
+    /// `name`; returns its window id.
+    public func xmessage(name: String, uid: UInt32 = 65534) throws -> (process: Process, window: String) {
+        let p = try X11Session.start("/usr/bin/setpriv", ["--reuid=\(uid)", "--regid=\(uid)", "--clear-groups",
+                                                          "/usr/bin/xmessage", "-name", name, "homework"],
+                                     display: display)
+        processes.append(p)
+        var window = ""
+        _ = X11Session.wait(for: {
+            window = self.output("/usr/bin/xdotool", ["search", "--onlyvisible", "--classname", "^\(name)$"]).split(separator: "\n").first.map(String.init) ?? ""
+            return !window.isEmpty
+        }, while: p)
+        guard !window.isEmpty else { throw FixtureFailure("the xmessage \(name) did not appear") }
+        return (p, window)
+    }
+
     /// Starts a process on this display (its output discarded) and keeps it until the session ends.
     public func spawn(_ path: String, _ args: [String], environment: [String: String] = [:]) throws -> Process {
         let p = try X11Session.start(path, args, display: display, environment: environment)

@@ -194,7 +194,14 @@ public struct Engine: Sendable {
             if let last = lastInput, t - last > policy.validation.idleAfter { idle.add(last, t) }
             lastInput = t
             judgeAwaiting()
-            if let run = periodicDetector.input(at: t) { periodicInput.insert(run.start, run.end) }
+            if let run = periodicDetector.input(at: t) {
+                // Machine-made input makes the `idle_after` after it count as active too: that
+                // tail is the machine's as well (a jiggler's last interval must not pay), until
+                // input that is not part of a run says a person is back.
+                periodicInput.insert(run.start, run.end + policy.validation.idleAfter)
+            } else {
+                periodicInput.forget(after: t)
+            }
         case .idleChanged(let isIdle, let since):
             var from = t
             if isIdle, let s = since { from = min(t, max(0, t - (event.at.micros - s.micros))) }

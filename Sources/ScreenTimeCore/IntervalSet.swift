@@ -91,6 +91,15 @@ public struct IntervalSet: Sendable, Equatable, Codable {
         spans.removeFirst(k)
     }
 
+    /// Forgets everything after `time`.
+    public mutating func forget(after time: Microseconds) {
+        while let last = spans.last, last.end > time {
+            guard last.start < time else { spans.removeLast(); continue }
+            spans[spans.count - 1].end = time
+            return
+        }
+    }
+
     /// Keeps only the earliest `amount` of the set.
     public func prefix(measure amount: Microseconds) -> IntervalSet {
         var out = IntervalSet()

@@ -277,10 +277,12 @@ struct LearningScenarioTests {
         tl.jiggle(from: 0, to: 40 * M, every: 30)     // inputs at 0, 30, ..., 2370
         tl.exit(40 * M, pid: 1)
 
+        // Every second of it is the jiggler's: the 30 s after its last input count as active only
+        // because of that input.
         let moderate = tl.replay(testPolicy()).learningSessions[0]
         #expect(moderate.refused.map(\.reason) == [.periodicInput])
-        #expect(moderate.refused[0].seconds == sec(2370))
-        #expect(moderate.creditedSeconds == sec(30))
+        #expect(moderate.refused[0].seconds == sec(40 * M))
+        #expect(moderate.creditedSeconds == 0)
 
         let strict = tl.replay(testPolicy(["validation.strictness": "\"strict\""])).learningSessions[0]
         #expect(strict.reasons == [.periodicInput])
@@ -291,6 +293,36 @@ struct LearningScenarioTests {
         #expect(lenient.learningSessions[0].reasons.isEmpty)
         #expect(lenient.learningSessions[0].flags == [.periodicInput])
         #expect(lenient.balance == 40)
+    }
+
+    @Test("an hour of input exactly every 60 s earns nothing on moderate and strict, not even the minute after its last input")
+    func hourOfJiggling() {
+        var tl = Timeline()
+        tl.start(0, pid: 1, exe: gcompris)
+        tl.focus(0, pid: 1)
+        tl.jiggle(from: 0, to: 60 * M, every: 60)     // inputs at 0, 60, ..., 3540
+        tl.exit(60 * M, pid: 1)                      // its last minute was paid: 1 point
+        for strictness in ["moderate", "strict"] {
+            let r = tl.replay(testPolicy(["validation.strictness": "\"\(strictness)\""]))
+            #expect(r.balance == 0, "\(strictness): \(r.learningSessions)")
+            #expect(r.learningSessions.map(\.creditedSeconds) == [0], "\(strictness)")
+            #expect(r.learningSessions.first?.reasons.contains(.periodicInput) == true, "\(strictness)")
+        }
+    }
+
+    @Test("a person taking over from a jiggler is paid from their first input on")
+    func personAfterJiggler() {
+        var tl = Timeline()
+        tl.start(0, pid: 1, exe: gcompris)
+        tl.focus(0, pid: 1)
+        tl.jiggle(from: 0, to: 30 * M, every: 60)     // inputs at 0, 60, ..., 1740
+        tl.typing(from: 1770, to: 60 * M)             // a person from 1770.5 on
+        tl.exit(60 * M, pid: 1)
+        let s = tl.replay(testPolicy()).learningSessions[0]
+        // The jiggler's 1770.5 s are refused (its last input made the 30.5 s after it count as
+        // active); the person's 1829.5 s are paid.
+        #expect(s.refused.first { $0.reason == .periodicInput }?.seconds == sec(1770.5))
+        #expect(s.creditedSeconds == sec(1829.5))
     }
 
     @Test("focus flicking to the learning app for 20 s at a time earns nothing (focus_flicker)")

@@ -69,6 +69,8 @@ public struct Engine: Sendable {
     struct Told: Sendable, Codable { var at: Microseconds; var count: Int; var reason: Reason }
     var stopping: [Int32: Told] = [:]
     var paused: Set<Int32> = []
+    /// Paused games that someone let go on once in this pause: the next time, they are terminated.
+    var pauseUndone: Set<Int32> = []
 
     var out: [Effect] = []
 
@@ -214,6 +216,8 @@ public struct Engine: Sendable {
             redeem(minutes: minutes, by: by, at: t)
         case .adjust(let points, let reason):
             out.append(.ledger(ledger.append(.adjusted, points: points, at: clock.wall(at: t), note: reason)))
+        case .gameContinued(let pid, let since):
+            gameContinued(pid, since: since.map { min(t, max(0, t - (event.at.micros - $0.micros))) } ?? t, at: t)
         case .tick, .daemonStarted:
             break
         }
@@ -225,6 +229,9 @@ public struct Engine: Sendable {
     /// How long after the last event something is due (a warning, a stop, a day's end, …): the
     /// daemon sends a `tick` then, so that it happens on time.
     public var timeToNextDeadline: Microseconds? { nextDeadline().map { $0 - now } }
+
+    /// The games paused now (pause mode): each must stay stopped until the engine says resume.
+    public var pausedGames: Set<Int32> { paused }
 
     /// A desktop hook has reported focus: without one, strict and moderate policies credit no learning.
     public var hasFocusHook: Bool { focusHookSeen }

@@ -33,6 +33,8 @@ extension Engine {
         var warned: [Microseconds]
         var stopping: [ToldPID]
         var paused: [Int32]
+        /// Absent from checkpoints written before undone pauses were known.
+        var pauseUndone: [Int32]?
 
         struct TrackedPID: Codable, Sendable { var pid: Int32; var process: TrackedProcess }
         struct ToldPID: Codable, Sendable { var pid: Int32; var told: Told }
@@ -58,7 +60,7 @@ extension Engine {
             learningCredited: learningCredited.keys.sorted().map { Checkpoint.DayCredit(day: $0, credited: learningCredited[$0]!) }, pointRemainder: pointRemainder,
             balance: ledger.balance, budget: budget, warned: warned.sorted(),
             stopping: stopping.keys.sorted().map { Checkpoint.ToldPID(pid: $0, told: stopping[$0]!) },
-            paused: paused.sorted())
+            paused: paused.sorted(), pauseUndone: pauseUndone.sorted())
     }
 
     /// An engine that goes on from a checkpoint, under the policy it was taken with.
@@ -92,6 +94,7 @@ extension Engine {
         warned = Set(c.warned)
         stopping = Dictionary(uniqueKeysWithValues: c.stopping.map { ($0.pid, $0.told) })
         paused = Set(c.paused)
+        pauseUndone = Set(c.pauseUndone ?? [])
         if started { enterDay(containing: now) }
     }
 }

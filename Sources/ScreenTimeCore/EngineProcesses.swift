@@ -27,6 +27,7 @@ extension Engine {
         processes[pid] = nil
         stopping[pid] = nil
         paused.remove(pid)
+        pauseUndone.remove(pid)
         if focus?.pid == pid {
             focus = nil
             focusMatch = nil

@@ -55,6 +55,7 @@ extension Engine {
             if !paused.isEmpty {
                 for pid in paused.sorted() { out.append(.resume(pid: pid, at: clock.wall(at: t))) }
                 paused.removeAll()
+                pauseUndone.removeAll()
             }
             if !stopping.isEmpty { stopping = stopping.filter { $0.value.reason == .blocked } }
             if rewardCounting {
@@ -77,6 +78,29 @@ extension Engine {
             for (pid, told) in stopping.sorted(by: { $0.key < $1.key }) where t - told.at >= retellDelay(told.count) {
                 tellStop(pid, reason: told.reason, at: t, action: .terminate, count: told.count + 1)
             }
+        }
+    }
+
+    /// A paused game ran again (someone let it go on) from `from` to `t`: that time was played,
+    /// past what was available. It is paused again at once; let go on a second time in the same
+    /// pause, it is terminated (a child who keeps sending SIGCONT would otherwise play on between
+    /// two looks).
+    mutating func gameContinued(_ pid: Int32, since from: Microseconds, at t: Microseconds) {
+        guard paused.contains(pid) else { return }
+        budget.played(t - from)
+        let (available, limit) = availableNow()
+        guard available <= 0 else {       // time again meanwhile: it may run
+            paused.remove(pid)
+            pauseUndone.remove(pid)
+            return
+        }
+        if pauseUndone.contains(pid) {
+            paused.remove(pid)
+            pauseUndone.remove(pid)
+            tellStop(pid, reason: limit, at: t, action: .terminate)
+        } else {
+            pauseUndone.insert(pid)
+            tellStop(pid, reason: limit, at: t, action: .pause, count: 1)
         }
     }
 

@@ -27,6 +27,9 @@ public struct Event: Sendable, Equatable {
         /// Added by screentime: the daemon (re)started. Whatever it knew ended at the event before;
         /// the sampler reports what runs now afresh.
         case daemonStarted
+        /// Added by screentime: a game the daemon had paused was found running again (someone sent
+        /// it SIGCONT). `since`: when it was last seen paused; the time since then was played.
+        case gameContinued(pid: Int32, since: WallTime?)
     }
 
     /// The `event` field's value for each kind.
@@ -43,6 +46,7 @@ public struct Event: Sendable, Equatable {
         case .adjust: return "adjust"
         case .tick: return "tick"
         case .daemonStarted: return "daemon_started"
+        case .gameContinued: return "game_continued"
         }
     }
 }

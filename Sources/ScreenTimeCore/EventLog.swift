@@ -91,6 +91,13 @@ public enum EventLog {
             kind = .tick
         case "daemon_started":
             kind = .daemonStarted
+        case "game_continued":
+            var since: WallTime? = nil
+            if let s = try f.optionalString("since") {
+                guard let w = RFC3339.parse(s) else { throw LineError(reason: "'since' is not an RFC 3339 time with offset: \"\(s)\"") }
+                since = w
+            }
+            kind = .gameContinued(pid: try f.pid("pid"), since: since)
         default:
             throw LineError(reason: "unknown event '\(name)'" + suggestion(for: name, among: knownEvents))
         }
@@ -113,7 +120,8 @@ public enum EventLog {
     }
 
     public static let knownEvents = ["process_started", "process_exited", "process_cpu", "focus_changed", "input",
-                                     "idle_changed", "lock_changed", "redeem", "adjust", "tick", "daemon_started"]
+                                     "idle_changed", "lock_changed", "redeem", "adjust", "tick", "daemon_started",
+                                     "game_continued"]
 
     /// One line of the log for an event, with `at` as it was observed.
     public static func encode(_ e: Event) -> String {
@@ -155,6 +163,9 @@ public enum EventLog {
             if let b = by { w.key("by"); w.string(b) }
         case .adjust(let points, let reason):
             w.key("points"); w.int(points); w.key("reason"); w.string(reason)
+        case .gameContinued(let pid, let since):
+            w.key("pid"); w.int(Int64(pid))
+            if let s = since { w.key("since"); w.string(RFC3339.format(micros: s.micros, utcOffsetSeconds: s.utcOffsetSeconds)) }
         case .tick, .daemonStarted:
             break
         }

@@ -39,6 +39,16 @@ struct RewardBudget: Sendable, Codable {
         totalUsed += used
     }
 
+    /// Reward time played although none was available (a paused game someone let go on): counted
+    /// as played today and this week in full, taken from grants as far as they reach.
+    mutating func played(_ amount: Microseconds) {
+        guard amount > 0 else { return }
+        let fromGrants = min(amount, grantRemaining)
+        use(fromGrants)
+        usedToday += amount - fromGrants
+        usedThisWeek += amount - fromGrants
+    }
+
     /// Removes grants expired by `time`; returns how much time was lost.
     mutating func expire(by time: Microseconds) -> Microseconds {
         var lost: Microseconds = 0

@@ -305,6 +305,8 @@ public final class ProcSampler {
 
 /// The fields of /proc/PID/stat the sampler uses, parsed after the last ')' (comm may hold anything).
 struct StatLine {
+    /// The state letter: R running, S sleeping, D disk sleep, T stopped, t traced, Z zombie, …
+    var state: UInt8
     var parent: Int32
     var userTicks: Int64
     var systemTicks: Int64
@@ -317,7 +319,8 @@ struct StatLine {
     var cpuMillis: Int64 { (userTicks + systemTicks) * 1000 / SystemClock.ticksPerSecond }
 
     init?(_ bytes: [UInt8]) {
-        guard let close = bytes.lastIndex(of: UInt8(ascii: ")")) else { return nil }
+        guard let close = bytes.lastIndex(of: UInt8(ascii: ")")), close + 2 < bytes.count else { return nil }
+        state = bytes[close + 2]
         // Fields after ')' start with field 3 (state); utime is 14, stime 15, starttime 22.
         var field = 2
         var user: Int64? = nil, system: Int64? = nil, start: Int64? = nil, parent: Int64? = nil

@@ -81,6 +81,16 @@ public final class ProcessHandle: @unchecked Sendable {
         return poll(&p, 1, 0) == 0
     }
 
+    /// Whether it runs (or could: sleeping, waiting), as opposed to stopped by a signal, traced,
+    /// in uninterruptible sleep (a stop takes effect when it returns) or ended. Nil: gone.
+    public var runs: Bool? {
+        guard let stat = ProcessHandle.stat(of: pid), isAlive else { return nil }
+        switch stat.state {
+        case UInt8(ascii: "R"), UInt8(ascii: "S"), UInt8(ascii: "I"), UInt8(ascii: "W"): return true
+        default: return false
+        }
+    }
+
     static func stat(of pid: Int32) -> StatLine? {
         ProcFS.contents(of: "/proc/\(pid)/stat").flatMap(StatLine.init)
     }

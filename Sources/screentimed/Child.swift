@@ -37,6 +37,9 @@ struct Child {
     var passphraseGate = PassphraseGate()
     /// Who is a parent, from the policy in force (nil: to be worked out again).
     var authority: Authority? = nil
+    /// Paused games, and when each was last seen stopped (wall clock): a game found running again
+    /// has been played since then.
+    var pausedSeen: [Int32: WallTime] = [:]
     /// Monotonic time of the last event logged.
     var lastMono = SystemClock.monoMicros()
     /// Monotonic time of the last save (or failed try), and why saving fails while it does.
@@ -95,6 +98,25 @@ struct Child {
         for a in live.ingest(stamp(kind)) { carryOut(a) }
     }
 
+    /// Paused games that run again (someone sent them SIGCONT) are told to the engine, which
+    /// counts the time as played and pauses them again. Looked at before each sample.
+    mutating func checkPausedGames() {
+        let games = live.engine.pausedGames
+        pausedSeen = pausedSeen.filter { games.contains($0.key) }
+        guard !games.isEmpty else { return }
+        let now = WallTime(micros: SystemClock.wallMicros())
+        let engine = live.engine
+        let running = enforcer.runningAgain(games, process: { engine.process($0) })
+        for pid in running {
+            let since = pausedSeen[pid]
+            log("\(engine.process(pid).map { $0.exe } ?? "pid \(pid)") (pid \(pid)) was paused but runs again: something sent it SIGCONT;"
+                + " it is paused again and the time counts as played", level: .warning,
+                ["event": "game_continued", "pid": "\(pid)"])
+            observe(.gameContinued(pid: pid, since: since))
+        }
+        for pid in games where !running.contains(pid) { pausedSeen[pid] = now }
+    }
+
     /// The engine's next deadline is due: a tick. Returns how long until the one after (nil: none).
     mutating func tickIfDue(now: Microseconds) -> Microseconds? {
         guard let due = live.engine.timeToNextDeadline else { return nil }
@@ -141,6 +163,7 @@ struct Child {
         case .stop(let s):
             let facts = engine.process(s.pid)
             let done = enforcer.stop(s, process: facts)
+            if s.action == .pause { pausedSeen[s.pid] = WallTime(micros: SystemClock.wallMicros()) }
             let left = "game time left now \(DurationText.words(engine.reward.availableNow)), today \(DurationText.words(engine.rewardAvailableToday))"
             var fields: Logger.Metadata = ["event": "stop", "app": "\(s.app)", "reason": "\(s.reason.rawValue)", "action": "\(s.action.rawValue)",
                                            "pid": "\(s.pid)", "told_before": "\(s.repeatCount)", "signalled": "\(done)"]

@@ -89,6 +89,7 @@ struct Daemon {
                 for i in children.indices { children[i].reloadPolicy(announce: announcer()) }
             }
             if SystemClock.monoMicros() >= nextSample {
+                for i in children.indices { children[i].checkPausedGames() }
                 kinds.removeAll(keepingCapacity: true)
                 sampler.sample(at: SystemClock.monoMicros(), into: &kinds)
                 for k in kinds { route(k) }

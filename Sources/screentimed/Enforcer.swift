@@ -39,6 +39,19 @@ struct Enforcer {
         return send([.resume], to: handles)
     }
 
+    /// The paused `games` that run again: someone sent them (or a process that goes with them)
+    /// SIGCONT. The engine is told, and pauses them again. A game paused before the daemon
+    /// restarted is found by its pid and start time.
+    mutating func runningAgain(_ games: Set<Int32>, process: (Int32) -> ProcessFacts?) -> [Int32] {
+        var found: [Int32] = []
+        for pid in games.sorted() {
+            if paused[pid] == nil, group.mayTouch(pid) { paused[pid] = try? game(pid, process(pid)) }
+            guard let handles = paused[pid] else { continue }
+            if handles.contains(where: { $0.runs == true }) { found.append(pid) }
+        }
+        return found
+    }
+
     /// The game (opened with the start time the sampler saw) and the processes that go with it now.
     private func game(_ pid: Int32, _ process: ProcessFacts?) throws(ProcessHandle.Failure) -> [ProcessHandle] {
         let main = try ProcessHandle(pid: pid, startTicks: process?.startTicks)

@@ -155,6 +155,43 @@ struct EnforcementTests {
         try d.stop()
     }
 
+    @Test("pause undone: a paused game the child sends SIGCONT is paused again within a sample and its time counts; the second time it is terminated")
+    func pauseUndone() throws {
+        let dir = try AppCopies.folder()
+        let game = "\(dir)/supertuxkart"
+        let d = try LiveDaemon(policy: Self.policy(games: [game], rewards: #"redemption_expires_after = "3s""#,
+                                                   enforcement: "warn_before = []\naction = \"pause\"\ngrace = \"1s\""),
+                               arguments: ["--sample-every", "200ms", "--no-logind"], uid: Self.child)
+        _ = try d.waitFor("watching uid")
+        try Self.buyAMinute(d)
+        let p = try Self.child([game, "60"])
+        defer { if p.isRunning { kill(p.processIdentifier, SIGKILL) } }
+        let pid = p.processIdentifier
+        _ = try d.waitFor("stop SuperTuxKart (pid \(pid), \(game)): no_reward_time; SIGSTOP to 1 process")
+        for _ in 0..<100 where Self.state(pid) != "T" { usleep(20_000) }
+        #expect(Self.state(pid) == "T")
+
+        // The child lets it go on, as `kill -CONT` from a terminal of theirs does.
+        func continueIt() throws {
+            let r = try ReplayBinaryTests.runBinary("/usr/bin/setpriv", ["--reuid=\(Self.child)", "--regid=\(Self.child)", "--clear-groups",
+                                                                       "/bin/kill", "-CONT", "\(pid)"])
+            #expect(r.status == 0, "\(r.stderr)")
+        }
+        try continueIt()
+        _ = try d.waitFor("(pid \(pid)) was paused but runs again: something sent it SIGCONT; it is paused again")
+        _ = try d.waitFor("stop SuperTuxKart (pid \(pid), \(game)): no_reward_time, told again (1); SIGSTOP to 1 process")
+        for _ in 0..<100 where Self.state(pid) != "T" { usleep(20_000) }
+        #expect(Self.state(pid) == "T", "not paused again")
+        // In the log (saved within a second), for replay: the time since it was last seen paused was played.
+        _ = try d.poll("SELECT count(*) FROM event WHERE line LIKE '%\"game_continued\",\"pid\":\(pid),\"since\"%'") { $0 == "1" }
+
+        // Again: now it is terminated.
+        try continueIt()
+        #expect(Self.ends(p, within: 5), "still running after its pause was undone twice")
+        _ = try d.waitFor("stop SuperTuxKart (pid \(pid), \(game)): no_reward_time; SIGTERM to 1 process")
+        try d.stop()
+    }
+
     @Test("notifications on the child's session bus: each warning, the last one critical, and the stop, word for word")
     func notifications() throws {
         let bus = try MockNotifications()

@@ -209,6 +209,39 @@ struct RewardScenarioTests {
         #expect(r.reward.used == sec(20 * M))
     }
 
+    @Test("pause undone: a paused game found running again counts as played and is paused again; the second time it is terminated")
+    func pauseUndone() {
+        var tl = Timeline()
+        tl.adjust(0, points: 100)
+        tl.redeem(0, minutes: 10)
+        tl.start(0, pid: 9, exe: kart)
+        tl.continued(11 * M, pid: 9, since: 10.5 * M)     // someone sent SIGCONT after 10 min 30 s
+        tl.continued(12 * M, pid: 9, since: 11.5 * M)     // and again
+        tl.exit(12 * M + 1, pid: 9)                        // terminated
+        let r = tl.replay(testPolicy(["enforcement.action": "\"pause\""]))
+        #expect(r.stops.map(\.at) == [wall(10 * M), wall(11 * M), wall(12 * M)])
+        #expect(r.stops.map(\.action) == [.pause, .pause, .terminate])
+        #expect(r.stops.map(\.repeatCount) == [0, 1, 0])
+        // 10 minutes redeemed and used, then 30 s and 30 s played past them.
+        #expect(r.reward.used == sec(10 * M))
+        #expect(r.reward.usedToday == sec(11 * M))
+        #expect(!r.actions.contains { if case .resume = $0 { return true } else { return false } })
+    }
+
+    @Test("pause undone after more time was redeemed: the game just goes on")
+    func pauseUndoneWithTime() {
+        var tl = Timeline()
+        tl.adjust(0, points: 100)
+        tl.redeem(0, minutes: 10)
+        tl.start(0, pid: 9, exe: kart)
+        tl.continued(11 * M, pid: 9, since: 11 * M)
+        tl.exit(13 * M, pid: 9)
+        let r = tl.replay(testPolicy(["enforcement.action": "\"pause\""]))
+        #expect(r.stops.map(\.at) == [wall(10 * M), wall(11 * M)])
+        #expect(r.stops.map(\.repeatCount) == [0, 1])
+        #expect(r.reward.usedToday == sec(10 * M))
+    }
+
     @Test("starting a game with 3 minutes left warns at once, then at 1 minute")
     func lateStartWarns() {
         var tl = Timeline()

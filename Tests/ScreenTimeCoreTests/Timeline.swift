@@ -44,6 +44,10 @@ struct Timeline {
     mutating func redeem(_ s: Double, minutes: Int64) { add(s, .redeem(minutes: minutes, by: "mom")) }
     mutating func adjust(_ s: Double, points: Int64) { add(s, .adjust(points: points, reason: "test")) }
     mutating func tick(_ s: Double) { add(s, .tick) }
+    /// The paused game `pid` was found running again; last seen paused at `since`.
+    mutating func continued(_ s: Double, pid: Int32, since: Double) {
+        add(s, .gameContinued(pid: pid, since: WallTime(micros: origin.micros + Int64(since * 1e6), utcOffsetSeconds: origin.utcOffsetSeconds)))
+    }
     mutating func cpu(_ s: Double, pid: Int32, ms: Int64) { add(s, .processCPU(pid: pid, cpuMillis: ms)) }
 
     /// Human-like input: irregular gaps of `min`...`max` seconds from `from` to before `to`.

@@ -52,14 +52,22 @@ struct Classifier {
     }
 
     private func identityMatches(_ entry: AppEntry, _ exe: ExeFacts) -> Bool {
+        if trustedIdentityMatches(entry, exe) { return true }
+        // What it runs is the named program under another name: that app (a game stays a game).
+        guard let content = exe.contentOf else { return false }
+        return entry.exe.contains { $0.matches(content) }
+    }
+
+    private func trustedIdentityMatches(_ entry: AppEntry, _ exe: ExeFacts) -> Bool {
         if let f = entry.flatpak, exe.flatpak == f { return true }
         return entry.exe.contains { $0.matches(exe.path) }
     }
 
     /// Learning credit needs an identity the policy names and a binary the child cannot replace.
+    /// A match by content alone is never trusted: a build-id is bytes a child can copy into any program.
     private func isTrusted(_ entry: AppEntry, _ exe: ExeFacts) -> Bool {
         guard entry.category == .learning else { return true }
-        return entry.hasIdentity && identityMatches(entry, exe) && !exe.writable
+        return entry.hasIdentity && trustedIdentityMatches(entry, exe) && !exe.writable
     }
 
     private func lookAlike(exe: ExeFacts?, window: FocusedWindow?) -> AppMatch? {
@@ -89,6 +97,7 @@ extension String {
 struct ExeFacts {
     var path: String
     var flatpak: String?
+    var contentOf: String?
     var writable: Bool
     /// Lower-cased names it goes by: exe file name, comm, argv[0]'s file name.
     var names: [String]
@@ -98,6 +107,7 @@ struct ExeFacts {
         if path.hasSuffix(" (deleted)") { path.removeLast(10) }
         self.path = path
         self.flatpak = p.flatpak
+        self.contentOf = p.contentOf
         self.writable = p.exeWritable ?? ExeFacts.inChildWritablePlace(path)
         var names: [String] = []
         if let base = path.split(separator: "/").last { names.append(base.lowercased()) }

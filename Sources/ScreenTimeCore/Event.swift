@@ -65,9 +65,13 @@ public struct ProcessFacts: Sendable, Equatable, Codable {
     public var flatpak: String?
     /// The child can write the exe or its folder; nil when the sampler did not say.
     public var exeWritable: Bool?
+    /// Added by screentime: the program the policy names by this path is what the process runs,
+    /// though under another name (a renamed copy, a start through the dynamic loader, a memfd):
+    /// the same file, or the same ELF build-id. Makes it that app; never trusted for learning.
+    public var contentOf: String?
 
     public init(pid: Int32, exe: String, startTicks: Int64? = nil, uid: UInt32? = nil, comm: String? = nil,
-                cmdline: [String]? = nil, cgroup: String? = nil, flatpak: String? = nil, exeWritable: Bool? = nil) {
+                cmdline: [String]? = nil, cgroup: String? = nil, flatpak: String? = nil, exeWritable: Bool? = nil, contentOf: String? = nil) {
         self.pid = pid
         self.exe = exe
         self.startTicks = startTicks
@@ -77,6 +81,7 @@ public struct ProcessFacts: Sendable, Equatable, Codable {
         self.cgroup = cgroup
         self.flatpak = flatpak
         self.exeWritable = exeWritable
+        self.contentOf = contentOf
     }
 }
 

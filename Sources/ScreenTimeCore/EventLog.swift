@@ -53,7 +53,8 @@ public enum EventLog {
                 pid: try f.pid("pid"), exe: exe, startTicks: try f.optionalInt("start_ticks"),
                 uid: try f.optionalInt("uid").map { UInt32(clamping: $0) }, comm: try f.optionalString("comm"),
                 cmdline: try f.optionalStrings("cmdline"), cgroup: try f.optionalString("cgroup"),
-                flatpak: try f.optionalString("flatpak"), exeWritable: try f.optionalBool("exe_writable")))
+                flatpak: try f.optionalString("flatpak"), exeWritable: try f.optionalBool("exe_writable"),
+                contentOf: try f.optionalString("content_of")))
         case "process_exited":
             kind = .processExited(pid: try f.pid("pid"))
         case "process_cpu":
@@ -141,6 +142,7 @@ public enum EventLog {
             if let v = p.cgroup { w.key("cgroup"); w.string(v) }
             if let v = p.flatpak { w.key("flatpak"); w.string(v) }
             if let v = p.exeWritable { w.key("exe_writable"); w.bool(v) }
+            if let v = p.contentOf { w.key("content_of"); w.string(v) }
         case .processExited(let pid):
             w.key("pid"); w.int(Int64(pid))
         case .processCPU(let pid, let ms):

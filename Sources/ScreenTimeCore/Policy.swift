@@ -199,6 +199,9 @@ public struct ExePattern: Sendable, Equatable {
         return String(base)
     }
 
+    /// The whole path when it names one file (no wildcards).
+    public var literalPath: String? { hasWildcards ? nil : text }
+
     public func matches(_ path: String) -> Bool {
         if !hasWildcards { return path == text }
         return Glob.match(pattern: bytes[...], path: Array(path.utf8)[...])

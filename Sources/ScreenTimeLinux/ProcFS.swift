@@ -100,11 +100,25 @@ public final class ProcFS {
         return nil
     }
 
-    /// The owner of the process: its effective uid (nil: gone).
+    /// The owner of the process: its effective uid (nil: gone). /proc shows a process that made
+    /// itself non-dumpable as root's; its status says whose it is.
     public func owner(of folder: ProcessFolder) -> UInt32? {
         var st = stat()
         let r = folder.fd >= 0 ? fstat(folder.fd, &st) : withName(folder.pid) { fstatat(rootFD, $0, &st, 0) }
-        return r == 0 ? st.st_uid : nil
+        guard r == 0 else { return nil }
+        guard st.st_uid == 0 else { return st.st_uid }
+        return effectiveUID(of: folder) ?? 0
+    }
+
+    /// The effective uid on the "Uid:" line of /proc/PID/status (real, effective, saved, fs).
+    private func effectiveUID(of folder: ProcessFolder) -> UInt32? {
+        var bytes: [UInt8] = []
+        guard read(folder, "status", into: &bytes) else { return nil }
+        let key = Array("\nUid:".utf8)
+        guard let at = bytes.indices.first(where: { bytes[$0] == 10 && bytes[$0...].starts(with: key) }) else { return nil }
+        let ids = bytes[(at + key.count)...].prefix { $0 != 10 }.split(whereSeparator: { $0 == 9 || $0 == 32 })
+        guard ids.count >= 2, let euid = ProcFS.number(ids[1]) else { return nil }
+        return UInt32(clamping: euid)
     }
 
     /// A small file of the process (stat, status, comm, cmdline, cgroup are a page or two).
@@ -167,6 +181,35 @@ public final class ProcFS {
         guard n > 0 else { return errno == EACCES || errno == EPERM ? .hidden : .gone }
         buffer.removeLast(size - n)
         return .read
+    }
+
+    /// Opens the program the process runs (/proc/PID/exe, followed as the kernel does: a renamed,
+    /// deleted or memfd program too); -1 when it may not be read. The caller closes it.
+    public func openProgram(of folder: ProcessFolder) -> Int32 {
+        at(folder, "exe") { openat($0, $1, O_RDONLY | O_CLOEXEC) }
+    }
+
+    public func close(_ fd: Int32) { if fd >= 0 { Glibc.close(fd) } }
+
+    /// The files mapped into the process (device, inode and path of each, from /proc/PID/maps), once each.
+    public func mappedFiles(of folder: ProcessFolder) -> [(device: UInt64, inode: UInt64, path: String)] {
+        var bytes: [UInt8] = []
+        guard read(folder, "maps", into: &bytes) else { return [] }
+        var out: [(device: UInt64, inode: UInt64, path: String)] = []
+        var seen = Set<[UInt64]>()
+        for line in bytes.split(separator: 10) {
+            // start-end perms offset major:minor inode   path
+            let fields = line.split(separator: 32, maxSplits: 5, omittingEmptySubsequences: true)
+            guard fields.count == 6, let inode = UInt64(String(decoding: fields[4], as: UTF8.self)), inode != 0 else { continue }
+            let numbers = fields[3].split(separator: 58).map { UInt64(String(decoding: $0, as: UTF8.self), radix: 16) }
+            guard numbers.count == 2, let major = numbers[0], let minor = numbers[1] else { continue }
+            // glibc's makedev, as st_dev carries it.
+            let device = (major & 0xfffff000) << 32 | (major & 0xfff) << 8 | (minor & 0xffffff00) << 12 | (minor & 0xff)
+            guard seen.insert([device, inode]).inserted else { continue }
+            let path = String(decoding: fields[5].drop { $0 == 32 }, as: UTF8.self)
+            out.append((device, inode, path))
+        }
+        return out
     }
 
     /// Opens the process's memory (/proc/PID/mem, or /proc/PID/maps where Yama's ptrace_scope

@@ -18,6 +18,10 @@ public final class ProcSampler {
     public let uids: Set<UInt32>
     /// How often a tracked process's CPU time is read (and reported when it changed).
     public let cpuEvery: Microseconds
+    /// The programs the policies name by path, recognised under other names (set by the daemon).
+    public var programs = KnownPrograms(paths: [])
+    /// Which processes are really the Flatpak apps their scope names.
+    public let flatpakApps: FlatpakApps
     private let fs: ProcFS
     private var accounts: [UInt32: UserAccount] = [:]
 
@@ -59,8 +63,9 @@ public final class ProcSampler {
     static let exeEvery = 30
     static let recentLimit = 256
 
-    public init(uids: Set<UInt32>, cpuEvery: Microseconds = Seconds.of(60), fs: ProcFS = ProcFS()) {
+    public init(uids: Set<UInt32>, cpuEvery: Microseconds = Seconds.of(60), fs: ProcFS = ProcFS(), flatpakApps: FlatpakApps = FlatpakApps()) {
         self.uids = uids
+        self.flatpakApps = flatpakApps
         self.cpuEvery = cpuEvery
         self.fs = fs
         // A uid without an entry in the user database has no groups the daemon could know of.
@@ -154,15 +159,21 @@ public final class ProcSampler {
                 t.image = nil
                 execd = true
             }
-            switch fs.exe(of: t.folder, into: &exe) {
+            var link = fs.exe(of: t.folder, into: &exe)
+            if link == .hidden, execd || young {
+                // It exec'd a program that may not be looked into: a setuid one (then it is not the
+                // child's any more, see the owner below), or one the child may only run (an
+                // execute-only copy): that is an unknown program of theirs, not nothing.
+                exe.removeAll(keepingCapacity: true)
+                exe.append(contentsOf: Self.hiddenExe.utf8)
+                link = .read
+            }
+            switch link {
             case .gone:
                 gone.append(pid)
                 continue
-            case .hidden where !execd && !young:
-                break    // made non-dumpable by itself: still the same program
             case .hidden:
-                gone.append(pid)    // exec'd a program the child may not look into (setuid): not the child's
-                continue
+                break    // made non-dumpable by itself: still the same program
             case .read:
                 if execd || young {
                     // An exec may change the owner (setuid); a young process may still drop to the child's.
@@ -243,10 +254,20 @@ public final class ProcSampler {
     private func track(_ folder: ProcessFolder, uid: UInt32, listed: Bool, mono: Microseconds, into out: inout [Event.Kind]) {
         // A thread has a /proc/TID too, though /proc's listing shows only processes.
         guard listed || isProcess(folder),
-              fs.read(folder, "stat", into: &buffer), let stat = StatLine(buffer),
-              fs.exe(of: folder, into: &exe) == .read else {    // kernel threads, zombies
+              fs.read(folder, "stat", into: &buffer), let stat = StatLine(buffer) else {
             fs.release(folder)
             return
+        }
+        switch fs.exe(of: folder, into: &exe) {
+        case .read: break
+        case .gone:    // kernel threads, zombies
+            fs.release(folder)
+            return
+        case .hidden:
+            // Not dropped: a program the child may run but not read, or one that made itself
+            // non-dumpable, is an unknown program of theirs.
+            exe.removeAll(keepingCapacity: true)
+            exe.append(contentsOf: Self.hiddenExe.utf8)
         }
         out.append(.processStarted(facts(folder, uid: uid, startTicks: stat.startTicks)))
         out.append(.processCPU(pid: folder.pid, cpuMillis: stat.cpuMillis))
@@ -284,11 +305,41 @@ public final class ProcSampler {
             cgroup = text.split(separator: "\n").first { $0.hasPrefix("0::") }.map { String($0.dropFirst(3)) }
         }
         let path = exe.hasSuffix(" (deleted)") ? String(exe.dropLast(10)) : exe
-        let writable = accounts[uid].map { $0.canReplace(path) }
+        // A program run from a memfd is one the child wrote.
+        let writable = path.hasPrefix("/memfd:") ? true : accounts[uid].map { $0.canReplace(path) }
+        var flatpak: String? = nil
+        var contentOf: String? = nil
+        let program = exe == Self.hiddenExe ? -1 : fs.openProgram(of: folder)
+        if program >= 0 {
+            defer { fs.close(program) }
+            // The scope's name only says which Flatpak to check the program against.
+            if let claimed = cgroup.flatMap(ProcSampler.flatpakID), let file = FileIdentity.of(fd: program), flatpakApps.runs(claimed, file: file) {
+                flatpak = claimed
+            }
+            if let known = programs.program(openFile: program), known != path { contentOf = known }
+        }
+        if contentOf == nil, ProcSampler.isLoader(path) {
+            // `ld.so GAME`: the program the loader runs is among the files mapped into the process.
+            for file in fs.mappedFiles(of: folder) where file.path != path {
+                if let known = programs.program(device: file.device, inode: file.inode) { contentOf = known; break }
+                guard !file.path.hasSuffix(" (deleted)"), let known = programs.program(mappedFile: file.path, device: file.device, inode: file.inode) else { continue }
+                contentOf = known
+                break
+            }
+        }
         return ProcessFacts(pid: pid, exe: exe, startTicks: startTicks, uid: uid, comm: comm, cmdline: cmdline,
-                            cgroup: cgroup, flatpak: cgroup.flatMap(ProcSampler.flatpakID), exeWritable: writable)
+                            cgroup: cgroup, flatpak: flatpak, exeWritable: writable, contentOf: contentOf)
     }
 
+    /// The dynamic loader (`ld-linux-x86-64.so.2`, `ld-linux-aarch64.so.1`, …), which can run a program named as its argument.
+    static func isLoader(_ path: String) -> Bool {
+        guard let base = path.split(separator: "/").last else { return false }
+        return base.hasPrefix("ld-linux") || (base.hasPrefix("ld-") && base.contains(".so"))
+    }
+
+
+    /// The exe of a process whose program may not be looked into (`exe` in its `process_started`).
+    public static let hiddenExe = "(hidden)"
 
     static let cmdlineWords = 4
     static let cmdlineWordBytes = 200

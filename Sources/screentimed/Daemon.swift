@@ -58,6 +58,11 @@ struct Daemon {
 
     func index(ofChild uid: UInt32?) -> Int? { uid.flatMap { u in children.firstIndex { $0.uid == u } } }
 
+    /// The programs the policies name by path, for the sampler to recognise under other names.
+    mutating func knowPrograms() {
+        sampler.programs = KnownPrograms(paths: children.flatMap { $0.live.engine.policy.apps.flatMap { $0.exe.compactMap(\.literalPath) } })
+    }
+
     /// Hands what the sampler saw to the child whose process it is.
     mutating func route(_ kind: Event.Kind) {
         let i: Int?
@@ -82,11 +87,13 @@ struct Daemon {
         log("watching uid \(sampler.uids.sorted().map(String.init).joined(separator: ", ")); "
             + children.map { "\(system ? $0.name + ": " : "")state in \($0.live.store.path); policy \($0.policyPath)" }.joined(separator: "; ")
             + (server.map { "; socket \($0.listener.path)" } ?? ""), ["event": "started"])
+        knowPrograms()
         service.ready(status: summary())
         while !requests.stop.load(ordering: .relaxed) {
             keepServiceInformed()
             if requests.reload.exchange(false, ordering: .relaxed) {
                 for i in children.indices { children[i].reloadPolicy(announce: announcer()) }
+                knowPrograms()
             }
             if SystemClock.monoMicros() >= nextSample {
                 for i in children.indices { children[i].checkPausedGames() }

@@ -59,6 +59,9 @@ struct Run: ParsableCommand {
     @Option(name: .long, help: "Events older than this many days are removed from the event log; the ledger and sessions stay whole (0 keeps every event).")
     var keepLogDays: Int = Retention.defaultKeepDays
 
+    @Option(name: .long, help: ArgumentHelp("Where system-wide Flatpak apps are installed (tests).", visibility: .hidden))
+    var flatpakRoot: String = "/var/lib/flatpak"
+
     func run() throws {
         let uid = UInt32(getuid())
         guard let every = DurationText.parse(sampleEvery), every > 0 else { throw fail("--sample-every: not a duration: \"\(sampleEvery)\"", code: 2) }
@@ -117,7 +120,8 @@ struct Run: ParsableCommand {
         ProcFS.raiseOpenFileLimit()
         var server = ControlServer(listener: listener, idleTimeout: quiet)
         if system { server.perUser = 8 }
-        var daemon = Daemon(children: children, sampler: ProcSampler(uids: Set(children.map(\.uid)), cpuEvery: cpu),
+        var daemon = Daemon(children: children, sampler: ProcSampler(uids: Set(children.map(\.uid)), cpuEvery: cpu,
+                                                                     flatpakApps: FlatpakApps(root: flatpakRoot)),
                             server: server, sampleEvery: every, system: system, logger: logger)
         daemon.hooks = hooks
         let requests = Requests()

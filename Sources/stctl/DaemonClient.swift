@@ -26,20 +26,29 @@ struct ClientOptions: ParsableArguments {
         request.user = user ?? request.user
         do { return try sendOnce(request) } catch let lost as LostAnswer {
             guard request.id != nil else { throw Failure(lost.description, code: 3) }
-            usleep(500_000)
-            do { return try sendOnce(request) } catch let again as LostAnswer {
-                throw Failure(again.description + " (asked twice with the same request id: it was carried out at most once; stctl history tells whether it was)", code: 3)
+            // Once more, the same request with the same id; a daemon that is starting again (after
+            // a crash) is given 3 s to listen.
+            for _ in 0..<6 {
+                usleep(500_000)
+                do { return try sendOnce(request) } catch is NotConnected { continue } catch let again as LostAnswer {
+                    throw Failure(again.description + " (sent twice with one request id: carried out at most once; stctl history tells whether it was)", code: 3)
+                }
             }
+            throw Failure(lost.description + ", and it did not listen again within 3 s (the request was carried out at most once; stctl history tells whether it was)", code: 3)
+        } catch let e as NotConnected {
+            throw Failure(e.description, code: 3)
         }
     }
 
     /// The connection was lost before the answer came.
     private struct LostAnswer: Error { var description: String }
+    /// No daemon listens (or the socket may not be used).
+    private struct NotConnected: Error { var description: String }
 
     private func sendOnce(_ request: ControlRequest) throws -> ControlReply {
         let connection: UnixConnection
         do { connection = try UnixConnection.connect(path: socketPath) } catch {
-            throw Failure("stctl: \(error.description)", code: 3)
+            throw NotConnected(description: "stctl: \(error.description)")
         }
         connection.setTimeout(seconds: 5)
         guard connection.write(ControlProtocol.encode(request)) else { throw LostAnswer(description: "stctl: \(socketPath): the daemon closed the connection") }

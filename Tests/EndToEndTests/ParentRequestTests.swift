@@ -64,10 +64,42 @@ struct ParentRequestTests {
         #expect(try root(["redeem", "1"]).status == 0)
         #expect(try root(["redeem", "1"]).status == 0)
         #expect(try d.sql("SELECT count(*) FROM ledger WHERE kind = 'redeemed'") == "5")
-        #expect(try d.sql("SELECT count(*) FROM answered_request WHERE caller_uid = 0") == "4")
+        // Five ids kept: the two above, and one for each stctl command (the first adjustment too).
+        #expect(try d.sql("SELECT count(*) FROM answered_request WHERE caller_uid = 0") == "5")
         let log = try d.waitFor("was carried out before: answered again, not carried out again")
         #expect(log.contains("redeem 10 from root (request 3f1c-retry-1) was carried out before"), "\(log)")
         try d.stop()
+    }
+
+    @Test("stctl sends a parent command once more, with the same id, when the answer is lost")
+    func stctlRetries() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("screentime-retry-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let socket = dir + "/control.sock"
+        // A stand-in daemon: closes the first connection without an answer, answers the second.
+        let fake = Process()
+        fake.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        fake.arguments = ["-c", #"""
+            import socket, sys
+            path, out = sys.argv[1], open(sys.argv[2], "w", buffering=1)
+            l = socket.socket(socket.AF_UNIX); l.bind(path); l.listen(4); l.settimeout(20)
+            for n in range(2):
+                c, _ = l.accept(); data = b""
+                while not data.endswith(b"\n"): data += c.recv(65536)
+                out.write(data.decode())
+                if n == 1: c.sendall(b'{"balance":40,"cost":20,"ok":true,"v":1}\n')
+                c.close()
+            """#, socket, dir + "/requests"]
+        try fake.run()
+        defer { if fake.isRunning { kill(fake.processIdentifier, SIGKILL) }; reap(fake) }
+        for _ in 0..<200 where !FileManager.default.fileExists(atPath: socket) { usleep(10_000) }
+        let r = try ReplayBinaryTests.runBinary(ControlSocketTests.stctl, ["redeem", "20", "--socket", socket])
+        #expect(r.status == 0 && r.stdout.contains("40"), "\(r.stdout)\(r.stderr)")
+        let sent = try String(contentsOfFile: dir + "/requests", encoding: .utf8).split(separator: "\n")
+        let ids = sent.compactMap { line in
+            (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["id"] as? String
+        }
+        #expect(sent.count == 2 && ids.count == 2 && ids[0] == ids[1] && ids[0].count == 36, "\(sent)")
     }
 
     static func adjust(_ socket: String, as uid: UInt32, user: String?, passphrase: String) throws -> ReplayBinaryTests.Run {

@@ -70,8 +70,9 @@ extension ControlRequest {
             case ("day", .string(let s)): request.day = s
             case ("passphrase", .string(let s)): request.passphrase = s
             case ("user", .string(let s)): request.user = s
+            case ("id", .string(let s)): request.id = s
             case ("v", _), ("command", _), ("minutes", _), ("points", _), ("reason", _), ("event", _), ("hook", _), ("days", _), ("day", _),
-                 ("passphrase", _), ("user", _):
+                 ("passphrase", _), ("user", _), ("id", _):
                 throw Malformed()
             default: break
             }
@@ -198,6 +199,10 @@ public struct ControlRequest: Codable, Sendable, Equatable {
     /// System mode: the child a parent acts on or asks about (`stctl --user NAME`). Without it, a
     /// child asks about themselves, and a parent about the only child there is.
     public var user: String?
+    /// Parent requests that change the state (`redeem`, `adjust`): the client's id for this one
+    /// request (stctl: a UUID per command). Sent again with the same id (a retry after a lost
+    /// reply), it is answered with the first reply and not carried out again.
+    public var id: String?
     /// `hook_event` from a desktop hook that stays connected ("x11", "sway"): the daemon counts
     /// the connection as a hook, and when the last hook goes, nothing is focused any more.
     public var hook: String?

@@ -21,14 +21,22 @@ public enum Passphrase {
     }
 }
 
-/// Five wrong passphrases lock parent commands by passphrase for 15 minutes (monotonic time).
-public struct PassphraseGate: Sendable {
+/// Five wrong passphrases lock parent commands by passphrase for 15 minutes. The daemon keeps one
+/// gate for each caller (uid), in the state, and gives it the wall clock: a lock saved before a
+/// restart holds after it. A clock set back does not make a lock longer than 15 minutes.
+public struct PassphraseGate: Sendable, Equatable {
     public static let maxFailures = 5
     public static let lockFor: Int64 = 15 * 60 * 1_000_000
     public private(set) var failures = 0
     public private(set) var lockedUntil: Int64? = nil
 
     public init() {}
+
+    /// A gate as saved.
+    public init(failures: Int, lockedUntil: Int64?) {
+        self.failures = max(0, failures)
+        self.lockedUntil = lockedUntil
+    }
 
     public enum Outcome: Equatable, Sendable {
         case accepted
@@ -39,7 +47,8 @@ public struct PassphraseGate: Sendable {
     }
 
     public mutating func attempt(at now: Int64, check: () -> Bool) -> Outcome {
-        if let until = lockedUntil {
+        if var until = lockedUntil {
+            if until - now > Self.lockFor { until = now + Self.lockFor; lockedUntil = until }
             if now < until { return .locked(remaining: until - now) }
             lockedUntil = nil
             failures = 0

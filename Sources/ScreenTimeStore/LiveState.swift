@@ -94,10 +94,13 @@ public struct LiveState {
     /// Logs an event, applies it and saves it at once (redemptions, adjustments): when it cannot
     /// be saved, it is undone — the engine and the unsaved batch are as before — and the error
     /// thrown, so that nothing is granted that is not on disk.
+    /// `answering`: the parent request it carries out, saved in the same transaction (made from
+    /// what the event caused and the engine after it).
     @discardableResult
-    public mutating func ingestSaved(_ event: Event) throws -> [Effect] {
+    public mutating func ingestSaved(_ event: Event, answering: (([Effect], Engine) -> Store.AnsweredRequest)? = nil) throws -> [Effect] {
         let (engineBefore, batchBefore) = (engine, batch)
         let actions = ingest(event)
+        if let answering { batch.answered.append(answering(actions, engine)) }
         do { try flush() } catch {
             (engine, batch) = (engineBefore, batchBefore)
             throw error

@@ -21,7 +21,7 @@ public struct StoredLedgerEntry: Sendable, Equatable {
 /// entry carries the SHA-256 of the one before, so an edit, a deletion or an insertion shows.
 public final class Store: Sendable {
     public let path: String
-    private let pool: any DatabaseWriter
+    let pool: any DatabaseWriter
 
     public static let genesisHash = String(repeating: "0", count: 64)
 
@@ -74,7 +74,7 @@ public final class Store: Sendable {
 
     // MARK: Schema
 
-    private static let migrations = ["v1-event-log-ledger-sessions", "v2-checkpoints", "v3-log-base", "v4-session-refusals", "v5-days"]
+    private static let migrations = ["v1-event-log-ledger-sessions", "v2-checkpoints", "v3-log-base", "v4-session-refusals", "v5-days", "v6-answered-requests"]
 
     private func migrate(readOnly: Bool) throws(StoreError) {
         var migrator = DatabaseMigrator()
@@ -151,6 +151,10 @@ public final class Store: Sendable {
                 );
                 """)
         }
+        migrator.registerMigration(Store.migrations[5]) { db in
+            // Parent requests answered, by their client's id; wrong passphrases by caller (AnsweredRequests.swift).
+            try db.execute(sql: Store.answeredSchema)
+        }
         do {
             try pool.read { db in try Store.refuseUnknownSchema(db, path: path, readOnly: readOnly) }
             if !readOnly { try migrator.migrate(pool) }
@@ -190,9 +194,11 @@ public final class Store: Sendable {
         public var days: [DayTotals] = []
         /// The engine's state after the last event of the batch (`Engine.Checkpoint`, encoded).
         public var checkpoint: Data?
+        /// The parent requests these events carry out, by their client's id (a retry is answered, not carried out again).
+        public var answered: [AnsweredRequest] = []
 
         public init() {}
-        public var isEmpty: Bool { policy == nil && events.isEmpty && ledger.isEmpty && sessions.isEmpty && days.isEmpty }
+        public var isEmpty: Bool { policy == nil && events.isEmpty && ledger.isEmpty && sessions.isEmpty && days.isEmpty && answered.isEmpty }
     }
 
     public func commit(_ batch: Batch) throws(StoreError) {
@@ -224,6 +230,7 @@ public final class Store: Sendable {
                                          s.points, s.verdict.rawValue, s.reasons.map(\.rawValue).joined(separator: ","),
                                          (s.refused.map { "\($0.reason.rawValue)=\($0.seconds)" } + s.flags.map { "\($0.rawValue)=flag" }).joined(separator: ",")])
                 }
+                try Store.record(batch.answered, in: db)
                 for d in batch.days {
                     try db.execute(sql: "INSERT OR REPLACE INTO day (start_micros, reward_used_micros) VALUES (?, ?)",
                                    arguments: [d.start, d.rewardUsed])

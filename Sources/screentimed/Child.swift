@@ -33,8 +33,11 @@ struct Child {
     /// Removes old events from the log (nil: keep them all), at start and then every hour.
     var retention: Retention? = nil
     var nextRetention = SystemClock.monoMicros()
-    /// Wrong parent passphrases lock the passphrase path for a while.
-    var passphraseGate = PassphraseGate()
+    /// Wrong parent passphrases lock the passphrase path for a while, for the caller (uid) who
+    /// typed them only; kept in the state, so that a restart does not open the lock.
+    var passphraseGates: [UInt32: PassphraseGate] = [:]
+    /// `report` replies of the last second.
+    var reports = ReportCache()
     /// Who is a parent, from the policy in force (nil: to be worked out again).
     var authority: Authority? = nil
     /// Paused games, and when each was last seen stopped (wall clock): a game found running again

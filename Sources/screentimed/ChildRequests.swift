@@ -25,12 +25,15 @@ extension Child {
             guard let hash = live.engine.policy.parents.passphraseHash else {
                 return .refused("\(what) is for parents, and the policy sets no parent passphrase ([parents] passphrase_hash); you are \(who)")
             }
-            switch passphraseGate.attempt(at: SystemClock.monoMicros(), check: { Passphrase.matches(phrase, hash: hash) }) {
+            var gate = passphraseGate(of: peer.uid)
+            let outcome = gate.attempt(at: SystemClock.wallMicros(), check: { Passphrase.matches(phrase, hash: hash) })
+            keep(gate, of: peer.uid)
+            switch outcome {
             case .accepted:
                 log("parent passphrase accepted from \(who) for \(what)", level: .notice, ["event": "passphrase_accepted", "request": "\(what)"])
                 return nil
             case .wrong(let left):
-                log("wrong parent passphrase from \(who) for \(what)" + (left == 0 ? "; parent commands by passphrase are locked for 15 minutes" : " (\(left) more before a 15-minute lock)"),
+                log("wrong parent passphrase from \(who) for \(what)" + (left == 0 ? "; parent commands by passphrase are locked for 15 minutes for \(who)" : " (\(left) more before a 15-minute lock for \(who))"),
                     level: .warning, ["event": "passphrase_wrong", "request": "\(what)"])
                 return .refused(left == 0 ? "wrong parent passphrase; that was the fifth: parent commands by passphrase are locked for 15 minutes"
                                           : "wrong parent passphrase (\(left) more tries before a 15-minute lock)")
@@ -47,18 +50,29 @@ extension Child {
             case .redeem:
                 if let no = parentOnly("redeem") { return no }
                 guard let minutes = request.minutes, (1...100_000).contains(minutes) else { return .refused("redeem needs minutes from 1 to 100000") }
+                let asked = "redeem \(minutes)"
+                if let again = try answeredBefore(request, asked: asked, caller: caller) { return again }
                 let before = live.engine.ledger.balance
-                let effects = try live.ingestSaved(stamp(.redeem(minutes: minutes, by: who)))
-                pending += effects   // the journal tells a refusal too
-                if let r = effects.lazy.compactMap({ if case .refused(let r) = $0 { return r } else { return nil } }).first {
-                    return .refused("not redeemed: \(r.reason)")
+                func reply(_ effects: [Effect], _ engine: Engine) -> ControlReply {
+                    if let r = effects.lazy.compactMap({ if case .refused(let r) = $0 { return r } else { return nil } }).first {
+                        return .refused("not redeemed: \(r.reason)")
+                    }
+                    return ControlReply(ok: true, balance: engine.ledger.balance, cost: before - engine.ledger.balance)
                 }
-                return ControlReply(ok: true, balance: live.engine.ledger.balance, cost: before - live.engine.ledger.balance)
+                let effects = try live.ingestSaved(stamp(.redeem(minutes: minutes, by: who)),
+                                                   answering: Self.answering(request, asked: asked, caller: peer.uid, reply: reply))
+                pending += effects   // the journal tells a refusal too
+                return reply(effects, live.engine)
             case .adjust:
                 if let no = parentOnly("adjust") { return no }
                 guard let points = request.points, points != 0, abs(points) <= 1_000_000_000 else { return .refused("adjust needs non-zero points") }
                 guard let reason = request.reason, !reason.trimmingCharacters(in: .whitespaces).isEmpty else { return .refused("adjust needs a reason") }
-                pending += try live.ingestSaved(stamp(.adjust(points: points, reason: "\(reason) (\(who))")))
+                let asked = "adjust \(points) \(reason)"
+                if let again = try answeredBefore(request, asked: asked, caller: caller) { return again }
+                pending += try live.ingestSaved(stamp(.adjust(points: points, reason: "\(reason) (\(who))")),
+                                                answering: Self.answering(request, asked: asked, caller: peer.uid) { _, engine in
+                                                    ControlReply(ok: true, balance: engine.ledger.balance)
+                                                })
                 return ControlReply(ok: true, balance: live.engine.ledger.balance)
             case .apps:
                 guard role != .stranger else { return strangerRefused }
@@ -126,6 +140,72 @@ extension Child {
             return .refused("not an event: \(e.reason)")
         } catch {
             return .refused("nothing was changed, because it cannot be saved: \(error)")
+        }
+    }
+
+    /// Answers one request as the line to send, and whether it was a success: `answer`, but a
+    /// `report` asked again within a second is the same bytes again (`ReportCache`).
+    mutating func answerLine(_ request: ControlRequest, from caller: ControlServer.Caller, hooks: [String],
+                             announce: (Bool) -> Void) -> (line: [UInt8], ok: Bool) {
+        let key = request.command == .report ? "\(request.days ?? 7) \(request.day ?? "")" : nil
+        let now = SystemClock.monoMicros()
+        if let key, currentAuthority().role(of: caller.credentials) != .stranger, let line = reports.line(for: key, now: now) {
+            return (line, true)
+        }
+        let reply = answer(request, from: caller, hooks: hooks, announce: announce)
+        let line = reply.line
+        if let key, reply.ok { reports.keep(line, for: key, now: now) }
+        if [.redeem, .adjust, .reload].contains(request.command) { reports.forget() }
+        return (line, reply.ok)
+    }
+
+    /// The longest request id taken (a UUID is 36 characters).
+    static let maxRequestID = 128
+
+    /// A parent request whose id (`request.id`) this caller sent before: the reply it got then
+    /// (it is not carried out again); nil when the id is new, or there is none (an older client).
+    private func answeredBefore(_ request: ControlRequest, asked: String, caller: ControlServer.Caller) throws -> ControlReply? {
+        guard let id = request.id else { return nil }
+        guard !id.isEmpty, id.utf8.count <= Self.maxRequestID else {
+            return .refused("a request id is 1 to \(Self.maxRequestID) bytes (stctl makes one, a UUID, for each command); nothing was changed")
+        }
+        guard let before = try live.store.answered(id: id, caller: caller.credentials.uid) else { return nil }
+        guard before.request == asked else {
+            return .refused("request id \(id) was used before for another request (\(before.request)); nothing was changed: send a new id for a new request")
+        }
+        log("\(asked) from \(caller.name) (request \(id)) was carried out before: answered again, not carried out again",
+            level: .notice, ["event": "request_repeated", "request": "\(asked)"])
+        return (try? ControlProtocol.decode(ControlReply.self, from: Array(before.reply.utf8)))
+            ?? .refused("request \(id) was carried out before, but its answer cannot be read again; nothing more was changed: see stctl history")
+    }
+
+    /// What the state keeps of a parent request carried out, so that a retry with the same id is
+    /// answered, not carried out again; nil without an id.
+    static func answering(_ request: ControlRequest, asked: String, caller: UInt32,
+                          reply: @escaping ([Effect], Engine) -> ControlReply) -> (([Effect], Engine) -> Store.AnsweredRequest)? {
+        guard let id = request.id else { return nil }
+        return { effects, engine in
+            Store.AnsweredRequest(caller: caller, id: id, request: asked, reply: String(decoding: reply(effects, engine).line.dropLast(), as: UTF8.self),
+                                  at: SystemClock.wallMicros())
+        }
+    }
+
+    /// The wrong passphrases of one caller: as kept in memory, else as saved.
+    mutating func passphraseGate(of caller: UInt32) -> PassphraseGate {
+        if let gate = passphraseGates[caller] { return gate }
+        let saved = (try? live.store.passphraseFailures(caller: caller)) ?? (failures: 0, lockedUntil: nil)
+        let gate = PassphraseGate(failures: saved.failures, lockedUntil: saved.lockedUntil)
+        passphraseGates[caller] = gate
+        return gate
+    }
+
+    /// Keeps a caller's wrong passphrases, in memory and in the state (a restart does not open the lock).
+    mutating func keep(_ gate: PassphraseGate, of caller: UInt32) {
+        let before = passphraseGate(of: caller)
+        passphraseGates[caller] = gate
+        guard before.failures != gate.failures || before.lockedUntil != gate.lockedUntil else { return }
+        do { try live.store.savePassphraseFailures(caller: caller, failures: gate.failures, lockedUntil: gate.lockedUntil) } catch {
+            log("the wrong passphrases of uid \(caller) are counted, but not saved (a restart forgets them): \(error)", level: .error)
         }
     }
 

@@ -123,12 +123,14 @@ struct Daemon {
             if service.watchdogEvery != nil { wait = min(wait, max(0, nextWatchdog - SystemClock.monoMicros())) }
             if let due = hooks?.nextDue { wait = min(wait, max(0, due - SystemClock.monoMicros())) }
             if let quiet = server?.nextTimeout { wait = min(wait, max(0, quiet - SystemClock.monoMicros())) }
+            // Requests left from the last turn: answered in this one, after a look at the sockets.
+            if server?.hasWork == true { wait = 0 }
             let ready = Poll.wait(read: [requests.wakeup.fd] + bus + (server?.readDescriptors ?? []),
                                   write: busWrites + (server?.writeDescriptors ?? []),
-                                  timeoutMillis: Int32(min(wait / 1000 + 1, 1000)))
+                                  timeoutMillis: wait == 0 ? 0 : Int32(min(wait / 1000 + 1, 1000)))
             if ready.readable.contains(requests.wakeup.fd) { requests.wakeup.drain() }
             let busy = Set(bus)
-            if var s = server, !ready.readable.subtracting(busy).isEmpty || !ready.writable.subtracting(busy).isEmpty {
+            if var s = server, s.hasWork || !ready.readable.subtracting(busy).isEmpty || !ready.writable.subtracting(busy).isEmpty {
                 let lost = s.serve(ready, now: SystemClock.monoMicros()) { request, caller in answer(request, from: caller) }
                 server = s
                 for hook in lost {
@@ -173,13 +175,14 @@ struct Daemon {
 
     /// Answers a request about the child it names (`user`), or the caller's own, or the only one.
     /// Returns the reply, and for a hook event, the child it went to.
-    mutating func answer(_ request: ControlRequest, from caller: ControlServer.Caller) -> (reply: ControlReply, child: UInt32?) {
+    mutating func answer(_ request: ControlRequest, from caller: ControlServer.Caller) -> ControlServer.Answer {
+        func refused(_ why: String) -> ControlServer.Answer { ControlServer.Answer(line: ControlReply.refused(why).line, ok: false, child: nil) }
         let i: Int
         if let name = request.user {
             guard let found = children.firstIndex(where: { $0.name == name }) else {
                 let mine = index(ofChild: caller.credentials.uid) != nil
-                return (.refused(mine ? "you may ask only about yourself, not \(name)"
-                                      : "no child named \(name) is watched here" + (caller.credentials.uid == 0 ? " (children: \(children.map(\.name).joined(separator: ", ")))" : "")), nil)
+                return refused(mine ? "you may ask only about yourself, not \(name)"
+                                    : "no child named \(name) is watched here" + (caller.credentials.uid == 0 ? " (children: \(children.map(\.name).joined(separator: ", ")))" : ""))
             }
             i = found
         } else if let own = index(ofChild: caller.credentials.uid) {
@@ -187,14 +190,14 @@ struct Daemon {
         } else if children.count == 1 {
             i = 0
         } else {
-            return (.refused("several children are watched here: name one with --user NAME"
-                             + (caller.credentials.uid == 0 ? " (\(children.map(\.name).joined(separator: ", ")))" : "")), nil)
+            return refused("several children are watched here: name one with --user NAME"
+                           + (caller.credentials.uid == 0 ? " (\(children.map(\.name).joined(separator: ", ")))" : ""))
         }
         let uid = children[i].uid
         // Only a reload tells systemd anything (and the status line is not worth making for every hook event).
         let announce = request.command == .reload ? announcer() : { _ in }
-        let reply = children[i].answer(request, from: caller, hooks: server?.hooks(of: uid) ?? [], announce: announce)
-        return (reply, uid)
+        let reply = children[i].answerLine(request, from: caller, hooks: server?.hooks(of: uid) ?? [], announce: announce)
+        return ControlServer.Answer(line: reply.line, ok: reply.ok, child: uid)
     }
 
     /// The watchdog's keep-alive, sent only from here: when the loop stops turning, it stops, and

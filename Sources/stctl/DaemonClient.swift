@@ -18,18 +18,43 @@ struct ClientOptions: ParsableArguments {
     var socketPath: String { socket ?? ControlProtocol.defaultSocketPath }
 
     /// Sends one request and returns the reply; says clearly when the daemon cannot be reached.
+    /// A request with an id (a parent's redeem or adjust) whose answer was lost is sent once more,
+    /// with the same id: the daemon carries it out once, and answers the second time what it
+    /// answered the first.
     func send(_ request: ControlRequest) throws -> ControlReply {
         var request = request
         request.user = user ?? request.user
+        do { return try sendOnce(request) } catch let lost as LostAnswer {
+            guard request.id != nil else { throw Failure(lost.description, code: 3) }
+            // Once more, the same request with the same id; a daemon that is starting again (after
+            // a crash) is given 3 s to listen.
+            for _ in 0..<6 {
+                usleep(500_000)
+                do { return try sendOnce(request) } catch is NotConnected { continue } catch let again as LostAnswer {
+                    throw Failure(again.description + " (sent twice with one request id: carried out at most once; stctl history tells whether it was)", code: 3)
+                }
+            }
+            throw Failure(lost.description + ", and it did not listen again within 3 s (the request was carried out at most once; stctl history tells whether it was)", code: 3)
+        } catch let e as NotConnected {
+            throw Failure(e.description, code: 3)
+        }
+    }
+
+    /// The connection was lost before the answer came.
+    private struct LostAnswer: Error { var description: String }
+    /// No daemon listens (or the socket may not be used).
+    private struct NotConnected: Error { var description: String }
+
+    private func sendOnce(_ request: ControlRequest) throws -> ControlReply {
         let connection: UnixConnection
         do { connection = try UnixConnection.connect(path: socketPath) } catch {
-            throw Failure("stctl: \(error.description)", code: 3)
+            throw NotConnected(description: "stctl: \(error.description)")
         }
         connection.setTimeout(seconds: 5)
-        guard connection.write(ControlProtocol.encode(request)) else { throw Failure("stctl: \(socketPath): the daemon closed the connection", code: 3) }
+        guard connection.write(ControlProtocol.encode(request)) else { throw LostAnswer(description: "stctl: \(socketPath): the daemon closed the connection") }
         var reader = FrameReader()
         while true {
-            guard let bytes = connection.read() else { throw Failure("stctl: \(socketPath): no answer from the daemon", code: 3) }
+            guard let bytes = connection.read() else { throw LostAnswer(description: "stctl: \(socketPath): no answer from the daemon") }
             if let line = reader.append(bytes).first {
                 let reply: ControlReply
                 do { reply = try ControlProtocol.decode(ControlReply.self, from: line) } catch {
@@ -66,8 +91,11 @@ struct ParentOptions: ParsableArguments {
     @Flag(name: .long, help: "Read the parent passphrase from the first line of standard input (for scripts).")
     var passphraseStdin = false
 
+    /// Each parent command gets its own request id, kept when it is sent again (with the
+    /// passphrase, or after a lost answer): the daemon carries it out once.
     func send(_ request: ControlRequest, with client: ClientOptions) throws -> ControlReply {
         var request = request
+        request.id = request.id ?? UUID().uuidString
         if passphraseStdin {
             guard let line = readLine(strippingNewline: true), !line.isEmpty else {
                 throw Failure("stctl: --passphrase-stdin: no passphrase on standard input", code: 2)

@@ -71,6 +71,15 @@ final class LiveDaemon {
         for _ in 0..<250 where (try? String(contentsOfFile: log, encoding: .utf8))?.components(separatedBy: "watching uid").count ?? 0 < 3 { usleep(20_000) }
     }
 
+    /// Kills the daemon with SIGKILL (nothing is saved on the way out) and starts it again on the same state.
+    func killAndRestart() throws {
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        let starts = (try? String(contentsOfFile: log, encoding: .utf8))?.components(separatedBy: "watching uid").count ?? 0
+        process = try LiveDaemon.start(base: base, socket: socket, log: log, environment: environment, arguments: arguments, uid: uid, launcher: launcher)
+        for _ in 0..<500 where (try? String(contentsOfFile: log, encoding: .utf8))?.components(separatedBy: "watching uid").count ?? 0 <= starts { usleep(20_000) }
+    }
+
     /// Ends a learning run: kills the learning app `pid`, waits until the daemon saw it end and,
     /// when it should be `credited`, until its learning shows; stops the daemon. Returns that
     /// status, and the sessions of `app` for `pid` and the balance from replaying the stored log.

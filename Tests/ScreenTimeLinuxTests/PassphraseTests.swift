@@ -51,4 +51,16 @@ struct PassphraseTests {
         #expect(gate.attempt(at: open + 5) { true } == .accepted)
         #expect(gate.attempt(at: open + 6) { false } == .wrong(triesLeft: 4))
     }
+
+    @Test("a gate as saved goes on where it was; a clock set back does not make its lock longer than 15 minutes")
+    func saved() {
+        var counting = PassphraseGate(failures: 4, lockedUntil: nil)
+        #expect(counting.attempt(at: 100) { false } == .wrong(triesLeft: 0))
+        var locked = PassphraseGate(failures: counting.failures, lockedUntil: counting.lockedUntil)
+        #expect(locked.attempt(at: 101) { true } == .locked(remaining: PassphraseGate.lockFor - 1))
+        // The wall clock set back a day: still locked, for 15 minutes at most from now.
+        let back: Int64 = 100 - 86_400 * 1_000_000
+        #expect(locked.attempt(at: back) { true } == .locked(remaining: PassphraseGate.lockFor))
+        #expect(locked.attempt(at: back + PassphraseGate.lockFor) { true } == .accepted)
+    }
 }

@@ -36,6 +36,9 @@ public final class ProcSampler {
         var exe: [UInt8]
         var cpuMillis: Int64
         var cpuReadAt: Microseconds
+        /// Started through the dynamic loader, the program it runs not known yet: looked at
+        /// again while young (the loader maps the program just after it starts).
+        var loaderProgramUnknown = false
     }
     private var tracked: [Int32: Tracked] = [:]
     /// The tracked pids in ascending order, so that events come in the same order every run.
@@ -189,7 +192,15 @@ public final class ProcSampler {
                 }
                 if t.exe != exe {
                     t.exe = exe
-                    out.append(.processStarted(facts(t.folder, uid: t.uid, startTicks: t.startTicks)))
+                    let f = facts(t.folder, uid: t.uid, startTicks: t.startTicks)
+                    t.loaderProgramUnknown = f.contentOf == nil && ProcSampler.isLoader(f.exe)
+                    out.append(.processStarted(f))
+                } else if young, t.loaderProgramUnknown {
+                    let f = facts(t.folder, uid: t.uid, startTicks: t.startTicks)
+                    if f.contentOf != nil {
+                        t.loaderProgramUnknown = false
+                        out.append(.processStarted(f))
+                    }
                 }
             }
             // Past the moments of a vfork, the image is watched instead of the exe link.
@@ -269,10 +280,12 @@ public final class ProcSampler {
             exe.removeAll(keepingCapacity: true)
             exe.append(contentsOf: Self.hiddenExe.utf8)
         }
-        out.append(.processStarted(facts(folder, uid: uid, startTicks: stat.startTicks)))
+        let f = facts(folder, uid: uid, startTicks: stat.startTicks)
+        out.append(.processStarted(f))
         out.append(.processCPU(pid: folder.pid, cpuMillis: stat.cpuMillis))
         tracked[folder.pid] = Tracked(folder: folder, image: nil, since: stat.startMicros, uid: uid, startTicks: stat.startTicks,
-                                      exe: exe, cpuMillis: stat.cpuMillis, cpuReadAt: mono)
+                                      exe: exe, cpuMillis: stat.cpuMillis, cpuReadAt: mono,
+                                      loaderProgramUnknown: f.contentOf == nil && ProcSampler.isLoader(f.exe))
         let at = order.firstIndex { $0 > folder.pid } ?? order.endIndex
         order.insert(folder.pid, at: at)
     }

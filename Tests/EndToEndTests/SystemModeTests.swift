@@ -282,6 +282,57 @@ struct SystemModeTests {
         try d.stop()
     }
 
+    @Test("a game under another name is still the game and is stopped: a renamed copy, a loader start, a memfd, a scope named after a learning Flatpak")
+    func gameUnderAnotherName() throws {
+        _ = (Self.emma, Self.tom, Self.parent)
+        let apps = try AppCopies.folder()
+        let game = "\(apps)/supertuxkart"
+        // The learning app is a Flatpak (none is installed here: a scope's name is all the child has).
+        let policy = TestPolicy.learningAndGame(learning: "/nonexistent/gcompris", game: game, dailyLimit: "3s", idleAfter: "5s",
+                                                parents: #"users = ["stparent65007"]"#)
+            .replacingOccurrences(of: #"exe = ["/nonexistent/gcompris"]"#, with: #"flatpak = "org.kde.gcompris""#)
+        let d = try SystemDaemon(policies: ["stkid65005": policy])
+        _ = try d.waitFor("screentimed: watching uid 65005;")
+        // emma's own folder, with her renamed copy of the game.
+        let mine = FileManager.default.temporaryDirectory.appendingPathComponent("screentime-emma-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: mine, withIntermediateDirectories: true)
+        chown(mine, Self.emma, Self.emma)
+        let copy = try ReplayBinaryTests.runBinary("/usr/bin/setpriv", ["--reuid=\(Self.emma)", "--regid=\(Self.emma)", "--clear-groups",
+                                                                      "/bin/cp", game, "\(mine)/homework"])
+        #expect(copy.status == 0, "\(copy.stderr)")
+        let loader = try #require(["/lib64/ld-linux-x86-64.so.2", "/lib/ld-linux-aarch64.so.1"].first { FileManager.default.fileExists(atPath: $0) })
+        let memfd = #"import os, sys; fd = os.memfd_create("homework"); f = os.fdopen(os.dup(fd), "wb"); "#
+            + #"f.write(open(sys.argv[1], "rb").read()); f.close(); os.execve(fd, ["homework", "60"], {})"#
+        let mount = try #require(Cgroup2.mount(), "no cgroup2 mount")
+        let scope = "\(mount)/app-flatpak-org.kde.gcompris-\(getpid()).scope"
+        #expect(mkdir(scope, 0o755) == 0 || errno == EEXIST)
+        defer { rmdir(scope) }
+
+        let starts: [(what: String, args: [String])] = [
+            ("a renamed copy", ["\(mine)/homework", "60"]),
+            ("through the loader", [loader, game, "60"]),
+            ("from a memfd", ["/usr/bin/python3", "-c", memfd, game]),
+            // Stopped at first, moved into the scope, then let go (as `systemd-run --user --scope --unit=…` starts it).
+            ("in a scope named after the learning Flatpak", ["/bin/sh", "-c", "kill -STOP $$; exec \(game) 60"]),
+        ]
+        for start in starts {
+            let p = try EnforcementTests.child(start.args, uid: Self.emma)
+            defer { if p.isRunning { kill(p.processIdentifier, SIGKILL) } }
+            if start.what.hasPrefix("in a scope") {
+                for _ in 0..<200 where EnforcementTests.state(p.processIdentifier) != "T" { usleep(10_000) }
+                try "\(p.processIdentifier)\n".write(toFile: scope + "/cgroup.procs", atomically: false, encoding: .utf8)
+                kill(p.processIdentifier, SIGCONT)
+            }
+            guard EnforcementTests.ends(p, within: 5) else {
+                Issue.record("\(start.what): still running")
+                continue
+            }
+            #expect(p.terminationStatus == SIGTERM, "\(start.what)")
+            _ = try d.waitFor("stop SuperTuxKart (pid \(p.processIdentifier), ")
+        }
+        try d.stop()
+    }
+
     @Test("Timekpr weakness 3: a game exec'd late by a program that is allowed is stopped within a sample of the exec")
     func lateExec() throws {
         let apps = try AppCopies.folder()

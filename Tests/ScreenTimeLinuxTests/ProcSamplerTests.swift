@@ -140,27 +140,14 @@ struct ProcSamplerTests {
         #expect(ProcSampler.flatpakID(inCgroup: "/app.slice/app-flatpak-org.x.Y-abc.scope") == nil)
     }
 
-    /// Where cgroup v2 is mounted (not always /sys/fs/cgroup: a hybrid layout puts it in `unified`).
-    static func cgroup2Mount() -> String? {
-        guard let info = try? String(contentsOfFile: "/proc/self/mountinfo", encoding: .utf8) else { return nil }
-        for line in info.split(separator: "\n") {
-            let halves = line.components(separatedBy: " - ")
-            guard halves.count == 2, halves[1].hasPrefix("cgroup2 ") else { continue }
-            return halves[0].split(separator: " ")[4].description
-        }
-        return nil
-    }
+    static func cgroup2Mount() -> String? { Cgroup2.mount() }
 
-    @Test("a process moved into a real Flatpak-style cgroup scope is reported with that Flatpak's id")
-    func flatpakCgroup() throws {
-        let mount = try #require(Self.cgroup2Mount(), "no cgroup2 mount in /proc/self/mountinfo")
-        let scope = "\(mount)/app-flatpak-org.example.Game-\(getpid()).scope"
+    /// Runs `program` (stopped first, as a sandboxed app is before it runs) in a real cgroup scope
+    /// named `scope`, and returns what the sampler says of it.
+    static func inScope(_ scope: String, _ program: String, sampler: ProcSampler) throws -> ProcessFacts? {
         #expect(mkdir(scope, 0o755) == 0 || errno == EEXIST, "cannot create \(scope): \(String(cString: strerror(errno)))")
-        defer { rmdir(scope) }
-        let dir = try AppCopies.folder()
-        // Started stopped (as a sandboxed game is, before it runs), moved, then let go.
-        let child = try Self.spawn(["/bin/sh", "-c", "kill -STOP $$; exec \(dir)/supertuxkart 30"])
-        defer { Self.end(child) }
+        let child = try Self.spawn(["/bin/sh", "-c", "kill -STOP $$; exec \(program) 30"])
+        defer { Self.end(child); rmdir(scope) }
         for _ in 0..<200 {
             if let stat = try? String(contentsOfFile: "/proc/\(child.processIdentifier)/stat", encoding: .utf8),
                stat.split(separator: ")").last?.split(separator: " ").first == "T" { break }
@@ -168,11 +155,67 @@ struct ProcSamplerTests {
         }
         try "\(child.processIdentifier)\n".write(toFile: scope + "/cgroup.procs", atomically: false, encoding: .utf8)
         kill(child.processIdentifier, SIGCONT)
-        let s = ProcSampler(uids: [Self.child])
-        let events = Self.sample(s) { Self.started($0, pid: child.processIdentifier).contains { $0.exe.hasSuffix("/supertuxkart") } }
-        let game = try #require(Self.started(events, pid: child.processIdentifier).last { $0.exe.hasSuffix("/supertuxkart") })
-        #expect(game.flatpak == "org.example.Game")
-        #expect(game.cgroup?.hasSuffix("/app-flatpak-org.example.Game-\(getpid()).scope") == true)
+        let events = Self.sample(sampler) { Self.started($0, pid: child.processIdentifier).contains { $0.exe == program } }
+        return Self.started(events, pid: child.processIdentifier).last { $0.exe == program }
+    }
+
+    @Test("a Flatpak scope's name is believed only for a program among that Flatpak's own root-owned files: a game in a scope it named itself is no Flatpak")
+    func flatpakCgroup() throws {
+        let mount = try #require(Self.cgroup2Mount(), "no cgroup2 mount in /proc/self/mountinfo")
+        // A system-wide installation of org.example.Learn, laid out (and owned) as flatpak deploys one.
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("screentime-flatpak-\(UUID().uuidString)").path
+        let files = root + "/app/org.example.Learn/x86_64/stable/0123abcd/files/bin"
+        try FileManager.default.createDirectory(atPath: files, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try AppCopies.uniqueCopy(of: "/bin/sleep", to: files + "/learn")
+        let games = try AppCopies.folder()
+        let sampler = ProcSampler(uids: [Self.child], flatpakApps: FlatpakApps(root: root))
+
+        // The child's own scope, named after the learning Flatpak, around a game.
+        let fake = try #require(try Self.inScope("\(mount)/app-flatpak-org.example.Learn-\(getpid())1.scope", "\(games)/supertuxkart", sampler: sampler))
+        #expect(fake.cgroup?.hasSuffix("/app-flatpak-org.example.Learn-\(getpid())1.scope") == true)
+        #expect(fake.flatpak == nil)
+        // The Flatpak's own program in its scope.
+        let real = try #require(try Self.inScope("\(mount)/app-flatpak-org.example.Learn-\(getpid())2.scope", files + "/learn", sampler: sampler))
+        #expect(real.flatpak == "org.example.Learn")
+        // Its program in a scope of another id is not that other app.
+        let other = try #require(try Self.inScope("\(mount)/app-flatpak-org.example.Other-\(getpid())3.scope", files + "/learn", sampler: sampler))
+        #expect(other.flatpak == nil)
+    }
+
+    @Test("a program the policy names is known under any other name: a renamed copy, a start through the loader, a memfd")
+    func programByContent() throws {
+        let apps = try AppCopies.folder()
+        let game = "\(apps)/supertuxkart"
+        let mine = FileManager.default.temporaryDirectory.appendingPathComponent("screentime-mine-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: mine, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        defer { try? FileManager.default.removeItem(atPath: mine) }
+        try FileManager.default.copyItem(atPath: game, toPath: "\(mine)/homework")
+        chown(mine, Self.child, Self.child)
+        chown("\(mine)/homework", Self.child, Self.child)
+        let loader = try #require(["/lib64/ld-linux-x86-64.so.2", "/lib/ld-linux-aarch64.so.1"].first { FileManager.default.fileExists(atPath: $0) })
+        let memfd = #"import os, sys; fd = os.memfd_create("homework"); f = os.fdopen(os.dup(fd), "wb"); "#
+            + #"f.write(open(sys.argv[1], "rb").read()); f.close(); os.execve(fd, ["homework", "30"], {})"#
+
+        let sampler = ProcSampler(uids: [Self.child])
+        sampler.programs = KnownPrograms(paths: [game, "/nonexistent/learning-app"])
+        let runs: [(what: String, args: [String], exe: (String) -> Bool, contentOf: String?)] = [
+            ("the game itself", [game, "30"], { $0 == game }, nil),
+            ("a renamed copy", ["\(mine)/homework", "30"], { $0 == "\(mine)/homework" }, game),
+            ("through the loader", [loader, game, "30"], { ProcSampler.isLoader($0) }, game),
+            ("the renamed copy through the loader", [loader, "\(mine)/homework", "30"], { ProcSampler.isLoader($0) }, game),
+            ("from a memfd", ["/usr/bin/python3", "-c", memfd, game], { $0.hasPrefix("/memfd:homework") }, game),
+            ("another program", ["\(apps)/mystery", "30"], { $0 == "\(apps)/mystery" }, nil),
+        ]
+        for run in runs {
+            let p = try Self.spawn(run.args)
+            defer { Self.end(p) }
+            let events = Self.sample(sampler) { events in
+                Self.started(events, pid: p.processIdentifier).contains { run.exe($0.exe) && ($0.contentOf != nil || run.contentOf == nil) }
+            }
+            let facts = try #require(Self.started(events, pid: p.processIdentifier).last { run.exe($0.exe) }, "\(run.what): never seen")
+            #expect(facts.contentOf == run.contentOf, "\(run.what): \(facts)")
+        }
     }
 
     @Test("stat is parsed after the last ')': a comm may hold spaces and parentheses")

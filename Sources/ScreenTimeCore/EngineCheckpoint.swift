@@ -5,7 +5,9 @@ extension Engine {
     /// first event. Restored with the same policy, it goes on exactly as the engine it came from.
     public struct Checkpoint: Codable, Sendable {
         /// Bumped when the layout changes; an older checkpoint is ignored (the log is replayed instead).
-        public static let currentFormat = 1
+        /// 2: a boot clock running ahead of the wall clock is a fault (a checkpoint of format 1 may
+        /// hold a calendar a faked clock moved ahead: the log is replayed under the new rule).
+        public static let currentFormat = 2
         public var format: Int
         var clock: TrustedClock
         var now: Microseconds
@@ -33,6 +35,8 @@ extension Engine {
         var warned: [Microseconds]
         var stopping: [ToldPID]
         var paused: [Int32]
+        var clockFaults: [ClockFault]?
+        var clockFaultCount: Int?
 
         struct TrackedPID: Codable, Sendable { var pid: Int32; var process: TrackedProcess }
         struct ToldPID: Codable, Sendable { var pid: Int32; var told: Told }
@@ -58,7 +62,7 @@ extension Engine {
             learningCredited: learningCredited.keys.sorted().map { Checkpoint.DayCredit(day: $0, credited: learningCredited[$0]!) }, pointRemainder: pointRemainder,
             balance: ledger.balance, budget: budget, warned: warned.sorted(),
             stopping: stopping.keys.sorted().map { Checkpoint.ToldPID(pid: $0, told: stopping[$0]!) },
-            paused: paused.sorted())
+            paused: paused.sorted(), clockFaults: clockFaults, clockFaultCount: clockFaultCount)
     }
 
     /// An engine that goes on from a checkpoint, under the policy it was taken with.
@@ -92,6 +96,8 @@ extension Engine {
         warned = Set(c.warned)
         stopping = Dictionary(uniqueKeysWithValues: c.stopping.map { ($0.pid, $0.told) })
         paused = Set(c.paused)
+        clockFaults = c.clockFaults ?? []
+        clockFaultCount = c.clockFaultCount ?? clockFaults.count
         if started { enterDay(containing: now) }
     }
 }

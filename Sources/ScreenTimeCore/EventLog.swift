@@ -91,6 +91,8 @@ public enum EventLog {
             kind = .tick
         case "daemon_started":
             kind = .daemonStarted
+        case "clock_faked":
+            kind = .clockFaked(bootAhead: try f.seconds("boot_ahead"), wallAhead: try f.seconds("wall_ahead"))
         default:
             throw LineError(reason: "unknown event '\(name)'" + suggestion(for: name, among: knownEvents))
         }
@@ -113,7 +115,7 @@ public enum EventLog {
     }
 
     public static let knownEvents = ["process_started", "process_exited", "process_cpu", "focus_changed", "input",
-                                     "idle_changed", "lock_changed", "redeem", "adjust", "tick", "daemon_started"]
+                                     "idle_changed", "lock_changed", "redeem", "adjust", "tick", "daemon_started", "clock_faked"]
 
     /// One line of the log for an event, with `at` as it was observed.
     public static func encode(_ e: Event) -> String {
@@ -155,6 +157,8 @@ public enum EventLog {
             if let b = by { w.key("by"); w.string(b) }
         case .adjust(let points, let reason):
             w.key("points"); w.int(points); w.key("reason"); w.string(reason)
+        case .clockFaked(let boot, let wall):
+            w.key("boot_ahead"); w.micros(boot); w.key("wall_ahead"); w.micros(wall)
         case .tick, .daemonStarted:
             break
         }
@@ -204,6 +208,13 @@ struct Fields {
         guard let v = value(key), v != .null else { return nil }
         guard case .number(let n) = v, let i = n.int64 else { throw wrongType(key, "a whole number", v) }
         return i
+    }
+
+    /// A signed number of seconds, as microseconds.
+    func seconds(_ key: String) throws(EventLog.LineError) -> Microseconds {
+        let v = try required(key, "a number of seconds")
+        guard case .number(let n) = v, let micros = n.micros else { throw wrongType(key, "a number of seconds", v) }
+        return micros
     }
 
     func pid(_ key: String) throws(EventLog.LineError) -> Int32 {

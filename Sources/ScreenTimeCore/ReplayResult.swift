@@ -6,6 +6,8 @@ public struct ReplayResult: Sendable {
     public var actions: [Effect] = []
     public var refusals: [Refusal] = []
     public var clockJumps: [(at: Microseconds, by: Microseconds)] = []
+    /// Clock readings that could not be true (nothing was counted by them).
+    public var clockFaults: [ClockFault] = []
     public var balance: Int64 = 0
     /// The days that ended, with what the engine alone knew of them (not part of the replay output).
     public var days: [DayTotals] = []
@@ -21,6 +23,7 @@ public struct ReplayResult: Sendable {
             case .warn, .stop, .resume: actions.append(e)
             case .refused(let r): refusals.append(r)
             case .clockJumped(let at, let by): clockJumps.append((at, by))
+            case .clockFault(let f): clockFaults.append(f)
             case .dayEnded(let d): days.append(d)
             }
         }
@@ -114,7 +117,7 @@ public struct ReplayResult: Sendable {
                 time("at", at)
                 w.key("action"); w.string("resume")
                 w.key("pid"); w.int(Int64(pid))
-            case .sessionClosed, .ledger, .refused, .clockJumped, .dayEnded:
+            case .sessionClosed, .ledger, .refused, .clockJumped, .clockFault, .dayEnded:
                 break
             }
             w.endObject()

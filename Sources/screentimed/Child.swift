@@ -171,6 +171,9 @@ struct Child {
             log("\(at(w)) resume pid \(pid): \(done)", ["event": "resume", "pid": "\(pid)", "signalled": "\(done)"])
         case .refused(let r):
             log("\(at(r.at)) refused \(r.request): \(r.reason)", level: .notice, ["event": "refused", "request": "\(r.request)"])
+        case .clockFault(let f):
+            log("\(at(f.at)) a clock that cannot be true: \(f.words); nothing was counted by it", level: .error,
+                ["event": "clock_fault", "reason": "\(f.kind.rawValue)", "boot_ahead_seconds": seconds(f.bootAhead)])
         case .clockJumped(let w, let by):
             log("\(at(w)) the wall clock jumped by \(by / Seconds.micro) s; the calendar did not follow", level: .warning,
                 ["event": "clock_jump", "reason": "clock_jump", "jump_seconds": seconds(by)])
@@ -242,9 +245,24 @@ struct Child {
         }
     }
 
+    /// A boot clock this process is given that is not the kernel's (an LD_PRELOAD such as
+    /// libfaketime) is logged as an event, once while it lasts, so that `check` reports it. Events
+    /// carry the kernel's boot clock whatever the process is given. Looked at when the daemon
+    /// starts and with each retention run.
+    mutating func checkClocks() {
+        guard let f = ClockWitness.faked() else { clockFaked = false; return }
+        guard !clockFaked else { return }
+        clockFaked = true
+        observe(.clockFaked(bootAhead: f.bootAhead, wallAhead: f.wallAhead))
+    }
+    var clockFaked = false
+
     /// Retention, in short runs: another run follows soon while old events remain, else in an hour.
     mutating func removeOldEventsIfDue() {
-        guard let retention, SystemClock.monoMicros() >= nextRetention, saveFailure == nil else { return }
+        guard SystemClock.monoMicros() >= nextRetention else { return }
+        checkClocks()
+        guard let retention else { nextRetention = SystemClock.monoMicros() + 3600 * Seconds.micro; return }
+        guard saveFailure == nil else { return }
         var removed = 0
         do {
             // The engine's trusted calendar time, not the wall clock: setting the clock ahead must

@@ -131,6 +131,16 @@ public struct ReplayResult: Sendable {
             w.endObject()
         }
         w.endArray()
+        w.key("clock_faults"); w.beginArray()
+        for f in clockFaults {
+            w.beginObject()
+            time("at", f.at)
+            w.key("kind"); w.string(f.kind.rawValue)
+            w.key("boot_ahead_seconds"); w.micros(f.bootAhead)
+            if let wall = f.wallAhead { w.key("wall_ahead_seconds"); w.micros(wall) }
+            w.endObject()
+        }
+        w.endArray()
         w.key("refused"); w.beginArray()
         for r in refusals {
             w.beginObject()

@@ -67,6 +67,11 @@ struct Child {
         self.system = system
         account = system ? UserAccount.lookup(uid: uid) : nil
         enforcer = Enforcer(group: ProcessGroup(uids: [uid]))
+        let prefix = system ? "\(name): " : ""
+        self.live.onChainHead = { [logger] seq, hash in
+            logger.info("\(prefix)the ledger's chain head is entry \(seq), \(hash.prefix(12))…",
+                        metadata: ["event": "chain_head", "chain_seq": "\(seq)", "chain_head": "\(hash)"])
+        }
     }
 
     /// Who may do what for this child, from the policy in force.

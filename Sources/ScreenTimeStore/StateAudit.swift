@@ -93,3 +93,11 @@ public struct StateAudit {
         }
     }
 }
+
+extension StateAudit {
+    /// The state's ledger against the chain heads a witness saw (the journal): every head must be
+    /// in it, with its hash (ChainWitness). Only reads.
+    public static func witness(_ store: Store, heads: [ChainHead]) throws(StoreError) -> ChainWitness.Verdict {
+        ChainWitness.judge(heads: heads, ledger: try store.ledger().map { (seq: $0.seq, hash: $0.hash) })
+    }
+}

@@ -52,6 +52,9 @@ struct Child {
     var refusedReporters: [Int32: String] = [:]
     /// The child's account (uid, groups, home), for what they can change; nil: not in the user database.
     let account: UserAccount?
+    /// What the journal's chain heads said of this state when the daemon started (user mode): a
+    /// rollback or a replaced state, in words, for `status` (nil: none seen).
+    var rollback: String? = nil
     /// What requests caused (a redemption that lets a paused game go on, a hook's focus on a game
     /// with no time left), carried out after the requests are answered.
     var pending: [Effect] = []
@@ -80,6 +83,38 @@ struct Child {
         let a = Authority(childUID: uid, policy: live.engine.policy)
         authority = a
         return a
+    }
+
+    // MARK: The journal's witness
+
+    /// The state against the chain heads the journal saw (`heads`, or why they could not be read),
+    /// at start: a rollback or a replaced state is logged as an error (SCREENTIME_EVENT=rollback)
+    /// and kept for `status`; the daemon goes on counting from the state it has.
+    mutating func heed(witness heads: Result<[ChainHead], JournalReadError>, query: String) {
+        let found: [ChainHead]
+        switch heads {
+        case .failure(let e):
+            log("the state was not compared with the journal's chain heads: \(e.description)", level: .notice)
+            return
+        case .success(let h): found = h
+        }
+        let ledger: [(seq: Int64, hash: String)]
+        do { ledger = try live.store.ledger().map { (seq: $0.seq, hash: $0.hash) } } catch {
+            log("the state was not compared with the journal's chain heads: \(error.description)", level: .warning)
+            return
+        }
+        let verdict = ChainWitness.judge(heads: found, ledger: ledger)
+        let words = ChainWitness.words(verdict, journalQuery: query)
+        switch verdict {
+        case .noHeads, .holds:
+            log(words, level: .debug)
+        case .rolledBack(let head, _), .replaced(let head, _):
+            let kind = if case .rolledBack = verdict { "rolled_back" } else { "replaced" }
+            rollback = words
+            log("the state is not the one this daemon wrote: \(words)", level: .error,
+                ["event": "rollback", "reason": "\(kind)", "chain_seq": "\(head.seq)", "chain_head": "\(head.hash)",
+                 "ledger_seq": "\(ledger.map(\.seq).max() ?? 0)"])
+        }
     }
 
     // MARK: Events

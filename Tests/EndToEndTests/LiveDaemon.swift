@@ -77,6 +77,13 @@ final class LiveDaemon {
         for _ in 0..<500 where starts() <= before && process.isRunning { usleep(20_000) }
     }
 
+    /// Starts the daemon again after `stop()`, on the same state (which the test may have changed
+    /// meanwhile); does not wait for it to be ready.
+    func startAgain() throws {
+        process = try LiveDaemon.start(base: base, socket: socket, log: log, environment: environment, arguments: arguments,
+                                       uid: uid, launcher: launcher)
+    }
+
     /// Ends a learning run: kills the learning app `pid`, waits until the daemon saw it end and,
     /// when it should be `credited`, until its learning shows; stops the daemon. Returns that
     /// status, and the sessions of `app` for `pid` and the balance from replaying the stored log.

@@ -61,10 +61,11 @@ struct RollbackTests {
 
         /// Waits (15 s at most) until the journal holds an entry of the child's with these fields.
         func wait(for matches: [String]) throws {
-            for _ in 0..<750 {
+            let deadline = Date().addingTimeInterval(15)
+            while Date() < deadline {
                 let r = try ReplayBinaryTests.runBinary("/usr/bin/journalctl", ["-D", files, "--no-pager", "-o", "cat", "_UID=\(RollbackTests.child)"] + matches)
                 if !r.stdout.isEmpty { return }
-                usleep(20_000)
+                usleep(50_000)
             }
             let all = try ReplayBinaryTests.runBinary("/usr/bin/journalctl", ["-D", files, "--no-pager", "-o", "verbose", "_UID=\(RollbackTests.child)"])
             Issue.record("the journal has no entry \(matches); it has: \(all.stdout)")

@@ -21,3 +21,11 @@ static inline int screentime_pidfd_open(pid_t pid) {
 static inline int screentime_pidfd_send_signal(int pidfd, int sig) {
     return (int)syscall(SYS_pidfd_send_signal, pidfd, sig, NULL, 0);
 }
+
+#include <time.h>
+
+// The kernel's own answer for a clock, through the system call rather than glibc's clock_gettime
+// (the vDSO), which an LD_PRELOAD such as libfaketime replaces. Returns 0, or -1 with errno set.
+static inline int screentime_kernel_clock_gettime(clockid_t clock, struct timespec *ts) {
+    return (int)syscall(SYS_clock_gettime, clock, ts);
+}

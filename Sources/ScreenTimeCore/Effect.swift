@@ -11,6 +11,8 @@ public enum Effect: Sendable, Equatable {
     case refused(Refusal)
     /// The wall clock jumped by `by` (µs) against the monotonic clock; the calendar did not follow.
     case clockJumped(at: Microseconds, by: Microseconds)
+    /// A clock reading that cannot be true was seen (and counted nothing).
+    case clockFault(ClockFault)
     /// A day of the policy's calendar is over: what was used of reward time on it (for reports).
     case dayEnded(DayTotals)
 }

@@ -74,6 +74,17 @@ public struct Engine: Sendable {
 
     var out: [Effect] = []
 
+    /// Clock readings that could not be true (the first 100): nothing was counted by them.
+    public internal(set) var clockFaults: [ClockFault] = []
+    /// How many there were in all.
+    public internal(set) var clockFaultCount = 0
+
+    mutating func note(_ fault: ClockFault) {
+        clockFaultCount += 1
+        if clockFaults.count < 100 { clockFaults.append(fault) }
+        out.append(.clockFault(fault))
+    }
+
     public init(policy: Policy) {
         self.policy = policy
         self.classifier = Classifier(apps: policy.apps)
@@ -107,6 +118,8 @@ public struct Engine: Sendable {
             endEverything(at: t)
             clock.completeReboot()
             enterDay(containing: t)
+        case .bootClockAhead(let by):
+            note(ClockFault(kind: .bootClockAhead, at: clock.wall(at: t), bootAhead: by))
         }
         handle(event, at: t)
         enforce(at: t)
@@ -218,6 +231,8 @@ public struct Engine: Sendable {
             out.append(.ledger(ledger.append(.adjusted, points: points, at: clock.wall(at: t), note: reason)))
         case .gameContinued(let pid, let since):
             gameContinued(pid, since: since.map { min(t, max(0, t - (event.at.micros - $0.micros))) } ?? t, at: t)
+        case .clockFaked(let boot, let wall):
+            note(ClockFault(kind: .fakedClock, at: clock.wall(at: t), bootAhead: boot, wallAhead: wall))
         case .tick, .daemonStarted:
             break
         }

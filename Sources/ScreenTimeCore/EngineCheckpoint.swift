@@ -5,7 +5,9 @@ extension Engine {
     /// first event. Restored with the same policy, it goes on exactly as the engine it came from.
     public struct Checkpoint: Codable, Sendable {
         /// Bumped when the layout changes; an older checkpoint is ignored (the log is replayed instead).
-        public static let currentFormat = 1
+        /// 2: a boot clock running ahead of the wall clock is a fault (a checkpoint of format 1 may
+        /// hold a calendar a faked clock moved ahead: the log is replayed under the new rule).
+        public static let currentFormat = 2
         public var format: Int
         var clock: TrustedClock
         var now: Microseconds
@@ -35,6 +37,8 @@ extension Engine {
         var paused: [Int32]
         /// Absent from checkpoints written before undone pauses were known.
         var pauseUndone: [Int32]?
+        var clockFaults: [ClockFault]?
+        var clockFaultCount: Int?
 
         struct TrackedPID: Codable, Sendable { var pid: Int32; var process: TrackedProcess }
         struct ToldPID: Codable, Sendable { var pid: Int32; var told: Told }
@@ -60,7 +64,7 @@ extension Engine {
             learningCredited: learningCredited.keys.sorted().map { Checkpoint.DayCredit(day: $0, credited: learningCredited[$0]!) }, pointRemainder: pointRemainder,
             balance: ledger.balance, budget: budget, warned: warned.sorted(),
             stopping: stopping.keys.sorted().map { Checkpoint.ToldPID(pid: $0, told: stopping[$0]!) },
-            paused: paused.sorted(), pauseUndone: pauseUndone.sorted())
+            paused: paused.sorted(), pauseUndone: pauseUndone.sorted(), clockFaults: clockFaults, clockFaultCount: clockFaultCount)
     }
 
     /// An engine that goes on from a checkpoint, under the policy it was taken with.
@@ -95,6 +99,8 @@ extension Engine {
         stopping = Dictionary(uniqueKeysWithValues: c.stopping.map { ($0.pid, $0.told) })
         paused = Set(c.paused)
         pauseUndone = Set(c.pauseUndone ?? [])
+        clockFaults = c.clockFaults ?? []
+        clockFaultCount = c.clockFaultCount ?? clockFaults.count
         if started { enterDay(containing: now) }
     }
 }

@@ -30,6 +30,11 @@ public struct Event: Sendable, Equatable {
         /// Added by screentime: a game the daemon had paused was found running again (someone sent
         /// it SIGCONT). `since`: when it was last seen paused; the time since then was played.
         case gameContinued(pid: Int32, since: WallTime?)
+        /// Added by screentime: the daemon found the clocks its process is given are not the
+        /// kernel's (an LD_PRELOAD such as libfaketime): its boot clock read `bootAhead` µs ahead of
+        /// the kernel's, its wall clock `wallAhead`. The event itself carries the kernel's boot
+        /// clock; the engine records the fault and counts nothing by it.
+        case clockFaked(bootAhead: Microseconds, wallAhead: Microseconds)
     }
 
     /// The `event` field's value for each kind.
@@ -47,6 +52,7 @@ public struct Event: Sendable, Equatable {
         case .tick: return "tick"
         case .daemonStarted: return "daemon_started"
         case .gameContinued: return "game_continued"
+        case .clockFaked: return "clock_faked"
         }
     }
 }
@@ -104,5 +110,40 @@ public struct FocusedWindow: Sendable, Equatable, Codable {
         self.title = title
         self.hookLost = hookLost
         self.flatpak = flatpak
+    }
+}
+
+/// A clock reading that cannot be true. Nothing was counted by it; `check` reports it.
+public struct ClockFault: Sendable, Equatable, Codable {
+    public enum Kind: String, Sendable, Codable {
+        /// Between two events the boot clock advanced more than the wall clock (`TrustedClock`).
+        case bootClockAhead = "boot_clock_ahead"
+        /// The daemon's process was given a boot clock that is not the kernel's (`clock_faked`).
+        case fakedClock = "faked_clock"
+    }
+    public var kind: Kind
+    /// Trusted calendar time (µs since the epoch) when it was seen.
+    public var at: Microseconds
+    /// How far the boot clock was ahead: of the wall clock's step, or of the kernel's boot clock.
+    public var bootAhead: Microseconds
+    /// `fakedClock`: how far the process's wall clock was ahead of the kernel's.
+    public var wallAhead: Microseconds?
+
+    public init(kind: Kind, at: Microseconds, bootAhead: Microseconds, wallAhead: Microseconds? = nil) {
+        self.kind = kind
+        self.at = at
+        self.bootAhead = bootAhead
+        self.wallAhead = wallAhead
+    }
+
+    /// "the daemon's boot clock read 20616 days ahead of the kernel's (its wall clock 1 day ahead)"
+    public var words: String {
+        switch kind {
+        case .bootClockAhead:
+            return "the boot clock advanced \(DurationText.long(bootAhead)) more than the wall clock between two events, which cannot be"
+        case .fakedClock:
+            let wall = wallAhead.map { $0 == 0 ? "" : " (its wall clock \(DurationText.signedWords($0)))" } ?? ""
+            return "the daemon was given a boot clock \(DurationText.signedWords(bootAhead)) of the kernel's\(wall): its clock was faked (LD_PRELOAD, libfaketime?)"
+        }
     }
 }

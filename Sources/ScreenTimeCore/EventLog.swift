@@ -99,6 +99,8 @@ public enum EventLog {
                 since = w
             }
             kind = .gameContinued(pid: try f.pid("pid"), since: since)
+        case "clock_faked":
+            kind = .clockFaked(bootAhead: try f.seconds("boot_ahead"), wallAhead: try f.seconds("wall_ahead"))
         default:
             throw LineError(reason: "unknown event '\(name)'" + suggestion(for: name, among: knownEvents))
         }
@@ -122,7 +124,7 @@ public enum EventLog {
 
     public static let knownEvents = ["process_started", "process_exited", "process_cpu", "focus_changed", "input",
                                      "idle_changed", "lock_changed", "redeem", "adjust", "tick", "daemon_started",
-                                     "game_continued"]
+                                     "game_continued", "clock_faked"]
 
     /// One line of the log for an event, with `at` as it was observed.
     public static func encode(_ e: Event) -> String {
@@ -168,6 +170,8 @@ public enum EventLog {
         case .gameContinued(let pid, let since):
             w.key("pid"); w.int(Int64(pid))
             if let s = since { w.key("since"); w.string(RFC3339.format(micros: s.micros, utcOffsetSeconds: s.utcOffsetSeconds)) }
+        case .clockFaked(let boot, let wall):
+            w.key("boot_ahead"); w.micros(boot); w.key("wall_ahead"); w.micros(wall)
         case .tick, .daemonStarted:
             break
         }
@@ -217,6 +221,13 @@ struct Fields {
         guard let v = value(key), v != .null else { return nil }
         guard case .number(let n) = v, let i = n.int64 else { throw wrongType(key, "a whole number", v) }
         return i
+    }
+
+    /// A signed number of seconds, as microseconds.
+    func seconds(_ key: String) throws(EventLog.LineError) -> Microseconds {
+        let v = try required(key, "a number of seconds")
+        guard case .number(let n) = v, let micros = n.micros else { throw wrongType(key, "a number of seconds", v) }
+        return micros
     }
 
     func pid(_ key: String) throws(EventLog.LineError) -> Int32 {

@@ -6,6 +6,8 @@ public struct ReplayResult: Sendable {
     public var actions: [Effect] = []
     public var refusals: [Refusal] = []
     public var clockJumps: [(at: Microseconds, by: Microseconds)] = []
+    /// Clock readings that could not be true (nothing was counted by them).
+    public var clockFaults: [ClockFault] = []
     public var balance: Int64 = 0
     /// The days that ended, with what the engine alone knew of them (not part of the replay output).
     public var days: [DayTotals] = []
@@ -21,6 +23,7 @@ public struct ReplayResult: Sendable {
             case .warn, .stop, .resume: actions.append(e)
             case .refused(let r): refusals.append(r)
             case .clockJumped(let at, let by): clockJumps.append((at, by))
+            case .clockFault(let f): clockFaults.append(f)
             case .dayEnded(let d): days.append(d)
             }
         }
@@ -114,7 +117,7 @@ public struct ReplayResult: Sendable {
                 time("at", at)
                 w.key("action"); w.string("resume")
                 w.key("pid"); w.int(Int64(pid))
-            case .sessionClosed, .ledger, .refused, .clockJumped, .dayEnded:
+            case .sessionClosed, .ledger, .refused, .clockJumped, .clockFault, .dayEnded:
                 break
             }
             w.endObject()
@@ -125,6 +128,16 @@ public struct ReplayResult: Sendable {
             w.beginObject()
             time("at", j.at)
             w.key("seconds"); w.micros(j.by)
+            w.endObject()
+        }
+        w.endArray()
+        w.key("clock_faults"); w.beginArray()
+        for f in clockFaults {
+            w.beginObject()
+            time("at", f.at)
+            w.key("kind"); w.string(f.kind.rawValue)
+            w.key("boot_ahead_seconds"); w.micros(f.bootAhead)
+            if let wall = f.wallAhead { w.key("wall_ahead_seconds"); w.micros(wall) }
             w.endObject()
         }
         w.endArray()

@@ -198,4 +198,14 @@ public enum DurationText {
         if m < 60 { return "\(m) min" }
         return "\(m / 60) h \(RFC3339.pad(m % 60, 2)) min"
     }
+
+    /// `words`, in whole days from two days on: "20779 days".
+    public static func long(_ micros: Microseconds) -> String {
+        micros >= 2 * 86_400 * Seconds.micro ? "\(micros / 86_400 / Seconds.micro) days" : words(micros)
+    }
+
+    /// "3 days ahead", "20 min behind": how far one clock stands from another.
+    public static func signedWords(_ micros: Microseconds) -> String {
+        long(abs(micros)) + (micros < 0 ? " behind" : " ahead")
+    }
 }

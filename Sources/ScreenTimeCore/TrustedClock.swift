@@ -2,7 +2,12 @@
 ///
 /// Engine time advances only with the monotonic clock (or the wall clock in a log without `mono`),
 /// and never backwards. The calendar time is the wall clock as it was first seen, carried forward
-/// by engine time: a wall-clock jump the monotonic clock does not confirm moves neither.
+/// by engine time: a wall-clock jump the monotonic clock does not confirm moves neither. And the
+/// other way round: a boot clock that runs ahead of the wall clock between two events (by more than
+/// `tolerance`) cannot be true — the boot clock counts suspend, so both advance alike — and moves
+/// neither either: that step is a fault (`bootClockAhead`), engine time stays where it was, and the
+/// next steps count from the new reading. A faked boot clock (libfaketime read 57 years ahead)
+/// therefore ages nothing, expires nothing and leaves the calendar where it was.
 public struct TrustedClock: Sendable, Codable {
     /// Wall and monotonic readings of one moment may differ by this much before it is a jump.
     public static let tolerance: Microseconds = 2 * Seconds.micro
@@ -13,6 +18,9 @@ public struct TrustedClock: Sendable, Codable {
         case jumped(by: Microseconds)
         /// The monotonic clock started again: the machine rebooted.
         case rebooted
+        /// The boot clock advanced this much more than the wall clock since the last event: it
+        /// cannot be true. No time passed.
+        case bootClockAhead(by: Microseconds)
     }
 
     /// Engine time of the latest event.
@@ -61,6 +69,15 @@ public struct TrustedClock: Sendable, Codable {
                 pendingReboot = wall
                 return .rebooted
             }
+            if let lm = lastMono {
+                let ahead = (m - lm) - max(0, wall - lastWall)
+                if ahead > Self.tolerance {
+                    // Impossible: engine time and the calendar stay; later steps count from here.
+                    shift = now - m
+                    drift = wall - self.wall(at: now)
+                    return .bootClockAhead(by: ahead)
+                }
+            }
             if lastMono == nil { shift = now - m }
             now = max(now, m + shift)
             let newDrift = wall - self.wall(at: now)
@@ -72,5 +89,13 @@ public struct TrustedClock: Sendable, Codable {
         let step = wall - lastWall
         now += max(0, step)
         return step < -Self.tolerance ? .jumped(by: step) : .steady
+    }
+
+    /// The trusted calendar time an event with these readings would be given, without taking it
+    /// (retention asks whether an event is old by this, never by the wall time it carries).
+    public func calendarTime(wall: Microseconds, mono: Microseconds?) -> Microseconds {
+        var probe = self
+        if case .rebooted = probe.observe(wall: wall, mono: mono) { probe.completeReboot() }
+        return probe.wall(at: probe.now)
     }
 }

@@ -374,7 +374,8 @@ public struct UserAccount: Sendable, Equatable {
 }
 
 /// The two clocks every event is stamped with: the wall clock, and CLOCK_BOOTTIME (monotonic,
-/// and counting suspend, so a night asleep is not a clock jump).
+/// and counting suspend, so a night asleep is not a clock jump). The wall clock is the one the
+/// process is given (a jump of it is the engine's to judge); the boot clock is the kernel's.
 public enum SystemClock {
     public static func wallMicros() -> Int64 {
         var ts = timespec()
@@ -382,11 +383,8 @@ public enum SystemClock {
         return Int64(ts.tv_sec) * 1_000_000 + Int64(ts.tv_nsec) / 1000
     }
 
-    public static func monoMicros() -> Int64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_BOOTTIME, &ts)
-        return Int64(ts.tv_sec) * 1_000_000 + Int64(ts.tv_nsec) / 1000
-    }
+    /// The kernel's CLOCK_BOOTTIME (`KernelClock`): an LD_PRELOAD cannot move it.
+    public static func monoMicros() -> Int64 { KernelClock.bootMicros() }
 
     /// CLOCK_MONOTONIC, as systemd's MONOTONIC_USEC wants it (not the boot clock of events).
     public static func monotonicMicros() -> Int64 {

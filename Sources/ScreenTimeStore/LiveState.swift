@@ -132,12 +132,17 @@ public struct LiveState {
         if checkpoint || eventsSinceCheckpoint + count >= LiveState.checkpointEvery {
             batch.checkpoint = engine.checkpointData
         }
-        try store.commit(batch)
+        if let head = try store.commit(batch) { onChainHead?(head.seq, head.hash) }
         eventsSinceCheckpoint = batch.checkpoint == nil ? eventsSinceCheckpoint + count : 0
         batch = Store.Batch()
     }
 
     public var unsavedEvents: Int { batch.events.count }
+
+    /// Told the ledger's new chain head (entry number, hash) after each save that added entries:
+    /// the daemon logs it where the child cannot take it back (the journal), so that a state
+    /// restored from an older copy shows.
+    public var onChainHead: (@Sendable (Int64, String) -> Void)?
 
     /// Ledger entries from a wall time on: saved, and not saved yet.
     public func ledger(from start: Microseconds) throws -> [LedgerEntry] {
@@ -176,7 +181,7 @@ public struct LiveState {
                 batch.sessions.append(s)
                 actions.append(e)    // the child hears of it (points earned, time not counted)
             case .dayEnded(let d): batch.days.append(d)
-            case .warn, .stop, .resume, .refused, .clockJumped: actions.append(e)
+            case .warn, .stop, .resume, .refused, .clockJumped, .clockFault: actions.append(e)
             }
         }
         effects.removeAll(keepingCapacity: true)

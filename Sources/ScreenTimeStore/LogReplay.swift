@@ -33,8 +33,11 @@ public struct LogReplay {
         guard !policies.isEmpty else { return nil }
         self.policies = policies
         path = store.path
-        func decode(_ state: Data, what: String) throws -> Engine.Checkpoint {
-            guard let c = try? JSONDecoder().decode(Engine.Checkpoint.self, from: state), c.format == Engine.Checkpoint.currentFormat else {
+        // A checkpoint of an older format is passed over (the log is replayed instead); the state
+        // standing for removed events cannot be, so an older one is read as it is (its layout only grew).
+        func decode(_ state: Data, what: String, older: Bool = false) throws -> Engine.Checkpoint {
+            guard let c = try? JSONDecoder().decode(Engine.Checkpoint.self, from: state),
+                  c.format == Engine.Checkpoint.currentFormat || (older && c.format < Engine.Checkpoint.currentFormat) else {
                 throw StoreError(description: "\(store.path): \(what) cannot be read by this version of screentime")
             }
             return c
@@ -53,7 +56,7 @@ public struct LogReplay {
         case .base(let base):
             let k = try index(of: base.policySeq)
             engine = Engine(policy: try LogReplay.parse(policies[k], path),
-                            checkpoint: try decode(base.state, what: "the state standing for the removed events (log_base)"))
+                            checkpoint: try decode(base.state, what: "the state standing for the removed events (log_base)", older: true))
             next = k + 1
             eventSeq = base.eventSeq
         case .checkpoint(let seq, let policySeq, let state):

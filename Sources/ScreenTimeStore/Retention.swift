@@ -18,7 +18,9 @@ public struct Retention {
         self.maxEventsPerRun = maxEventsPerRun
     }
 
-    /// Removes events dated before `now - keep` (by their wall time), up to `maxEventsPerRun`.
+    /// Removes events dated before `now - keep` (by their wall time and by the calendar time the
+    /// engine gave them, both), up to `maxEventsPerRun`. `now` must be the engine's trusted calendar
+    /// time, not the wall clock.
     /// Returns how many were removed (the row of the newest of them stays, as the log's base: the
     /// numbering goes on from it); 0 when none is old enough.
     @discardableResult
@@ -31,7 +33,10 @@ public struct Retention {
         var applied = 0
         for (seq, line) in try store.events(after: first, limit: maxEventsPerRun) {
             let event = try replay.decode(seq: seq, line: line)
-            guard event.at.micros < cutoff else { break }
+            // Old by the engine's trusted calendar, never by the wall time the event carries: a
+            // clock faked back (or a boot clock faked ahead) makes nothing old.
+            guard event.at.micros < cutoff,
+                  replay.engine.clock.calendarTime(wall: event.at.micros, mono: event.mono) < cutoff else { break }
             try replay.apply(seq: seq, event: event)
             last = (seq, event.at.micros)
             applied += 1

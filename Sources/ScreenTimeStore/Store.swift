@@ -201,10 +201,13 @@ public final class Store: Sendable {
         public var isEmpty: Bool { policy == nil && events.isEmpty && ledger.isEmpty && sessions.isEmpty && days.isEmpty && answered.isEmpty }
     }
 
-    public func commit(_ batch: Batch) throws(StoreError) {
-        guard !batch.isEmpty || batch.checkpoint != nil else { return }
+    /// Saves a batch in one transaction; returns the ledger's new chain head (its last entry's
+    /// number and hash) when the batch added entries.
+    @discardableResult
+    public func commit(_ batch: Batch) throws(StoreError) -> (seq: Int64, hash: String)? {
+        guard !batch.isEmpty || batch.checkpoint != nil else { return nil }
         do {
-            try pool.write { db in
+            return try pool.write { db -> (seq: Int64, hash: String)? in
                 if let text = batch.policy {
                     let next = (try Int64.fetchOne(db, sql: "SELECT max(seq) FROM event") ?? 0) + 1
                     try db.execute(sql: "INSERT INTO policy (from_event, text) VALUES (?, ?)", arguments: [next, text])
@@ -242,6 +245,7 @@ public final class Store: Sendable {
                     // Only the newest few are kept: each one replaces the whole log before it.
                     try db.execute(sql: "DELETE FROM checkpoint WHERE event_seq NOT IN (SELECT event_seq FROM checkpoint ORDER BY event_seq DESC LIMIT 3)")
                 }
+                return batch.ledger.isEmpty ? nil : (seq - 1, previous)
             }
         } catch {
             throw StoreError(description: "\(path): could not save \(batch.events.count) events: \(Store.explain(error))")

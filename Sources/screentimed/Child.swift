@@ -58,6 +58,9 @@ struct Child {
     var refusedReporters: [Int32: String] = [:]
     /// The child's account (uid, groups, home), for what they can change; nil: not in the user database.
     let account: UserAccount?
+    /// What the journal's chain heads said of this state when the daemon started (user mode): a
+    /// rollback or a replaced state, in words, for `status` (nil: none seen).
+    var rollback: String? = nil
     /// What requests caused (a redemption that lets a paused game go on, a hook's focus on a game
     /// with no time left), carried out after the requests are answered.
     var pending: [Effect] = []
@@ -73,6 +76,11 @@ struct Child {
         self.system = system
         account = system ? UserAccount.lookup(uid: uid) : nil
         enforcer = Enforcer(group: ProcessGroup(uids: [uid]))
+        let prefix = system ? "\(name): " : ""
+        self.live.onChainHead = { [logger] seq, hash in
+            logger.info("\(prefix)the ledger's chain head is entry \(seq), \(hash.prefix(12))…",
+                        metadata: ["event": "chain_head", "chain_seq": "\(seq)", "chain_head": "\(hash)"])
+        }
     }
 
     /// Who may do what for this child, from the policy in force.
@@ -81,6 +89,38 @@ struct Child {
         let a = Authority(childUID: uid, policy: live.engine.policy)
         authority = a
         return a
+    }
+
+    // MARK: The journal's witness
+
+    /// The state against the chain heads the journal saw (`heads`, or why they could not be read),
+    /// at start: a rollback or a replaced state is logged as an error (SCREENTIME_EVENT=rollback)
+    /// and kept for `status`; the daemon goes on counting from the state it has.
+    mutating func heed(witness heads: Result<[ChainHead], JournalReadError>, query: String) {
+        let found: [ChainHead]
+        switch heads {
+        case .failure(let e):
+            log("the state was not compared with the journal's chain heads: \(e.description)", level: .notice)
+            return
+        case .success(let h): found = h
+        }
+        let ledger: [(seq: Int64, hash: String)]
+        do { ledger = try live.store.ledger().map { (seq: $0.seq, hash: $0.hash) } } catch {
+            log("the state was not compared with the journal's chain heads: \(error.description)", level: .warning)
+            return
+        }
+        let verdict = ChainWitness.judge(heads: found, ledger: ledger)
+        let words = ChainWitness.words(verdict, journalQuery: query)
+        switch verdict {
+        case .noHeads, .holds:
+            log(words, level: .debug)
+        case .rolledBack(let head, _), .replaced(let head, _):
+            let kind = if case .rolledBack = verdict { "rolled_back" } else { "replaced" }
+            rollback = words
+            log("the state is not the one this daemon wrote: \(words)", level: .error,
+                ["event": "rollback", "reason": "\(kind)", "chain_seq": "\(head.seq)", "chain_head": "\(head.hash)",
+                 "ledger_seq": "\(ledger.map(\.seq).max() ?? 0)"])
+        }
     }
 
     // MARK: Events
@@ -197,6 +237,9 @@ struct Child {
             log("\(at(w)) resume pid \(pid): \(done)", ["event": "resume", "pid": "\(pid)", "signalled": "\(done)"])
         case .refused(let r):
             log("\(at(r.at)) refused \(r.request): \(r.reason)", level: .notice, ["event": "refused", "request": "\(r.request)"])
+        case .clockFault(let f):
+            log("\(at(f.at)) a clock that cannot be true: \(f.words); nothing was counted by it", level: .error,
+                ["event": "clock_fault", "reason": "\(f.kind.rawValue)", "boot_ahead_seconds": seconds(f.bootAhead)])
         case .clockJumped(let w, let by):
             log("\(at(w)) the wall clock jumped by \(by / Seconds.micro) s; the calendar did not follow", level: .warning,
                 ["event": "clock_jump", "reason": "clock_jump", "jump_seconds": seconds(by)])
@@ -268,9 +311,24 @@ struct Child {
         }
     }
 
+    /// A boot clock this process is given that is not the kernel's (an LD_PRELOAD such as
+    /// libfaketime) is logged as an event, once while it lasts, so that `check` reports it. Events
+    /// carry the kernel's boot clock whatever the process is given. Looked at when the daemon
+    /// starts and with each retention run.
+    mutating func checkClocks() {
+        guard let f = ClockWitness.faked() else { clockFaked = false; return }
+        guard !clockFaked else { return }
+        clockFaked = true
+        observe(.clockFaked(bootAhead: f.bootAhead, wallAhead: f.wallAhead))
+    }
+    var clockFaked = false
+
     /// Retention, in short runs: another run follows soon while old events remain, else in an hour.
     mutating func removeOldEventsIfDue() {
-        guard let retention, SystemClock.monoMicros() >= nextRetention, saveFailure == nil else { return }
+        guard SystemClock.monoMicros() >= nextRetention else { return }
+        checkClocks()
+        guard let retention else { nextRetention = SystemClock.monoMicros() + 3600 * Seconds.micro; return }
+        guard saveFailure == nil else { return }
         var removed = 0
         do {
             // The engine's trusted calendar time, not the wall clock: setting the clock ahead must

@@ -304,6 +304,7 @@ extension Child {
         let engine = live.engine
         let policy = engine.policy
         var blind: [String] = []
+        if let rollback { blind.append("this state is not the one the daemon wrote before: \(rollback)") }
         if let notifier, !notifier.available { blind.append(notifier.problem ?? "desktop notifications are off") }
         if notifier == nil { blind.append(notificationsOff) }
         if hooks.isEmpty {

@@ -82,6 +82,7 @@ struct Daemon {
         var nextSample = SystemClock.monoMicros()
         for i in children.indices {
             children[i].observe(.daemonStarted)
+            children[i].checkClocks()
             children[i].save()
         }
         log("watching uid \(sampler.uids.sorted().map(String.init).joined(separator: ", ")); "

@@ -79,6 +79,9 @@ struct Run: ParsableCommand {
             let live = try LiveState(store: store, policyText: text, policyFile: path)
             let listener = try listen(at: try socketPath(), mode: 0o600)
             var child = Child(uid: uid, name: UserAccount.name(of: uid) ?? "uid \(uid)", live: live, policyPath: path, logger: logger, system: false)
+            // User mode: the child owns the state and could put an older copy back; the journal saw its heads.
+            child.heed(witness: Result { () throws(JournalReadError) in try ChainHeadJournal.heads(uid: uid, from: .local) },
+                       query: ChainHeadJournal.query(uid: uid, from: .local))
             watch(&child)
             if !noNotifications { child.notifier = Notifier() }
             try serve([child], listener: listener, every: every, cpu: cpu, quiet: quiet, logger: logger)

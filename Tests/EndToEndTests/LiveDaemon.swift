@@ -11,6 +11,8 @@ final class LiveDaemon {
     private let arguments: [String]
     /// A command the daemon is started through (`unshare …`), ending in one that runs its arguments.
     private let launcher: [String]
+    /// A command run as the child that runs the daemon (`/usr/bin/env LD_PRELOAD=…`), for one start.
+    private var asChild: [String] = []
     /// The child's uid: the daemon runs as it, and watches its processes.
     let uid: UInt32
     var socket: String { base + "/control.sock" }
@@ -48,9 +50,9 @@ final class LiveDaemon {
     }
 
     private static func start(base: String, socket: String, log: String, environment: [String: String], arguments: [String], uid: UInt32,
-                              launcher: [String]) throws -> Process {
+                              launcher: [String], asChild: [String] = []) throws -> Process {
         let process = Process()
-        let command = launcher + ["/usr/bin/setpriv", "--reuid=\(uid)", "--regid=\(uid)", "--clear-groups", ReplayBinaryTests.binary,
+        let command = launcher + ["/usr/bin/setpriv", "--reuid=\(uid)", "--regid=\(uid)", "--clear-groups"] + asChild + [ReplayBinaryTests.binary,
                                   "--policy", base + "/policy.toml", "--state-dir", base + "/state", "--socket", socket] + arguments
         process.executableURL = URL(fileURLWithPath: command[0])
         process.arguments = Array(command.dropFirst())
@@ -63,12 +65,23 @@ final class LiveDaemon {
     }
 
     /// Stops the daemon (SIGTERM) and starts it again on the same state; its log goes on.
-    func restart() throws {
+    /// `asChild`: a command the child runs the daemon through, this time (`/usr/bin/env LD_PRELOAD=…`).
+    func restart(asChild: [String] = []) throws {
+        func starts() -> Int { ((try? String(contentsOfFile: log, encoding: .utf8))?.components(separatedBy: "watching uid").count ?? 1) - 1 }
+        let before = starts()
         kill(process.processIdentifier, SIGTERM)
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)
-        process = try LiveDaemon.start(base: base, socket: socket, log: log, environment: environment, arguments: arguments, uid: uid, launcher: launcher)
-        for _ in 0..<250 where (try? String(contentsOfFile: log, encoding: .utf8))?.components(separatedBy: "watching uid").count ?? 0 < 3 { usleep(20_000) }
+        process = try LiveDaemon.start(base: base, socket: socket, log: log, environment: environment, arguments: arguments,
+                                       uid: uid, launcher: launcher, asChild: asChild)
+        for _ in 0..<500 where starts() <= before && process.isRunning { usleep(20_000) }
+    }
+
+    /// Starts the daemon again after `stop()`, on the same state (which the test may have changed
+    /// meanwhile); does not wait for it to be ready.
+    func startAgain() throws {
+        process = try LiveDaemon.start(base: base, socket: socket, log: log, environment: environment, arguments: arguments,
+                                       uid: uid, launcher: launcher)
     }
 
     /// Kills the daemon with SIGKILL (nothing is saved on the way out) and starts it again on the same state.

@@ -13,9 +13,16 @@ struct Classifier {
     private let apps: [AppEntry]
     /// Lower-cased names a program of each entry goes by: the file names of its exe paths, its Flatpak id.
     private let knownNames: [Set<String>]
+    /// The entry a focused program that nothing names counts as (`unknown_apps = "reward"`).
+    private let unknownProgram: Int?
 
-    init(apps: [AppEntry]) {
+    init(policy: Policy) {
+        self.init(apps: policy.apps, unknownProgram: policy.unknownProgramEntry)
+    }
+
+    init(apps: [AppEntry], unknownProgram: Int? = nil) {
         self.apps = apps
+        self.unknownProgram = unknownProgram
         self.knownNames = apps.map { entry in
             var names = Set(entry.exe.compactMap { $0.literalBaseName?.lowercased() })
             if let f = entry.flatpak { names.insert(f.lowercased()) }
@@ -48,7 +55,10 @@ struct Classifier {
             guard entry.hasIdentity || entry.hasWindowMatchers else { continue }
             return AppMatch(entry: i, trusted: entry.category != .learning || (exe.map { isTrusted(entry, $0) } ?? false))
         }
-        return lookAlike(exe: exe, window: w)
+        if let match = lookAlike(exe: exe, window: w) { return match }
+        // A window of the child's that nothing names: what the policy says an unknown program is.
+        guard p != nil, let unknown = unknownProgram else { return nil }
+        return AppMatch(entry: unknown, trusted: true)
     }
 
     private func identityMatches(_ entry: AppEntry, _ exe: ExeFacts) -> Bool {

@@ -87,7 +87,7 @@ public struct Engine: Sendable {
 
     public init(policy: Policy) {
         self.policy = policy
-        self.classifier = Classifier(apps: policy.apps)
+        self.classifier = Classifier(policy: policy)
         self.calendar = PolicyCalendar(timeZone: policy.timeZone)
         self.periodicDetector = PeriodicInputDetector(threshold: policy.validation.periodicInputVariation,
                                                       maxGap: policy.validation.idleAfter)
@@ -136,7 +136,7 @@ public struct Engine: Sendable {
         }
         judgeAwaiting()
         policy = newPolicy
-        classifier = Classifier(apps: newPolicy.apps)
+        classifier = Classifier(policy: newPolicy)
         calendar = PolicyCalendar(timeZone: newPolicy.timeZone)
         periodicDetector = PeriodicInputDetector(threshold: newPolicy.validation.periodicInputVariation,
                                                  maxGap: newPolicy.validation.idleAfter)

@@ -10,6 +10,10 @@ public struct Policy: Sendable {
     public var enforcement: Enforcement
     public var parents: Parents
     public var apps: [AppEntry]
+    /// With `unknown_apps = "reward"`: the entry (last of `apps`) that a focused program no entry
+    /// names counts as.
+    public private(set) var unknownProgramEntry: Int? = nil
+    public static let unknownProgramName = "an unknown program"
 
     public init(timeZone: TimeZone, points: Points, rewards: Rewards, validation: Validation,
                 enforcement: Enforcement, parents: Parents, apps: [AppEntry]) {
@@ -20,7 +24,14 @@ public struct Policy: Sendable {
         self.enforcement = enforcement
         self.parents = parents
         self.apps = apps
+        if rewards.unknownApps == .reward {
+            self.apps.append(AppEntry(name: Policy.unknownProgramName, category: .reward))
+            unknownProgramEntry = self.apps.count - 1
+        }
     }
+
+    /// What a program that no entry names counts as, while it has the focus.
+    public enum UnknownApps: String, Sendable, CaseIterable { case neutral, reward }
 
     public struct Points: Sendable, Equatable {
         public var learningPerHour: Int64
@@ -42,13 +53,15 @@ public struct Policy: Sendable {
         public var allowedHours: [HourWindow]?
         public var redemptionExpiresAfter: Microseconds?
         public var countsWhile: CountsWhile
+        public var unknownApps: UnknownApps
         public init(dailyLimit: Microseconds?, weeklyLimit: Microseconds?, allowedHours: [HourWindow]?,
-                    redemptionExpiresAfter: Microseconds?, countsWhile: CountsWhile) {
+                    redemptionExpiresAfter: Microseconds?, countsWhile: CountsWhile, unknownApps: UnknownApps = .neutral) {
             self.dailyLimit = dailyLimit
             self.weeklyLimit = weeklyLimit
             self.allowedHours = allowedHours
             self.redemptionExpiresAfter = redemptionExpiresAfter
             self.countsWhile = countsWhile
+            self.unknownApps = unknownApps
         }
     }
 

@@ -210,7 +210,7 @@ struct PolicyReader {
     }
 
     private mutating func readRewards(_ node: TOMLNode?, defaultCountsWhile: Policy.CountsWhile) -> Policy.Rewards {
-        let f = node.map { fields($0, at: "rewards", known: ["daily_limit", "weekly_limit", "allowed_hours", "redemption_expires_after", "counts_while"], label: " in [rewards]") } ?? [:]
+        let f = node.map { fields($0, at: "rewards", known: ["daily_limit", "weekly_limit", "allowed_hours", "redemption_expires_after", "counts_while", "unknown_apps"], label: " in [rewards]") } ?? [:]
         var hours: [HourWindow]? = nil
         if let texts = stringList(f, "allowed_hours", "rewards") {
             var windows: [HourWindow] = []
@@ -232,7 +232,8 @@ struct PolicyReader {
             weeklyLimit: duration(f, "weekly_limit", "rewards", allowZero: true),
             allowedHours: hours,
             redemptionExpiresAfter: duration(f, "redemption_expires_after", "rewards"),
-            countsWhile: choice(f, "counts_while", "rewards", Policy.CountsWhile.self, options: ["running", "focused"]) ?? defaultCountsWhile)
+            countsWhile: choice(f, "counts_while", "rewards", Policy.CountsWhile.self, options: ["running", "focused"]) ?? defaultCountsWhile,
+            unknownApps: choice(f, "unknown_apps", "rewards", Policy.UnknownApps.self, options: ["neutral", "reward"]) ?? .neutral)
     }
 
     private mutating func readValidation(_ node: TOMLNode?) -> Policy.Validation {

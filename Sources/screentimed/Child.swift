@@ -241,8 +241,10 @@ struct Child {
             log("\(at(f.at)) a clock that cannot be true: \(f.words); nothing was counted by it", level: .error,
                 ["event": "clock_fault", "reason": "\(f.kind.rawValue)", "boot_ahead_seconds": seconds(f.bootAhead)])
         case .clockJumped(let w, let by):
-            log("\(at(w)) the wall clock jumped by \(by / Seconds.micro) s; the calendar did not follow", level: .warning,
-                ["event": "clock_jump", "reason": "clock_jump", "jump_seconds": seconds(by)])
+            // To the nearest second: the two clocks are read a moment apart, so a jump of a day is 86399.99… s or 86400.00… s.
+            let jump = (by + (by < 0 ? -Seconds.micro : Seconds.micro) / 2) / Seconds.micro
+            log("\(at(w)) the wall clock jumped by \(jump) s; the calendar did not follow", level: .warning,
+                ["event": "clock_jump", "reason": "clock_jump", "jump_seconds": "\(jump)"])
         case .ledger(let entry):
             logLedger(entry, at: at(entry.at))
         case .dayEnded:

@@ -192,6 +192,29 @@ struct EnforcementTests {
         try d.stop()
     }
 
+    @Test("a program the child may run but not read (chmod 111) is watched as (hidden), not dropped; named like the game, it is stopped")
+    func executeOnlyCopy() throws {
+        let dir = try AppCopies.folder()
+        let game = "\(dir)/supertuxkart"
+        let d = try LiveDaemon(policy: Self.policy(games: [game], rewards: "", enforcement: "warn_before = []\ngrace = \"1s\""),
+                               arguments: ["--sample-every", "200ms", "--no-logind"], uid: Self.child)
+        _ = try d.waitFor("watching uid")
+        // The child's own folder, with an execute-only copy of the game under the game's name.
+        let mine = FileManager.default.temporaryDirectory.appendingPathComponent("screentime-mine-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: mine, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        defer { try? FileManager.default.removeItem(atPath: mine) }
+        chown(mine, Self.child, Self.child)
+        let asChild = ["/usr/bin/setpriv", "--reuid=\(Self.child)", "--regid=\(Self.child)", "--clear-groups"]
+        let copy = try ReplayBinaryTests.runBinary(asChild[0], Array(asChild.dropFirst()) + ["/bin/sh", "-c", "cp \(game) \(mine)/supertuxkart && chmod 111 \(mine)/supertuxkart"])
+        #expect(copy.status == 0, "\(copy.stderr)")
+        let p = try Self.child(["\(mine)/supertuxkart", "60"])
+        defer { if p.isRunning { kill(p.processIdentifier, SIGKILL) } }
+        _ = try d.poll("SELECT count(*) FROM event WHERE line LIKE '%\"process_started\",\"pid\":\(p.processIdentifier),\"exe\":\"(hidden)\"%'") { $0 == "1" }
+        #expect(Self.ends(p, within: 5), "an execute-only copy of the game runs on")
+        _ = try d.waitFor("stop SuperTuxKart (pid \(p.processIdentifier), (hidden)): no_reward_time")
+        try d.stop()
+    }
+
     @Test("notifications on the child's session bus: each warning, the last one critical, and the stop, word for word")
     func notifications() throws {
         let bus = try MockNotifications()

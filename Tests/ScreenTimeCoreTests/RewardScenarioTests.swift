@@ -228,6 +228,27 @@ struct RewardScenarioTests {
         #expect(!r.actions.contains { if case .resume = $0 { return true } else { return false } })
     }
 
+    @Test("unknown_apps = reward: a focused program no entry names is game time, and is stopped when none is left; neutral by default")
+    func unknownAppsReward() {
+        var tl = Timeline()
+        tl.adjust(0, points: 100)
+        tl.redeem(0, minutes: 1)
+        tl.start(0, pid: 5, exe: "/home/kid/homework")      // a game the policy cannot name
+        tl.start(0, pid: 6, exe: "/usr/bin/xterm")
+        tl.focus(0, pid: 5)
+        tl.focus(30, pid: 6)                                // in the background it does not count
+        tl.focus(90, pid: 5)
+        tl.exit(121, pid: 5)                                // stopped at 120
+        let strict = tl.replay(testPolicy(["rewards.unknown_apps": "\"reward\""]))
+        #expect(strict.reward.used == sec(60))
+        #expect(strict.stops.map(\.at) == [wall(120)])
+        #expect(strict.stops.map(\.app) == [Policy.unknownProgramName])
+        #expect(strict.stops.map(\.pid) == [5])
+        let neutral = tl.replay(testPolicy())
+        #expect(neutral.reward.used == 0)
+        #expect(neutral.stops.isEmpty)
+    }
+
     @Test("pause undone after more time was redeemed: the game just goes on")
     func pauseUndoneWithTime() {
         var tl = Timeline()

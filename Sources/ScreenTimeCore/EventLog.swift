@@ -72,12 +72,7 @@ public enum EventLog {
             guard count >= 0 else { throw LineError(reason: "'count' must not be negative") }
             kind = .input(count: count)
         case "idle_changed":
-            var since: WallTime? = nil
-            if let s = try f.optionalString("since") {
-                guard let w = RFC3339.parse(s) else { throw LineError(reason: "'since' is not an RFC 3339 time with offset: \"\(s)\"") }
-                since = w
-            }
-            kind = .idleChanged(idle: try f.bool("idle"), since: since)
+            kind = .idleChanged(idle: try f.bool("idle"), since: try f.optionalTime("since"))
         case "lock_changed":
             kind = .lockChanged(locked: try f.bool("locked"))
         case "redeem":
@@ -93,12 +88,7 @@ public enum EventLog {
         case "daemon_started":
             kind = .daemonStarted
         case "game_continued":
-            var since: WallTime? = nil
-            if let s = try f.optionalString("since") {
-                guard let w = RFC3339.parse(s) else { throw LineError(reason: "'since' is not an RFC 3339 time with offset: \"\(s)\"") }
-                since = w
-            }
-            kind = .gameContinued(pid: try f.pid("pid"), since: since)
+            kind = .gameContinued(pid: try f.pid("pid"), since: try f.optionalTime("since"))
         case "clock_faked":
             kind = .clockFaked(bootAhead: try f.seconds("boot_ahead"), wallAhead: try f.seconds("wall_ahead"))
         default:
@@ -209,6 +199,13 @@ struct Fields {
         guard let v = value(key), v != .null else { return nil }
         guard case .string(let s) = v else { throw wrongType(key, "a string", v) }
         return s
+    }
+
+    /// An RFC 3339 time with its offset, when given.
+    func optionalTime(_ key: String) throws(EventLog.LineError) -> WallTime? {
+        guard let s = try optionalString(key) else { return nil }
+        guard let w = RFC3339.parse(s) else { throw EventLog.LineError(reason: "'\(key)' is not an RFC 3339 time with offset: \"\(s)\"") }
+        return w
     }
 
     func int(_ key: String) throws(EventLog.LineError) -> Int64 {

@@ -58,32 +58,26 @@ public final class X11Session {
     /// An xterm of the child's (uid 65534 unless `uid` says another) with this WM_CLASS and title,
     /// running `sleep`; returns its window id.
     public func xterm(class name: String, title: String, uid: UInt32 = 65534) throws -> (process: Process, window: String) {
-        let p = try X11Session.start("/usr/bin/setpriv", ["--reuid=\(uid)", "--regid=\(uid)", "--clear-groups",
-                                                          "/usr/bin/xterm", "-name", name.lowercased(), "-class", name, "-T", title, "-e", "sleep", "600"],
-                                     display: display)
-        processes.append(p)
-        var window = ""
-        _ = X11Session.wait(for: {
-            window = self.output("/usr/bin/xdotool", ["search", "--onlyvisible", "--class", "^\(name)$"]).split(separator: "\n").first.map(String.init) ?? ""
-            return !window.isEmpty
-        }, while: p)
-        guard !window.isEmpty else { throw FixtureFailure("the xterm \(name) did not appear") }
-        return (p, window)
+        try window(["/usr/bin/xterm", "-name", name.lowercased(), "-class", name, "-T", title, "-e", "sleep", "600"],
+                   search: ["--class", "^\(name)$"], uid: uid, what: "the xterm \(name)")
     }
 
     /// An xmessage of `uid` (a window of another program than xterm) whose WM_CLASS instance is
     /// `name`; returns its window id.
     public func xmessage(name: String, uid: UInt32 = 65534) throws -> (process: Process, window: String) {
-        let p = try X11Session.start("/usr/bin/setpriv", ["--reuid=\(uid)", "--regid=\(uid)", "--clear-groups",
-                                                          "/usr/bin/xmessage", "-name", name, "homework"],
-                                     display: display)
+        try window(["/usr/bin/xmessage", "-name", name, "homework"], search: ["--classname", "^\(name)$"], uid: uid, what: "the xmessage \(name)")
+    }
+
+    /// Starts `command` as `uid` and waits for its window, found by `xdotool search` with `search`.
+    private func window(_ command: [String], search: [String], uid: UInt32, what: String) throws -> (process: Process, window: String) {
+        let p = try X11Session.start("/usr/bin/setpriv", ["--reuid=\(uid)", "--regid=\(uid)", "--clear-groups"] + command, display: display)
         processes.append(p)
         var window = ""
         _ = X11Session.wait(for: {
-            window = self.output("/usr/bin/xdotool", ["search", "--onlyvisible", "--classname", "^\(name)$"]).split(separator: "\n").first.map(String.init) ?? ""
+            window = self.output("/usr/bin/xdotool", ["search", "--onlyvisible"] + search).split(separator: "\n").first.map(String.init) ?? ""
             return !window.isEmpty
         }, while: p)
-        guard !window.isEmpty else { throw FixtureFailure("the xmessage \(name) did not appear") }
+        guard !window.isEmpty else { throw FixtureFailure("\(what) did not appear") }
         return (p, window)
     }
 

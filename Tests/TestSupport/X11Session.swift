@@ -58,7 +58,7 @@ public final class X11Session {
     /// An xterm of the child's (uid 65534 unless `uid` says another) with this WM_CLASS and title,
     /// running `sleep`; returns its window id.
     public func xterm(class name: String, title: String, uid: UInt32 = 65534) throws -> (process: Process, window: String) {
-        try window(["/usr/bin/xterm", "-name", name.lowercased(), "-class", name, "-T", title, "-e", "sleep", "600"],
+        try window(["/usr/bin/xterm", "-name", name.lowercased(), "-class", name, "-T", title, "-e", "/usr/bin/env", "--default-signal", "sleep", "600"],
                    search: ["--class", "^\(name)$"], uid: uid, what: "the xterm \(name)")
     }
 

@@ -215,6 +215,28 @@ struct EnforcementTests {
         try d.stop()
     }
 
+    @Test("unknown_apps = reward: a focused program no entry names is stopped when there is no game time; a known neutral one is not")
+    func unknownAppsReward() throws {
+        let dir = try AppCopies.folder()
+        let policy = Self.policy(games: ["\(dir)/supertuxkart"], rewards: #"unknown_apps = "reward""#, enforcement: "warn_before = []\ngrace = \"1s\"")
+            + "\n[[apps]]\nname = \"Homework notes\"\ncategory = \"neutral\"\nexe = [\"\(dir)/gcompris-qt\"]\n"
+        let d = try LiveDaemon(policy: policy, arguments: ["--sample-every", "200ms", "--no-logind"], uid: Self.child)
+        _ = try d.waitFor("watching uid")
+        let unknown = try Self.child(["\(dir)/mystery", "60"])
+        let neutral = try Self.child(["\(dir)/gcompris-qt", "60"])
+        defer { for p in [unknown, neutral] where p.isRunning { kill(p.processIdentifier, SIGKILL) } }
+        usleep(600_000)    // seen by the sampler before the focus is reported
+        // The neutral program in front for a while: nothing happens to it.
+        _ = try FakeHook.send(to: d.socket, focusOn: neutral.processIdentifier, inputs: 3, uid: Self.child)
+        #expect(neutral.isRunning)
+        // The unknown one in front: game time, and there is none.
+        _ = try FakeHook.send(to: d.socket, focusOn: unknown.processIdentifier, inputs: 3, uid: Self.child)
+        #expect(Self.ends(unknown, within: 5), "an unknown program in front ran on with no game time")
+        _ = try d.waitFor("stop an unknown program (pid \(unknown.processIdentifier), \(dir)/mystery): no_reward_time")
+        #expect(neutral.isRunning)
+        try d.stop()
+    }
+
     @Test("notifications on the child's session bus: each warning, the last one critical, and the stop, word for word")
     func notifications() throws {
         let bus = try MockNotifications()

@@ -196,6 +196,10 @@ public final class Store: Sendable {
         public var checkpoint: Data?
         /// The parent requests these events carry out, by their client's id (a retry is answered, not carried out again).
         public var answered: [AnsweredRequest] = []
+        /// A parent's action is answered once this is saved: on disk for good before the answer,
+        /// a power cut included (`synchronous = FULL` for this commit: the log is synced). Other
+        /// commits (observed time, every second) may lose their last second to a power cut.
+        public var durable = false
 
         public init() {}
         public var isEmpty: Bool { policy == nil && events.isEmpty && ledger.isEmpty && sessions.isEmpty && days.isEmpty && answered.isEmpty }
@@ -207,49 +211,62 @@ public final class Store: Sendable {
     public func commit(_ batch: Batch) throws(StoreError) -> (seq: Int64, hash: String)? {
         guard !batch.isEmpty || batch.checkpoint != nil else { return nil }
         do {
-            return try pool.write { db -> (seq: Int64, hash: String)? in
-                if let text = batch.policy {
-                    let next = (try Int64.fetchOne(db, sql: "SELECT max(seq) FROM event") ?? 0) + 1
-                    try db.execute(sql: "INSERT INTO policy (from_event, text) VALUES (?, ?)", arguments: [next, text])
+            guard batch.durable else { return try pool.write { db in try Store.write(batch, in: db) } }
+            return try pool.writeWithoutTransaction { db -> (seq: Int64, hash: String)? in
+                try db.execute(sql: "PRAGMA synchronous = FULL")
+                defer { try? db.execute(sql: "PRAGMA synchronous = NORMAL") }
+                var head: (seq: Int64, hash: String)? = nil
+                try db.inTransaction {
+                    head = try Store.write(batch, in: db)
+                    return .commit
                 }
-                let insertEvent = try db.cachedStatement(sql: "INSERT INTO event (line) VALUES (?)")
-                for line in batch.events { try insertEvent.execute(arguments: [line]) }
-                var previous = try String.fetchOne(db, sql: "SELECT hash FROM ledger ORDER BY seq DESC LIMIT 1") ?? Store.genesisHash
-                var seq = (try Int64.fetchOne(db, sql: "SELECT max(seq) FROM ledger") ?? 0) + 1
-                for e in batch.ledger {
-                    let hash = Store.hash(seq: seq, e, previous: previous)
-                    try db.execute(sql: """
-                        INSERT INTO ledger (seq, at_micros, kind, points, balance_after, note, reward_micros, previous_hash, hash)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                        """, arguments: [seq, e.at, e.kind.rawValue, e.points, e.balanceAfter, e.note, e.rewardSeconds, previous, hash])
-                    previous = hash
-                    seq += 1
-                }
-                for s in batch.sessions {
-                    try db.execute(sql: """
-                        INSERT INTO session (app, category, pid, start_micros, end_micros, micros, credited_micros, points, verdict, reasons, refused)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                        """, arguments: [s.app, s.category.rawValue, Int64(s.pid), s.start, s.end, s.seconds, s.creditedSeconds,
-                                         s.points, s.verdict.rawValue, s.reasons.map(\.rawValue).joined(separator: ","),
-                                         (s.refused.map { "\($0.reason.rawValue)=\($0.seconds)" } + s.flags.map { "\($0.rawValue)=flag" }).joined(separator: ",")])
-                }
-                try Store.record(batch.answered, in: db)
-                for d in batch.days {
-                    try db.execute(sql: "INSERT OR REPLACE INTO day (start_micros, reward_used_micros) VALUES (?, ?)",
-                                   arguments: [d.start, d.rewardUsed])
-                }
-                if let state = batch.checkpoint, let last = try Int64.fetchOne(db, sql: "SELECT max(seq) FROM event"),
-                   let policy = try Int64.fetchOne(db, sql: "SELECT max(seq) FROM policy") {
-                    try db.execute(sql: "INSERT OR REPLACE INTO checkpoint (event_seq, policy_seq, state) VALUES (?, ?, ?)",
-                                   arguments: [last, policy, state])
-                    // Only the newest few are kept: each one replaces the whole log before it.
-                    try db.execute(sql: "DELETE FROM checkpoint WHERE event_seq NOT IN (SELECT event_seq FROM checkpoint ORDER BY event_seq DESC LIMIT 3)")
-                }
-                return batch.ledger.isEmpty ? nil : (seq - 1, previous)
+                return head
             }
         } catch {
             throw StoreError(description: "\(path): could not save \(batch.events.count) events: \(Store.explain(error))")
         }
+    }
+
+    /// The writes of one commit, inside its transaction; the ledger's new chain head when it grew.
+    private static func write(_ batch: Batch, in db: Database) throws -> (seq: Int64, hash: String)? {
+        if let text = batch.policy {
+            let next = (try Int64.fetchOne(db, sql: "SELECT max(seq) FROM event") ?? 0) + 1
+            try db.execute(sql: "INSERT INTO policy (from_event, text) VALUES (?, ?)", arguments: [next, text])
+        }
+        let insertEvent = try db.cachedStatement(sql: "INSERT INTO event (line) VALUES (?)")
+        for line in batch.events { try insertEvent.execute(arguments: [line]) }
+        var previous = try String.fetchOne(db, sql: "SELECT hash FROM ledger ORDER BY seq DESC LIMIT 1") ?? Store.genesisHash
+        var seq = (try Int64.fetchOne(db, sql: "SELECT max(seq) FROM ledger") ?? 0) + 1
+        for e in batch.ledger {
+            let hash = Store.hash(seq: seq, e, previous: previous)
+            try db.execute(sql: """
+                INSERT INTO ledger (seq, at_micros, kind, points, balance_after, note, reward_micros, previous_hash, hash)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, arguments: [seq, e.at, e.kind.rawValue, e.points, e.balanceAfter, e.note, e.rewardSeconds, previous, hash])
+            previous = hash
+            seq += 1
+        }
+        for s in batch.sessions {
+            try db.execute(sql: """
+                INSERT INTO session (app, category, pid, start_micros, end_micros, micros, credited_micros, points, verdict, reasons, refused)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, arguments: [s.app, s.category.rawValue, Int64(s.pid), s.start, s.end, s.seconds, s.creditedSeconds,
+                                 s.points, s.verdict.rawValue, s.reasons.map(\.rawValue).joined(separator: ","),
+                                 (s.refused.map { "\($0.reason.rawValue)=\($0.seconds)" } + s.flags.map { "\($0.rawValue)=flag" }).joined(separator: ",")])
+        }
+        try Store.record(batch.answered, in: db)
+        for d in batch.days {
+            try db.execute(sql: "INSERT OR REPLACE INTO day (start_micros, reward_used_micros) VALUES (?, ?)",
+                           arguments: [d.start, d.rewardUsed])
+        }
+        if let state = batch.checkpoint, let last = try Int64.fetchOne(db, sql: "SELECT max(seq) FROM event"),
+           let policy = try Int64.fetchOne(db, sql: "SELECT max(seq) FROM policy") {
+            try db.execute(sql: "INSERT OR REPLACE INTO checkpoint (event_seq, policy_seq, state) VALUES (?, ?, ?)",
+                           arguments: [last, policy, state])
+            // Only the newest few are kept: each one replaces the whole log before it.
+            try db.execute(sql: "DELETE FROM checkpoint WHERE event_seq NOT IN (SELECT event_seq FROM checkpoint ORDER BY event_seq DESC LIMIT 3)")
+        }
+        return batch.ledger.isEmpty ? nil : (seq - 1, previous)
     }
 
     /// The hash of a ledger entry: SHA-256 over its fields and the hash before it.

@@ -18,9 +18,12 @@ DEBIAN_PKGS  = python3 sqlite3 libsqlite3-dev libsystemd-dev pkg-config libx11-d
 # daemon's wall clock ahead while it runs, GNOME Shell headless (gnome-shell; gjs to load the
 # extension's 45+ form, which Debian 12's shell cannot; gdbus and gsettings
 # from libglib2.0-bin, dconf-cli for the system-mode locks, pkill from procps) and KWin headless
-# (kwin-wayland, with Xwayland for its X11 test windows).
+# (kwin-wayland, with Xwayland for its X11 test windows), and strace, to see that a parent's
+# answer is synced to disk before it is sent. After the tests, tools/check-leftovers fails the run
+# when a test user's process is still running.
 TEST_PKGS    = dbus-daemon dbus-bin python3-dbusmock xvfb xauth openbox xdotool xterm x11-utils sway foot whois systemd faketime \
-               gnome-shell gjs libglib2.0-bin dconf-cli procps kwin-wayland xwayland
+               gnome-shell gjs libglib2.0-bin dconf-cli procps kwin-wayland xwayland \
+               strace
 
 .PHONY: all build run demo test bench install install-gnome-lock uninstall deps test-deps clean
 
@@ -59,7 +62,7 @@ demo: build
 
 test: test-deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test
+	since=$$(date +%s); $(SWIFT) test; status=$$?; tools/check-leftovers $$since || status=1; exit $$status
 	tools/check-install
 	@if [ -x $(SHARED)/tools/check-scenario ]; then \
 	  SCREENTIMED=.build/debug/screentimed $(SHARED)/tools/check-scenario $(SHARED)/scenarios/*/; \

@@ -225,7 +225,8 @@ struct EnforcementTests {
         let unknown = try Self.child(["\(dir)/mystery", "60"])
         let neutral = try Self.child(["\(dir)/gcompris-qt", "60"])
         defer { for p in [unknown, neutral] where p.isRunning { kill(p.processIdentifier, SIGKILL) } }
-        usleep(600_000)    // seen by the sampler before the focus is reported
+        try d.waitUntilSeen(unknown.processIdentifier, runs: "\(dir)/mystery")
+        try d.waitUntilSeen(neutral.processIdentifier, runs: "\(dir)/gcompris-qt")
         // The neutral program in front for a while: nothing happens to it.
         _ = try FakeHook.send(to: d.socket, focusOn: neutral.processIdentifier, inputs: 3, uid: Self.child)
         #expect(neutral.isRunning)
@@ -298,7 +299,7 @@ struct EnforcementTests {
         _ = try d.waitFor("watching uid")
         let p = try Self.child([app, "60"])
         defer { if p.isRunning { kill(p.processIdentifier, SIGKILL) } }
-        usleep(600_000)   // seen by the sampler
+        try d.waitUntilSeen(p.processIdentifier, runs: app)
         // Focused, with input for 4 s; then nothing for 3.5 s (idle after 2 s); then it is closed.
         let hook = try FakeHook.send(to: d.socket, focusOn: p.processIdentifier, inputs: 14, quiet: 3.5, uid: Self.child)
         #expect(FakeHook.taken(hook) == 15, "\(hook.stdout)\(hook.stderr)")

@@ -98,7 +98,7 @@ struct JournalTests {
         // Learning time refused: focused with input, then idle, then closed.
         let app = try EnforcementTests.child([learning, "60"], uid: Self.child)
         defer { if app.isRunning { kill(app.processIdentifier, SIGKILL) } }
-        usleep(600_000)
+        try d.waitUntilSeen(app.processIdentifier, runs: learning)
         let hook = try FakeHook.send(to: d.socket, focusOn: app.processIdentifier, inputs: 10, quiet: 3.5, uid: Self.child)
         #expect(FakeHook.taken(hook) == 11, "\(hook.stdout)\(hook.stderr)")
         kill(app.processIdentifier, SIGKILL)

@@ -160,6 +160,12 @@ final class LiveDaemon {
         return answer
     }
 
+    /// Waits until the daemon has logged (and saved) that process `pid` runs `exe`: from then on a
+    /// focus on it is a focus on that program. (Saved within a second.)
+    func waitUntilSeen(_ pid: Int32, runs exe: String) throws {
+        _ = try poll("SELECT count(*) FROM event WHERE line LIKE '%\"process_started\",\"pid\":\(pid),\"exe\":\"\(exe)\"%'") { $0 != "0" }
+    }
+
     /// A test that failed before `stop` leaves no daemon behind.
     deinit {
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }

@@ -42,8 +42,9 @@ public final class X11Session {
         processes.append(xvfb)
         let wm = try X11Session.start("/usr/bin/openbox", ["--sm-disable"], display: display)
         processes.append(wm)
-        guard X11Session.wait(for: { self.output("/usr/bin/xprop", ["-root", "_NET_SUPPORTING_WM_CHECK"]).contains("window id") }, while: wm) else {
-            throw FixtureFailure("openbox did not start")
+        // Up to 30 s: with GNOME Shell and KWin starting in parallel suites, 10 s was seen too short.
+        guard X11Session.wait(for: { self.output("/usr/bin/xprop", ["-root", "_NET_SUPPORTING_WM_CHECK"]).contains("window id") }, while: wm, seconds: 30) else {
+            throw FixtureFailure(wm.isRunning ? "openbox did not take the display within 30 s" : "openbox ended at once (status \(wm.terminationStatus))")
         }
     }
 
@@ -131,9 +132,9 @@ public final class X11Session {
         return p.terminationStatus
     }
 
-    /// Polls `done` for up to 10 s while `process` runs.
-    static func wait(for done: () -> Bool, while process: Process) -> Bool {
-        for _ in 0..<500 {
+    /// Polls `done` for up to `seconds` while `process` runs.
+    static func wait(for done: () -> Bool, while process: Process, seconds: Int = 10) -> Bool {
+        for _ in 0..<(seconds * 50) {
             if done() { return true }
             if !process.isRunning { return false }
             usleep(20_000)

@@ -72,10 +72,15 @@ struct ProcSamplerTests {
     @Test("an exec keeps the pid and is seen as a new program")
     func exec() throws {
         let dir = try AppCopies.folder()
-        let p = try Self.spawn(["/bin/sh", "-c", "read x < /dev/null; sleep 0.3; exec \(dir)/supertuxkart 30"])
+        // The shell execs the game once the test says so, after the sampler has seen the shell
+        // (a fixed sleep was too short on a loaded machine).
+        let go = "\(dir)/go"
+        let p = try Self.spawn(["/bin/sh", "-c", "while [ ! -e \(go) ]; do sleep 0.05; done; exec \(dir)/supertuxkart 30"])
         defer { Self.end(p) }
         let s = ProcSampler(uids: [Self.child])
-        let events = Self.sample(s) { Self.started($0, pid: p.processIdentifier).contains { $0.exe.hasSuffix("/supertuxkart") } }
+        var events = Self.sample(s) { Self.started($0, pid: p.processIdentifier).contains { $0.exe == "/usr/bin/dash" || $0.exe == "/bin/dash" } }
+        FileManager.default.createFile(atPath: go, contents: nil)
+        events += Self.sample(s) { Self.started($0, pid: p.processIdentifier).contains { $0.exe.hasSuffix("/supertuxkart") } }
         let programs = Self.started(events, pid: p.processIdentifier).map(\.exe)
         #expect(programs.first.map { !$0.hasSuffix("/supertuxkart") } == true)
         #expect(programs.last == "\(dir)/supertuxkart")

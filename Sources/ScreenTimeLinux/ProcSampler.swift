@@ -322,16 +322,18 @@ public final class ProcSampler {
         let writable = path.hasPrefix("/memfd:") ? true : accounts[uid].map { $0.canReplace(path) }
         var flatpak: String? = nil
         var contentOf: String? = nil
-        let program = exe == Self.hiddenExe ? -1 : fs.openProgram(of: folder)
+        let claimed = cgroup.flatMap(ProcSampler.flatpakID)
+        // Opened only when there is something to compare it with (most processes: nothing).
+        let program = exe == Self.hiddenExe || (claimed == nil && programs.isEmpty) ? -1 : fs.openProgram(of: folder)
         if program >= 0 {
             defer { fs.close(program) }
             // The scope's name only says which Flatpak to check the program against.
-            if let claimed = cgroup.flatMap(ProcSampler.flatpakID), let file = FileIdentity.of(fd: program), flatpakApps.runs(claimed, file: file) {
+            if let claimed, let file = FileIdentity.of(fd: program), flatpakApps.runs(claimed, file: file) {
                 flatpak = claimed
             }
             if let known = programs.program(openFile: program), known != path { contentOf = known }
         }
-        if contentOf == nil, ProcSampler.isLoader(path) {
+        if contentOf == nil, !programs.isEmpty, ProcSampler.isLoader(path) {
             // `ld.so GAME`: the program the loader runs is among the files mapped into the process.
             for file in fs.mappedFiles(of: folder) where file.path != path {
                 if let known = programs.program(device: file.device, inode: file.inode) { contentOf = known; break }

@@ -25,7 +25,7 @@ TEST_PKGS    = dbus-daemon dbus-bin python3-dbusmock xvfb xauth openbox xdotool 
                gnome-shell gjs libglib2.0-bin dconf-cli procps kwin-wayland xwayland \
                strace
 
-.PHONY: all build run demo test bench install install-gnome-lock uninstall deps test-deps clean
+.PHONY: all build run demo test fuzz fuzz-build sanitize bench install install-gnome-lock uninstall deps test-deps clean
 
 all: build
 
@@ -64,9 +64,24 @@ test: test-deps
 	$(SWIFT) build --build-tests
 	since=$$(date +%s); $(SWIFT) test; status=$$?; tools/check-leftovers $$since || status=1; exit $$status
 	tools/check-install
+	$(MAKE) --no-print-directory fuzz-build
+	tools/fuzz 12
 	@if [ -x $(SHARED)/tools/check-scenario ]; then \
 	  SCREENTIMED=.build/debug/screentimed $(SHARED)/tools/check-scenario $(SHARED)/scenarios/*/; \
 	else echo "make: $(SHARED)/tools/check-scenario is not beside this clone; the same scenarios ran above from Tests/Scenarios/shared"; fi
+
+# Coverage-guided fuzzing (docs/fuzzing.md): each target FUZZ_SECONDS under libFuzzer, from its
+# corpus in Fuzz/; what reaches new code joins the corpus (commit it). `make test` runs a short pass.
+# swift-driver drops -sanitize=fuzzer from a whole-module build's compile: the coverage is asked for
+# by name, else libFuzzer would mutate blind.
+FUZZ_SECONDS ?= 600
+FUZZ_FLAGS   = -c release --build-path .build-fuzz --sanitize=fuzzer --sanitize=address -Xswiftc -DFUZZING \
+               -Xswiftc -sanitize-coverage=edge,inline-8bit-counters,pc-table,trace-cmp
+fuzz-build: deps
+	$(SWIFT) build $(FUZZ_FLAGS) --product screentime-fuzz
+
+fuzz: fuzz-build
+	tools/fuzz --keep $(FUZZ_SECONDS)
 
 # Installing timekpr-next enables its service; the benchmark runs its daemon itself, on a private
 # bus, so the service is disabled again (it would limit this machine's users).

@@ -58,6 +58,10 @@ let package = Package(
             "ScreenTimeCore", "ScreenTimePolicy", "ScreenTimeLinux", "ControlProtocol", "DesktopHooks",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
+        // Coverage-guided fuzz targets (docs/fuzzing.md): the readers a child's input reaches, and
+        // the engine. `make fuzz` builds screentime-fuzz with libFuzzer; built plainly it runs saved inputs.
+        .target(name: "ScreenTimeFuzz", dependencies: ["ScreenTimeCore", "ScreenTimePolicy", "ControlProtocol"]),
+        .executableTarget(name: "screentime-fuzz", dependencies: ["ScreenTimeFuzz"]),
         // `make bench`: replay throughput on a generated week of events.
         .executableTarget(name: "ReplayBenchmark", dependencies: ["ScreenTimeCore", "ScreenTimePolicy", "ScreenTimeStore",
                                                                  "ScreenTimeLinux", "ControlProtocol"]),
@@ -69,6 +73,8 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["ScreenTimeLinux"], path: "Tests/TestSupport"),
         .testTarget(name: "ScreenTimeLinuxTests", dependencies: ["ScreenTimeLinux", "ScreenTimeCore", "TestSupport"]),
         .testTarget(name: "ControlProtocolTests", dependencies: ["ControlProtocol"]),
+        // Every input in Fuzz/*/corpus and Fuzz/*/regressions, through its fuzz target.
+        .testTarget(name: "FuzzCorpusTests", dependencies: ["ScreenTimeFuzz"]),
         .testTarget(name: "DesktopHooksTests", dependencies: ["DesktopHooks", "ScreenTimeCore"]),
         .testTarget(name: "EndToEndTests", dependencies: ["ScreenTimeCore", "ScreenTimePolicy", "ScreenTimeLinux", "TestSupport"], exclude: ["Scripts"]),
     ]

@@ -31,6 +31,7 @@ struct TOMLSyntaxError: Error {
 
 enum TOMLDocument {
     static func parse(_ text: String) throws(TOMLSyntaxError) -> TOMLNode {
+        if let bad = badTableHeader(in: text) { throw bad }
         let table: TOMLTable
         do {
             table = try TOMLTable(string: text)
@@ -40,6 +41,74 @@ enum TOMLDocument {
             throw TOMLSyntaxError(line: 1, message: "not valid TOML")
         }
         return node(table)
+    }
+
+    /// toml++ (TOMLKit's parser) asserts, and so aborts the whole process, when what follows a
+    /// table header's `[` (or `[[`) cannot start a key: `[=rewards]`, `[é]`, `[` alone (found by
+    /// fuzzing, docs/fuzzing.md). Such a header is refused here first, with its line. The scan
+    /// knows strings, comments and multi-line values, so a `[` inside them is not a header.
+    static func badTableHeader(in text: String) -> TOMLSyntaxError? {
+        enum InString { case none, basic, literal, multiBasic, multiLiteral }
+        let c = Array(text.unicodeScalars)
+        var line = 1, i = 0, depth = 0
+        var lineStart = true, comment = false, string = InString.none
+        func at(_ k: Int) -> Unicode.Scalar? { k < c.count ? c[k] : nil }
+        func isKeyStart(_ s: Unicode.Scalar) -> Bool {
+            s.isASCII && (s.properties.isAlphabetic || ("0"..."9").contains(s) || s == "_" || s == "-" || s == "\"" || s == "'" || s == "]")
+        }
+        while i < c.count {
+            let s = c[i]
+            if s == "\n" {
+                line += 1
+                lineStart = true
+                comment = false
+                if string == .basic || string == .literal { string = .none }
+                i += 1
+                continue
+            }
+            if comment { i += 1; continue }
+            switch string {
+            case .basic, .multiBasic:
+                if s == "\\" { i += 2; continue }    // an escape: the next character is text (a newline is counted there)
+                if s == "\"" {
+                    if string == .basic { string = .none } else if at(i + 1) == "\"", at(i + 2) == "\"" { string = .none; i += 2 }
+                }
+                i += 1
+                continue
+            case .literal, .multiLiteral:
+                if s == "'" {
+                    if string == .literal { string = .none } else if at(i + 1) == "'", at(i + 2) == "'" { string = .none; i += 2 }
+                }
+                i += 1
+                continue
+            case .none: break
+            }
+            switch s {
+            case " ", "\t", "\r": break
+            case "#": comment = true
+            case "\"", "'":
+                let triple = at(i + 1) == s && at(i + 2) == s
+                string = s == "\"" ? (triple ? .multiBasic : .basic) : (triple ? .multiLiteral : .literal)
+                if triple { i += 2 }
+                lineStart = false
+            case "[" where lineStart && depth == 0:
+                var k = i + 1
+                if at(k) == "[" { k += 1 }
+                while at(k) == " " || at(k) == "\t" { k += 1 }
+                if let next = at(k), isKeyStart(next) {
+                    i = k - 1    // the header's name is scanned as any text
+                } else {
+                    let found = at(k).map { $0 == "\n" || $0 == "\r" ? "the end of the line" : "'\(Character($0))'" } ?? "the end of the file"
+                    return TOMLSyntaxError(line: line, message: "not valid TOML: a table header starts with a name, like [rewards] or [[apps]], not \(found)")
+                }
+                lineStart = false
+            case "[", "{": depth += 1; lineStart = false
+            case "]", "}": depth = max(0, depth - 1); lineStart = false
+            default: lineStart = false
+            }
+            i += 1
+        }
+        return nil
     }
 
     private static func node(_ v: TOMLValueConvertible) -> TOMLNode {

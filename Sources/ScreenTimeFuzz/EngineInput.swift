@@ -1,0 +1,196 @@
+import Foundation
+import ScreenTimeCore
+import ScreenTimePolicy
+
+/// A policy and a timeline of valid events, chosen by the fuzzer's bytes: each choice takes the
+/// next byte (0 once they run out), so a mutation of one byte changes one choice, and libFuzzer's
+/// coverage feedback steers the choices toward what the engine has not done yet.
+public struct EngineInput {
+    public var policy: Policy
+    public var events: [Event]
+
+    struct Choices {
+        var bytes: [UInt8]
+        var next = 0
+        var exhausted: Bool { next >= bytes.count }
+        mutating func below(_ n: Int) -> Int {
+            defer { next += 1 }
+            return next < bytes.count ? Int(bytes[next]) % n : 0
+        }
+        mutating func pick<T>(_ options: [T]) -> T { options[below(options.count)] }
+    }
+
+    static let learning = ["/usr/bin/gcompris-qt", "/usr/games/tuxmath"]
+    static let reward = ["/usr/games/supertuxkart", "/usr/games/minetest"]
+    static let programs = learning + reward + ["/usr/bin/xterm", "/usr/games/blocked-game", "/home/kid/gcompris-qt", "/usr/bin/bash", "(hidden)"]
+
+    public init(_ bytes: [UInt8]) {
+        var c = Choices(bytes: bytes)
+        policy = Self.policy(&c)
+        var events: [Event] = []
+        let origin = WallTime(micros: 1_795_420_800_000_000, utcOffsetSeconds: 0)    // 2026-11-23T06:00:00Z
+        var wall = origin.micros
+        var mono: Int64? = c.below(2) == 0 ? 1_234_500_000 : nil
+        var alive: [Int32: Int64] = [:]
+        var ticks: Int64 = 1
+        func add(_ kind: Event.Kind) {
+            events.append(Event(at: WallTime(micros: wall, utcOffsetSeconds: 0), mono: mono, kind))
+        }
+        add(.focusChanged(FocusedWindow(pid: nil)))
+        while !c.exhausted, events.count < 400 {
+            // Time goes on by a step from a fraction of a second to four hours; a clock trick moves
+            // only the wall clock (either way) while the monotonic clock goes on.
+            let step = Int64(c.pick([200_000, 2_000_000, 10_000_000, 30_000_000, 90_000_000, 400_000_000, 1_500_000_000, 14_400_000_000]))
+            wall += step
+            mono = mono.map { $0 + step }
+            if c.below(32) == 0 { wall += Int64(c.pick([-7200, -60, 60, 3600, 86_400])) * 1_000_000 }
+            let pid = Int32(100 + c.below(8))
+            switch c.below(24) {
+            case 0...2:
+                ticks += 1
+                let started = alive[pid] ?? ticks
+                alive[pid] = started
+                let exe = c.pick(Self.programs)
+                add(.processStarted(ProcessFacts(pid: pid, exe: exe, startTicks: started, uid: 1000,
+                                                 comm: String(exe.split(separator: "/").last?.prefix(15) ?? "x"), cmdline: [exe],
+                                                 flatpak: c.below(8) == 0 ? "org.kde.gcompris" : nil,
+                                                 exeWritable: c.below(4) == 0 ? true : nil,
+                                                 contentOf: c.below(8) == 0 ? c.pick(Self.reward) : nil)))
+            case 3: alive[pid] = nil; add(.processExited(pid: pid))
+            case 4...6:
+                // `hook_lost` comes only with nothing focused (spec/replay.md).
+                let focused: Int32? = c.below(5) == 0 ? nil : pid
+                add(.focusChanged(FocusedWindow(pid: focused, appID: c.below(4) == 0 ? "minetest" : nil,
+                                                hookLost: focused == nil && c.below(4) == 0 ? true : nil)))
+            case 7...12: add(.input(count: Int64(1 + c.below(20))))
+            case 13: add(.lockChanged(locked: c.below(2) == 0))
+            case 14:
+                let idle = c.below(2) == 0
+                add(.idleChanged(idle: idle, since: idle && c.below(2) == 0 ? WallTime(micros: wall - Int64(c.below(200)) * 1_000_000, utcOffsetSeconds: 0) : nil))
+            case 15: add(.redeem(minutes: Int64(1 + c.below(60)), by: "mom"))
+            case 16: add(.adjust(points: Int64(c.below(200)) - 50, reason: "fuzz"))
+            case 17: add(.processCPU(pid: pid, cpuMillis: max(0, wall - origin.micros) / 10_000 * Int64(c.below(3))))
+            case 18: add(.gameContinued(pid: pid, since: c.below(2) == 0 ? WallTime(micros: wall - step / 2, utcOffsetSeconds: 0) : nil))
+            case 19: add(.daemonStarted)
+            default: add(.tick)
+            }
+        }
+        add(.tick)
+        self.events = events
+    }
+
+    /// A policy in the spec's words, its numbers chosen by the bytes (always a valid policy).
+    static func policy(_ c: inout Choices) -> Policy {
+        var text = """
+            version = 1
+            timezone = "\(c.pick(["UTC", "Europe/Berlin", "America/New_York"]))"
+            [points]
+            learning_per_hour = \(c.pick([30, 60, 120]))
+            per_reward_minute = \(c.pick([1, 2, 5]))
+
+            """
+        if c.below(2) == 0 { text += "daily_learning_cap = \"\(30 + c.below(120))m\"\n" }
+        text += "[rewards]\n"
+        if c.below(2) == 0 { text += "daily_limit = \"\(30 + c.below(90))m\"\n" }
+        if c.below(3) == 0 { text += "weekly_limit = \"\(60 + c.below(200))m\"\n" }
+        if c.below(2) == 0 { text += "allowed_hours = [\"\(String(format: "%02d", 6 + c.below(6))):00-\(14 + c.below(9)):30\"]\n" }
+        text += "redemption_expires_after = \"\(c.pick(["3h", "1d", "7d"]))\"\n"
+        text += "counts_while = \"\(c.pick(["running", "focused"]))\"\n"
+        text += "unknown_apps = \"\(c.pick(["neutral", "reward"]))\"\n"
+        text += """
+            [validation]
+            strictness = "\(c.pick(["lenient", "moderate", "strict"]))"
+            idle_after = "\(c.pick([120, 180, 300]))s"
+            [enforcement]
+            action = "\(c.pick(["pause", "terminate"]))"
+            warn_before = ["5m", "1m"]
+            grace = "15s"
+
+            [[apps]]
+            name = "GCompris"
+            category = "learning"
+            exe = ["/usr/bin/gcompris-qt"]
+            flatpak = "org.kde.gcompris"
+
+            [[apps]]
+            name = "TuxMath"
+            category = "learning"
+            points_per_hour = 30
+            exe = ["/usr/games/tuxmath"]
+
+            [[apps]]
+            name = "SuperTuxKart"
+            category = "reward"
+            exe = ["/usr/games/supertuxkart"]
+
+            [[apps]]
+            name = "Minetest"
+            category = "reward"
+            exe = ["/usr/games/minetest"]
+
+            [[apps]]
+            name = "Blocked Game"
+            category = "blocked"
+            exe = ["/usr/games/blocked-game"]
+
+            [[apps]]
+            name = "Terminal"
+            category = "neutral"
+            exe = ["/usr/bin/xterm"]
+
+            """
+        do { return try PolicyLoader.parse(text, systemZone: TimeZone(identifier: "UTC")!) } catch {
+            preconditionFailure("the fuzz policy is not valid: \(error)\n\(text)")
+        }
+    }
+}
+
+/// What must hold for every timeline (the property tests check the same of seeded ones).
+public enum EngineInvariants {
+    public static func check(events: [Event], policy: Policy) -> String? {
+        let r = ReplayResult.replay(events, policy: policy)
+        // The balance is the sum of the ledger, entry by entry; a redemption never takes it below zero.
+        var sum: Int64 = 0
+        for e in r.ledger {
+            if e.kind == .redeemed, sum < -e.points { return "a redemption of \(-e.points) points with \(sum) in the ledger" }
+            sum += e.points
+            if e.balanceAfter != sum { return "a ledger entry says \(e.balanceAfter) after it, the entries sum to \(sum)" }
+        }
+        if r.balance != sum { return "the balance is \(r.balance), the ledger sums to \(sum)" }
+        // Credit is never more than the session's time, nor negative.
+        for s in r.sessions {
+            if s.creditedSeconds > s.seconds || s.creditedSeconds < 0 { return "\(s.app): \(s.creditedSeconds) µs credited of \(s.seconds)" }
+            if s.refused.contains(where: { $0.seconds < 0 }) { return "\(s.app): a refusal of negative time" }
+            if s.category != .learning, s.points != 0 { return "\(s.app) (\(s.category)) earned \(s.points) points" }
+        }
+        // Reward time used never exceeds what was granted, and every granted second is accounted for.
+        if r.reward.used > r.reward.granted { return "reward used \(r.reward.used) µs of \(r.reward.granted) granted" }
+        if r.reward.used + r.reward.remaining + r.reward.expired != r.reward.granted {
+            return "reward used + remaining + expired is not what was granted: \(r.reward)"
+        }
+        let granted = r.ledger.compactMap { $0.kind == .redeemed ? $0.rewardSeconds : nil }.reduce(0, +)
+        if granted != r.reward.granted { return "the ledger's redemptions grant \(granted) µs, the budget says \(r.reward.granted)" }
+        // The log written and read back replays the same.
+        var reread: [Event] = []
+        for e in events {
+            guard let again = try? EventLog.decode(line: EventLog.encode(e)), again == e else { return "an event does not read back: \(EventLog.encode(e))" }
+            reread.append(again)
+        }
+        // An engine restored from a checkpoint halfway (through JSON) goes on exactly like the whole.
+        let k = events.count / 2
+        var whole = Engine(policy: policy)
+        var first = Engine(policy: policy)
+        var ignored: [Effect] = []
+        for e in events[..<k] { whole.apply(e, into: &ignored); first.apply(e, into: &ignored) }
+        guard let data = try? JSONEncoder().encode(first.checkpoint),
+              let checkpoint = try? JSONDecoder().decode(Engine.Checkpoint.self, from: data) else { return "the checkpoint does not read back" }
+        var restored = Engine(policy: policy, checkpoint: checkpoint)
+        var a: [Effect] = [], b: [Effect] = []
+        for e in events[k...] { whole.apply(e, into: &a); restored.apply(e, into: &b) }
+        whole.finish(into: &a)
+        restored.finish(into: &b)
+        if a != b { return "an engine restored from a checkpoint after \(k) events did otherwise than the whole" }
+        if restored.ledger.balance != whole.ledger.balance || restored.reward != whole.reward { return "a restored engine has another balance or budget" }
+        return nil
+    }
+}

@@ -18,12 +18,13 @@ DEBIAN_PKGS  = python3 sqlite3 libsqlite3-dev libsystemd-dev pkg-config libx11-d
 # daemon's wall clock ahead while it runs, GNOME Shell headless (gnome-shell; gjs to load the
 # extension's 45+ form, which Debian 12's shell cannot; gdbus and gsettings
 # from libglib2.0-bin, dconf-cli for the system-mode locks, pkill from procps) and KWin headless
-# (kwin-wayland, with Xwayland for its X11 test windows), and strace, to see that a parent's
-# answer is synced to disk before it is sent. After the tests, tools/check-leftovers fails the run
-# when a test user's process is still running.
+# (kwin-wayland, with Xwayland for its X11 test windows), strace, to see that a parent's
+# answer is synced to disk before it is sent, and gcc, to build the power-cut shim
+# (Tests/EndToEndTests/Scripts/powercut-vfs.c, against libsqlite3-dev). After the tests,
+# tools/check-leftovers fails the run when a test user's process is still running.
 TEST_PKGS    = dbus-daemon dbus-bin python3-dbusmock xvfb xauth openbox xdotool xterm x11-utils sway foot whois systemd faketime \
                gnome-shell gjs libglib2.0-bin dconf-cli procps kwin-wayland xwayland \
-               strace
+               strace gcc
 
 .PHONY: all build run demo test fuzz fuzz-build sanitize bench install install-gnome-lock uninstall deps test-deps clean
 

@@ -101,7 +101,6 @@ public struct LiveState {
         let (engineBefore, batchBefore) = (engine, batch)
         let actions = ingest(event)
         if let answering { batch.answered.append(answering(actions, engine)) }
-        batch.durable = true
         do { try flush() } catch {
             (engine, batch) = (engineBefore, batchBefore)
             throw error
@@ -116,7 +115,6 @@ public struct LiveState {
         try flush()
         engine.adopt(try PolicyLoader.parse(text, file: file), into: &effects)
         batch.policy = text
-        batch.durable = true
         policyText = text
         let actions = collect()
         try flush()

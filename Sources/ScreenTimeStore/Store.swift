@@ -32,11 +32,6 @@ public final class Store: Sendable {
         var config = Configuration()
         config.busyMode = .timeout(5)
         config.readonly = readOnly
-        if !readOnly {
-            config.prepareDatabase { db in
-                try db.execute(sql: "PRAGMA synchronous = NORMAL")
-            }
-        }
         // Refusals come before any write: opening a pool writes to the file (GRDB makes sure a WAL
         // exists), and a damaged or newer database must be left exactly as it was.
         if !readOnly, FileManager.default.fileExists(atPath: path) {
@@ -64,7 +59,14 @@ public final class Store: Sendable {
                     pool = try DatabaseQueue(path: "file:\(path)?immutable=1", configuration: config)
                 }
             } else {
-                pool = try DatabasePool(path: path, configuration: config)
+                let writer = try DatabasePool(path: path, configuration: config)
+                // Every commit waits until the disk has it (the write-ahead log is synced), so that
+                // a power cut takes nothing saved: neither an answered parent action nor more than
+                // the last second of observed time. The daemon commits at most once a second, and
+                // only what is new: at most one sync a second (docs/state.md). (Set after opening:
+                // GRDB sets NORMAL on the writer when it turns WAL mode on.)
+                try writer.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = FULL") }
+                pool = writer
             }
         } catch {
             throw StoreError(description: "\(path): cannot open the state database: \(Store.explain(error))")
@@ -196,32 +198,19 @@ public final class Store: Sendable {
         public var checkpoint: Data?
         /// The parent requests these events carry out, by their client's id (a retry is answered, not carried out again).
         public var answered: [AnsweredRequest] = []
-        /// A parent's action is answered once this is saved: on disk for good before the answer,
-        /// a power cut included (`synchronous = FULL` for this commit: the log is synced). Other
-        /// commits (observed time, every second) may lose their last second to a power cut.
-        public var durable = false
 
         public init() {}
         public var isEmpty: Bool { policy == nil && events.isEmpty && ledger.isEmpty && sessions.isEmpty && days.isEmpty && answered.isEmpty }
     }
 
-    /// Saves a batch in one transaction; returns the ledger's new chain head (its last entry's
-    /// number and hash) when the batch added entries.
+    /// Saves a batch in one transaction, on disk for good when this returns (a power cut
+    /// included); returns the ledger's new chain head (its last entry's number and hash) when the
+    /// batch added entries.
     @discardableResult
     public func commit(_ batch: Batch) throws(StoreError) -> (seq: Int64, hash: String)? {
         guard !batch.isEmpty || batch.checkpoint != nil else { return nil }
         do {
-            guard batch.durable else { return try pool.write { db in try Store.write(batch, in: db) } }
-            return try pool.writeWithoutTransaction { db -> (seq: Int64, hash: String)? in
-                try db.execute(sql: "PRAGMA synchronous = FULL")
-                defer { try? db.execute(sql: "PRAGMA synchronous = NORMAL") }
-                var head: (seq: Int64, hash: String)? = nil
-                try db.inTransaction {
-                    head = try Store.write(batch, in: db)
-                    return .commit
-                }
-                return head
-            }
+            return try pool.write { db in try Store.write(batch, in: db) }
         } catch {
             throw StoreError(description: "\(path): could not save \(batch.events.count) events: \(Store.explain(error))")
         }

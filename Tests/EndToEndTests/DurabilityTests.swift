@@ -3,9 +3,10 @@ import TestSupport
 import Testing
 
 /// A parent's action answered "done" survives a power cut, not only `kill -9`: its commit syncs the
-/// write-ahead log before the answer. A power cut cannot be made here; what makes the commit
-/// survive one can be seen: the daemon runs under strace, which logs each fsync and fdatasync with
-/// the file it syncs, as it happens (the traced daemon waits while strace writes).
+/// write-ahead log before the answer. So do the saves of observed time, once a second. What makes a
+/// commit survive a power cut can be seen here (PowerCutTests makes one): the daemon runs under
+/// strace, which logs each fsync and fdatasync with the file it syncs, as it happens (the traced
+/// daemon waits while strace writes).
 @Suite("Durable answers to parents")
 struct DurabilityTests {
     static let child: UInt32 = TestUser.ensure(uid: 65060, name: "stchild65060")
@@ -16,12 +17,13 @@ struct DurabilityTests {
         return text.split(separator: "\n").filter { ($0.contains("fsync(") || $0.contains("fdatasync(")) && $0.contains("screentime.sqlite-wal>") }.count
     }
 
-    @Test("an adjustment, a redemption and a policy reload are synced to disk before the parent is answered; the second-by-second saves are not")
+    @Test("an adjustment, a redemption and a policy reload are synced to disk before the parent is answered; observed time is synced once a second at most, and nothing when nothing is observed")
     func parentActionsAreSynced() throws {
         let trace = FileManager.default.temporaryDirectory.appendingPathComponent("screentime-strace-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: trace) }
         let d = try LiveDaemon(arguments: ["--sample-every", "200ms", "--no-logind"], uid: Self.child,
                                launcher: ["/usr/bin/strace", "-f", "-qq", "-y", "-e", "trace=fsync,fdatasync", "-o", trace])
+        defer { try? FileManager.default.removeItem(atPath: d.base) }
         _ = try d.waitFor("watching uid")
         var before = Self.walSyncs(trace)
         for args in [["adjust", "10", "--reason", "chores"], ["redeem", "1"], ["policy", "reload"]] {
@@ -36,9 +38,18 @@ struct DurabilityTests {
             #expect(after > before, "\(args): answered before the log was synced")
             before = after
         }
-        // Two seconds of sampling, saved every second: no sync (a power cut may take the last second).
+        // Two seconds of sampling with nothing of the child's running: nothing new, nothing saved, no sync.
         usleep(2_000_000)
-        #expect(Self.walSyncs(trace) == before)
+        #expect(Self.walSyncs(trace) == before, "the daemon synced its state while it observed nothing new")
+        // A new process of the child's every 0.3 s for four seconds: saved once a second, each save synced.
+        let busy = try ChildProcesses(uid: Self.child)
+        let started = Date()
+        usleep(4_000_000)
+        busy.end()
+        let seconds = Date().timeIntervalSince(started)
+        let syncs = Self.walSyncs(trace) - before
+        print("\(syncs) syncs of the state's log in \(seconds) s of observed time")
+        #expect(syncs >= 2 && Double(syncs) <= seconds + 2, "\(syncs) syncs of the log in \(seconds) s of observed time (one a second expected)")
         // strace ignores SIGTERM (inherited from the test runner): the daemon, its child, is told
         // itself; strace ends with it.
         let children = (try? String(contentsOfFile: "/proc/\(d.process.processIdentifier)/task/\(d.process.processIdentifier)/children", encoding: .utf8)) ?? ""

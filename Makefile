@@ -65,11 +65,19 @@ test: test-deps
 	$(SWIFT) build --build-tests
 	since=$$(date +%s); $(SWIFT) test; status=$$?; tools/check-leftovers $$since || status=1; exit $$status
 	tools/check-install
-	$(MAKE) --no-print-directory fuzz-build
-	tools/fuzz 12
 	@if [ -x $(SHARED)/tools/check-scenario ]; then \
 	  SCREENTIMED=.build/debug/screentimed $(SHARED)/tools/check-scenario $(SHARED)/scenarios/*/; \
 	else echo "make: $(SHARED)/tools/check-scenario is not beside this clone; the same scenarios ran above from Tests/Scenarios/shared"; fi
+	$(MAKE) --no-print-directory sanitize SANITIZER=thread
+	$(MAKE) --no-print-directory fuzz-build
+	tools/fuzz 12
+
+# Every suite but the end-to-end ones (which run the plain binaries) under a sanitizer, in a
+# build of its own: SANITIZER=thread (data races; `make test` runs it) or address (memory errors).
+SANITIZER ?= thread
+sanitize: test-deps
+	$(SWIFT) build --build-tests --build-path .build-$(SANITIZER) --sanitize=$(SANITIZER)
+	$(SWIFT) test --skip-build --build-path .build-$(SANITIZER) --sanitize=$(SANITIZER) --skip EndToEndTests
 
 # Coverage-guided fuzzing (docs/fuzzing.md): each target FUZZ_SECONDS under libFuzzer, from its
 # corpus in Fuzz/; what reaches new code joins the corpus (commit it). `make test` runs a short pass.

@@ -73,11 +73,13 @@ test: test-deps
 	tools/fuzz 12
 
 # Every suite but the end-to-end ones (which run the plain binaries) under a sanitizer, in a
-# build of its own: SANITIZER=thread (data races; `make test` runs it) or address (memory errors).
+# build of its own: SANITIZER=thread (data races; `make test` runs it) or address (memory errors
+# and leaks; tools/lsan.supp names the libraries' leaks it does not count).
 SANITIZER ?= thread
 sanitize: test-deps
 	$(SWIFT) build --build-tests --build-path .build-$(SANITIZER) --sanitize=$(SANITIZER)
-	$(SWIFT) test --skip-build --build-path .build-$(SANITIZER) --sanitize=$(SANITIZER) --skip EndToEndTests
+	LSAN_OPTIONS=suppressions=$(CURDIR)/tools/lsan.supp:print_suppressions=0 \
+	  $(SWIFT) test --skip-build --build-path .build-$(SANITIZER) --sanitize=$(SANITIZER) --skip EndToEndTests
 
 # Coverage-guided fuzzing (docs/fuzzing.md): each target FUZZ_SECONDS under libFuzzer, from its
 # corpus in Fuzz/; what reaches new code joins the corpus (commit it). `make test` runs a short pass.

@@ -68,7 +68,9 @@ public struct EngineInput {
                 let idle = c.below(2) == 0
                 add(.idleChanged(idle: idle, since: idle && c.below(2) == 0 ? WallTime(micros: wall - Int64(c.below(200)) * 1_000_000, utcOffsetSeconds: 0) : nil))
             case 15: add(.redeem(minutes: Int64(1 + c.below(60)), by: "mom"))
-            case 16: add(.adjust(points: Int64(c.below(200)) - 50, reason: "fuzz"))
+            case 16:
+                let points = Int64(c.below(200)) - 50
+                add(.adjust(points: points == 0 ? 1 : points, reason: "fuzz"))    // the log refuses an adjustment of 0
             case 17: add(.processCPU(pid: pid, cpuMillis: max(0, wall - origin.micros) / 10_000 * Int64(c.below(3))))
             case 18: add(.gameContinued(pid: pid, since: c.below(2) == 0 ? WallTime(micros: wall - step / 2, utcOffsetSeconds: 0) : nil))
             case 19: add(.daemonStarted)

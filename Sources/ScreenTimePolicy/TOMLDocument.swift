@@ -31,7 +31,7 @@ struct TOMLSyntaxError: Error {
 
 enum TOMLDocument {
     static func parse(_ text: String) throws(TOMLSyntaxError) -> TOMLNode {
-        if let bad = badTableHeader(in: text) { throw bad }
+        if let bad = abortingMistake(in: text) { throw bad }
         let table: TOMLTable
         do {
             table = try TOMLTable(string: text)
@@ -43,14 +43,16 @@ enum TOMLDocument {
         return node(table)
     }
 
-    /// toml++ (TOMLKit's parser) asserts, and so aborts the whole process, when what follows a
-    /// table header's `[` (or `[[`) cannot start a key: `[=rewards]`, `[é]`, `[` alone (found by
-    /// fuzzing, docs/fuzzing.md). Such a header is refused here first, with its line. The scan
-    /// knows strings, comments and multi-line values, so a `[` inside them is not a header.
-    static func badTableHeader(in text: String) -> TOMLSyntaxError? {
+    /// toml++ (TOMLKit's parser) asserts, and so aborts the whole process, on two mistakes found
+    /// by fuzzing (docs/fuzzing.md): a table header whose name starts with what cannot start a key
+    /// (`[=rewards]`, `[é]`, `[` alone), and a `}` where an array's next value belongs
+    /// (`[1, }]`). Both are refused here first, with their line. The scan knows strings, comments
+    /// and values over several lines, so a `[` inside them is not a header.
+    static func abortingMistake(in text: String) -> TOMLSyntaxError? {
         enum InString { case none, basic, literal, multiBasic, multiLiteral }
         let c = Array(text.unicodeScalars)
-        var line = 1, i = 0, depth = 0
+        var line = 1, i = 0
+        var open: [Unicode.Scalar] = []    // the values' open brackets, innermost last
         var lineStart = true, comment = false, string = InString.none
         func at(_ k: Int) -> Unicode.Scalar? { k < c.count ? c[k] : nil }
         func isKeyStart(_ s: Unicode.Scalar) -> Bool {
@@ -91,7 +93,7 @@ enum TOMLDocument {
                 string = s == "\"" ? (triple ? .multiBasic : .basic) : (triple ? .multiLiteral : .literal)
                 if triple { i += 2 }
                 lineStart = false
-            case "[" where lineStart && depth == 0:
+            case "[" where lineStart && open.isEmpty:
                 var k = i + 1
                 if at(k) == "[" { k += 1 }
                 while at(k) == " " || at(k) == "\t" { k += 1 }
@@ -102,8 +104,13 @@ enum TOMLDocument {
                     return TOMLSyntaxError(line: line, message: "not valid TOML: a table header starts with a name, like [rewards] or [[apps]], not \(found)")
                 }
                 lineStart = false
-            case "[", "{": depth += 1; lineStart = false
-            case "]", "}": depth = max(0, depth - 1); lineStart = false
+            case "[", "{": open.append(s); lineStart = false
+            case "]", "}":
+                // A header's own `]` closes nothing open; any other closes the innermost bracket.
+                if let innermost = open.popLast(), (innermost == "[") != (s == "]") {
+                    return TOMLSyntaxError(line: line, message: "not valid TOML: '\(s)' where '\(innermost == "[" ? "]" : "}")' closes the \(innermost == "[" ? "array" : "inline table") opened before it")
+                }
+                lineStart = false
             default: lineStart = false
             }
             i += 1

@@ -72,9 +72,15 @@ struct SystemModeTests {
                 .trimmingCharacters(in: .whitespacesAndNewlines)
         }
 
-        /// Polls `query` until it gives an answer (the daemon saves within a second); 10 s at most.
+        /// Waits until the daemon has saved that `user`'s process `pid` started: from then on a focus
+        /// on it is a focus on that program.
+        func waitUntilSeen(_ user: String, _ pid: Int32) throws {
+            _ = try saved(user, "SELECT 1 FROM event WHERE line LIKE '%\"process_started\",\"pid\":\(pid),%' LIMIT 1")
+        }
+
+        /// Polls `query` until it gives an answer (the daemon saves within a second); 30 s at most.
         func saved(_ user: String, _ query: String) throws -> String {
-            for _ in 0..<500 {
+            for _ in 0..<1500 {
                 let answer = try sql(user, query)
                 if !answer.isEmpty { return answer }
                 usleep(20_000)
@@ -120,7 +126,7 @@ struct SystemModeTests {
         // Learning for tom, reported by a hook of root's (as the daemon's own hooks will run).
         let tomApp = try EnforcementTests.child([learning, "60"], uid: Self.tom)
         defer { if tomApp.isRunning { kill(tomApp.processIdentifier, SIGKILL) } }
-        usleep(600_000)
+        try d.waitUntilSeen("stkid65006", tomApp.processIdentifier)
         let hook = try FakeHook.send(to: d.socket, focusOn: tomApp.processIdentifier, inputs: 12, user: "stkid65006", hook: "x11")
         #expect(FakeHook.taken(hook) == 13, "\(hook.stdout)\(hook.stderr)")
         kill(tomApp.processIdentifier, SIGKILL)
@@ -250,7 +256,7 @@ struct SystemModeTests {
         let d = try Self.emmaAlone(apps)
         let app = try EnforcementTests.child(["\(apps)/gcompris-qt", "60"], uid: Self.emma)
         defer { if app.isRunning { kill(app.processIdentifier, SIGKILL) } }
-        usleep(600_000)
+        try d.waitUntilSeen("stkid65005", app.processIdentifier)
         // Her own process says the learning app has the focus and she types, for 4 s.
         let claim = try FakeHook.send(to: d.socket, focusOn: app.processIdentifier, inputs: 13, uid: Self.emma, hook: "x11")
         #expect(FakeHook.taken(claim) == 0, "claims taken: \(claim.stdout)\(claim.stderr)")

@@ -25,7 +25,7 @@ struct ControlSocketTests {
             try policy.write(toFile: base + "/policy.toml", atomically: true, encoding: .utf8)
             process = try CrashTests.asNobody([ReplayBinaryTests.binary, "--policy", base + "/policy.toml", "--state-dir", base + "/state",
                                                "--socket", base + "/run/control.sock", "--sample-every", "200ms"] + arguments)
-            for _ in 0..<100 where !fm.fileExists(atPath: socket) { usleep(20_000) }
+            for _ in 0..<750 where !fm.fileExists(atPath: socket) { usleep(20_000) }
         }
 
         func stctl(_ args: [String], asChild: Bool = false) throws -> ReplayBinaryTests.Run {
@@ -311,7 +311,7 @@ struct ControlSocketTests {
             c, _ = s.accept(); c.recv(65536); c.sendall(sys.argv[2].encode()); c.close()
             """#, path, reply]
         try p.run()
-        for _ in 0..<200 where !FileManager.default.fileExists(atPath: path) { usleep(10_000) }
+        for _ in 0..<1500 where !FileManager.default.fileExists(atPath: path) { usleep(10_000) }
         return p
     }
 

@@ -117,7 +117,7 @@ struct EnforcementTests {
         #expect(log.contains("stop SuperTuxKart (pid \(p.processIdentifier), \(exe)): daily_limit; SIGTERM to 2 processes"), "\(log)")
         #expect(log.contains("stop SuperTuxKart (pid \(p.processIdentifier), \(exe)): daily_limit, told again (1); SIGKILL to 1 process"), "\(log)")
         let helper = try #require(Int32(try String(contentsOfFile: pidFile, encoding: .utf8)))
-        for _ in 0..<100 where kill(helper, 0) == 0 && Self.state(helper) != "Z" { usleep(20_000) }
+        for _ in 0..<750 where kill(helper, 0) == 0 && Self.state(helper) != "Z" { usleep(20_000) }
         #expect(kill(helper, 0) != 0 || Self.state(helper) == "Z", "the game's helper \(helper) is still running")
         try d.stop()
     }
@@ -168,7 +168,7 @@ struct EnforcementTests {
         defer { if p.isRunning { kill(p.processIdentifier, SIGKILL) } }
         let pid = p.processIdentifier
         _ = try d.waitFor("stop SuperTuxKart (pid \(pid), \(game)): no_reward_time; SIGSTOP to 1 process")
-        for _ in 0..<100 where Self.state(pid) != "T" { usleep(20_000) }
+        for _ in 0..<750 where Self.state(pid) != "T" { usleep(20_000) }
         #expect(Self.state(pid) == "T")
 
         // The child lets it go on, as `kill -CONT` from a terminal of theirs does.
@@ -180,7 +180,7 @@ struct EnforcementTests {
         try continueIt()
         _ = try d.waitFor("(pid \(pid)) was paused but runs again: something sent it SIGCONT; it is paused again")
         _ = try d.waitFor("stop SuperTuxKart (pid \(pid), \(game)): no_reward_time, told again (1); SIGSTOP to 1 process")
-        for _ in 0..<100 where Self.state(pid) != "T" { usleep(20_000) }
+        for _ in 0..<750 where Self.state(pid) != "T" { usleep(20_000) }
         #expect(Self.state(pid) == "T", "not paused again")
         // In the log (saved within a second), for replay: the time since it was last seen paused was played.
         _ = try d.poll("SELECT count(*) FROM event WHERE line LIKE '%\"game_continued\",\"pid\":\(pid),\"since\"%'") { $0 == "1" }
@@ -259,7 +259,7 @@ struct EnforcementTests {
             #""screentime" 0 "screentime" "1 s of game time left" "Save your game: when the time is used up, games are closed." [] {"urgency": 2} -1"#,
             #""screentime" 0 "screentime" "SuperTuxKart was closed" "Today's game time is used up." [] {"urgency": 2} -1"#,
         ]
-        for _ in 0..<100 where bus.notifications.count < expected.count { usleep(20_000) }
+        for _ in 0..<750 where bus.notifications.count < expected.count { usleep(20_000) }
         #expect(bus.notifications == expected)
         let log = try String(contentsOfFile: d.log, encoding: .utf8)
         #expect(log.contains("warn: 1 s of game time left (daily_limit); notified"), "\(log)")
@@ -314,7 +314,7 @@ struct EnforcementTests {
         #expect(points >= 3 && credited >= 3, "\(session)")
         #expect(refused.map { $0["reason"] as? String } == ["idle"], "\(session)")
         let idle = refused.first?["seconds"] as? Int ?? -1
-        for _ in 0..<100 where bus.notifications.isEmpty { usleep(20_000) }
+        for _ in 0..<750 where bus.notifications.isEmpty { usleep(20_000) }
         #expect(bus.notifications == [
             #""screentime" 0 "screentime" "+\#(points) points for GCompris" "\#(credited) s of learning counted. \#(idle) s not counted: you were idle (no keys or mouse)." [] {"urgency": 1} -1"#,
         ])

@@ -170,7 +170,7 @@ struct GnomeShellTests {
         let balance = try #require(try Self.status(d.socket, user: Self.systemName)["balance"] as? Int)
         // The root daemon cannot reach the child's session bus: the extension shows what it was
         // told (from status, within its 5 s poll).
-        for _ in 0..<200 where !shell.notificationsShown().contains("points for foot-learning") { usleep(50_000) }
+        for _ in 0..<400 where !shell.notificationsShown().contains("points for foot-learning") { usleep(50_000) }
         let shown = shell.notificationsShown()
         #expect(shown.contains(" points for foot-learning: ") && shown.contains(" of learning counted."), "\(shown)")
 

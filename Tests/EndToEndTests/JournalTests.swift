@@ -46,7 +46,7 @@ struct JournalTests {
                 out.write(json.dumps(fields) + "\n")
             """#, dir]
         try p.run()
-        for _ in 0..<250 where !FileManager.default.fileExists(atPath: dir + "/socket") { usleep(20_000) }
+        for _ in 0..<750 where !FileManager.default.fileExists(atPath: dir + "/socket") { usleep(20_000) }
         return p
     }
 

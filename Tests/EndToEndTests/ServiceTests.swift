@@ -35,7 +35,7 @@ struct ServiceTests {
                         out.write("CONNECT failed %s\n" % e)
             """#, path]
         try p.run()
-        for _ in 0..<200 where !FileManager.default.fileExists(atPath: path) { usleep(10_000) }
+        for _ in 0..<1500 where !FileManager.default.fileExists(atPath: path) { usleep(10_000) }
         return p
     }
 

@@ -325,7 +325,7 @@ struct SystemModeTests {
             let p = try EnforcementTests.child(start.args, uid: Self.emma)
             defer { if p.isRunning { kill(p.processIdentifier, SIGKILL) } }
             if start.what.hasPrefix("in a scope") {
-                for _ in 0..<200 where EnforcementTests.state(p.processIdentifier) != "T" { usleep(10_000) }
+                for _ in 0..<1500 where EnforcementTests.state(p.processIdentifier) != "T" { usleep(10_000) }
                 try "\(p.processIdentifier)\n".write(toFile: scope + "/cgroup.procs", atomically: false, encoding: .utf8)
                 kill(p.processIdentifier, SIGCONT)
             }

@@ -38,10 +38,10 @@ struct SignalTests {
                 .split(separator: " ").first.map(String.init)
         }
         try handle.send(.pause)
-        for _ in 0..<100 where state() != "T" { usleep(10_000) }
+        for _ in 0..<1000 where state() != "T" { usleep(10_000) }
         #expect(state() == "T")
         try handle.send(.resume)
-        for _ in 0..<100 where state() == "T" { usleep(10_000) }
+        for _ in 0..<1000 where state() == "T" { usleep(10_000) }
         #expect(state() == "S")
         let group = ProcessGroup(uids: [0, ProcSamplerTests.child])
         #expect(!group.mayTouch(getpid()))

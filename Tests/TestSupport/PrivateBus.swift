@@ -28,7 +28,7 @@ public final class PrivateBus {
         daemon.arguments = ["--config-file=\(dir)/bus.conf", "--nofork"]
         daemon.standardError = FileHandle.nullDevice   // "Failed to set fd limit": harmless here
         try daemon.run()
-        for _ in 0..<200 where !FileManager.default.fileExists(atPath: socket) { usleep(10_000) }
+        for _ in 0..<1500 where !FileManager.default.fileExists(atPath: socket) { usleep(10_000) }
     }
 
     deinit {

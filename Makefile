@@ -78,8 +78,9 @@ test: test-deps
 SANITIZER ?= thread
 sanitize: test-deps
 	$(SWIFT) build --build-tests --build-path .build-$(SANITIZER) --sanitize=$(SANITIZER)
-	LSAN_OPTIONS=suppressions=$(CURDIR)/tools/lsan.supp:print_suppressions=0 \
-	  $(SWIFT) test --skip-build --build-path .build-$(SANITIZER) --sanitize=$(SANITIZER) --skip EndToEndTests
+	since=$$(date +%s); LSAN_OPTIONS=suppressions=$(CURDIR)/tools/lsan.supp:print_suppressions=0 \
+	  $(SWIFT) test --skip-build --build-path .build-$(SANITIZER) --sanitize=$(SANITIZER) --skip EndToEndTests; \
+	  status=$$?; tools/check-leftovers $$since || status=1; exit $$status
 
 # Coverage-guided fuzzing (docs/fuzzing.md): each target FUZZ_SECONDS under libFuzzer, from its
 # corpus in Fuzz/; what reaches new code joins the corpus (commit it). `make test` runs a short pass.

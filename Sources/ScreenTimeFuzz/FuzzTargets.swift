@@ -99,7 +99,8 @@ public enum FuzzTargets {
     /// (line 0 only for the file itself); a policy read twice is read the same.
     @Sendable public static func policy(_ bytes: [UInt8]) -> String? {
         let text = String(decoding: bytes, as: UTF8.self)
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).count
+        // By bytes: "\r\n" is one Character, and a line ends at its "\n" all the same.
+        let lines = text.utf8.split(separator: 10, omittingEmptySubsequences: false).count
         do {
             let policy = try PolicyLoader.parse(text, systemZone: TimeZone(identifier: "UTC")!)
             let again = try PolicyLoader.parse(text, systemZone: TimeZone(identifier: "UTC")!)

@@ -11,7 +11,7 @@ import Testing
 struct X11HookTests {
     static let policy = """
         version = 1
-        timezone = "UTC"
+        timezone = "\(NoonZone.name)"
         [points]
         learning_per_hour = 3600
         per_reward_minute = 1

@@ -17,7 +17,7 @@ struct GnomeShellTests {
 
     static let policy = """
         version = 1
-        timezone = "UTC"
+        timezone = "\(NoonZone.name)"
         [points]
         learning_per_hour = 3600
         per_reward_minute = 1

@@ -1,12 +1,17 @@
 /// Which app a process or a focused window is, by the policy's rules: the first matching entry
 /// wins; a program that only *looks like* an entry (by name, comm, app id or title) is a game when
 /// it looks like a game, and an untrusted impostor when it looks like a learning app.
-public struct AppMatch: Hashable, Sendable, Codable {
+public struct AppMatch: Hashable, Sendable, Codable, Comparable {
     /// Index into `policy.apps`.
     public var entry: Int
     /// Learning only: the identity is one the policy trusts (an `exe` or `flatpak` match, and an
     /// exe the child cannot write). Always true for other categories.
     public var trusted: Bool
+
+    /// A total order, so that whatever the engine does for several sessions at once it does in the
+    /// same order in every run: a live run, its replay, and an engine restored from a checkpoint
+    /// (a Dictionary's order differs from one process, and one history, to the next).
+    public static func < (a: AppMatch, b: AppMatch) -> Bool { (a.entry, a.trusted ? 1 : 0) < (b.entry, b.trusted ? 1 : 0) }
 }
 
 struct Classifier {

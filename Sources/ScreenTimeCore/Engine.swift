@@ -131,7 +131,7 @@ public struct Engine: Sendable {
     /// what runs is classified again and goes on under the new one. Points, reward minutes and
     /// today's use are kept.
     public mutating func adopt(_ newPolicy: Policy, into effects: inout [Effect]) {
-        for key in sessions.keys.sorted(by: { (sessions[$0]!.start, $0.entry) < (sessions[$1]!.start, $1.entry) }) {
+        for key in sessions.keys.sorted(by: { (sessions[$0]!.start, $0) < (sessions[$1]!.start, $1) }) {
             close(key, at: now)
         }
         judgeAwaiting()
@@ -159,7 +159,7 @@ public struct Engine: Sendable {
 
     /// Ends the timeline: open sessions close at the last event's time and are judged.
     public mutating func finish(into effects: inout [Effect]) {
-        for key in sessions.keys.sorted(by: { (sessions[$0]!.start, $0.entry) < (sessions[$1]!.start, $1.entry) }) {
+        for key in sessions.keys.sorted(by: { (sessions[$0]!.start, $0) < (sessions[$1]!.start, $1) }) {
             close(key, at: now)
         }
         judgeAwaiting()

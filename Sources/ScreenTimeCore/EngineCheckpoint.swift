@@ -59,7 +59,7 @@ extension Engine {
             focus: focus, focusMatch: focusMatch, focusHookSeen: focusHookSeen, locked: locked,
             idle: idle, lockedTime: lockedTime, hookGapTime: hookGapTime, rewardRunning: rewardRunning,
             periodicInput: periodicInput, cpuClaimed: cpuClaimed, lastInput: lastInput, periodicDetector: periodicDetector,
-            sessions: sessions.values.sorted { ($0.start, $0.key.entry) < ($1.start, $1.key.entry) },
+            sessions: sessions.values.sorted { ($0.start, $0.key) < ($1.start, $1.key) },
             awaitingJudgement: awaitingJudgement,
             learningCredited: learningCredited.keys.sorted().map { Checkpoint.DayCredit(day: $0, credited: learningCredited[$0]!) }, pointRemainder: pointRemainder,
             balance: ledger.balance, budget: budget, warned: warned.sorted(),

@@ -25,7 +25,7 @@ extension Engine {
         var keys = Set(sessions.keys)
         keys.formUnion(presence.keys)
         if let m = focusMatch { keys.insert(m) }
-        for key in keys.sorted(by: { ($0.entry, $0.trusted ? 1 : 0) < ($1.entry, $1.trusted ? 1 : 0) }) {
+        for key in keys.sorted() {
             let cat = category(key)
             guard cat == .learning || cat == .reward else { continue }
             let present = isPresent(key)
@@ -53,7 +53,7 @@ extension Engine {
 
     /// Sessions unused for longer than the idle threshold end where their use ended.
     mutating func splitUnusedSessions(at t: Microseconds) {
-        for key in sessions.keys.sorted(by: { $0.entry < $1.entry }) {
+        for key in sessions.keys.sorted() {
             guard let s = sessions[key], s.inUseSince == nil, let last = s.lastUseEnd,
                   last + policy.validation.idleAfter <= t else { continue }
             close(key, at: last)

@@ -191,7 +191,11 @@ public enum EngineInvariants {
         for e in events[k...] { whole.apply(e, into: &a); restored.apply(e, into: &b) }
         whole.finish(into: &a)
         restored.finish(into: &b)
-        if a != b { return "an engine restored from a checkpoint after \(k) events did otherwise than the whole" }
+        if a != b {
+            let n = (0..<min(a.count, b.count)).first { a[$0] != b[$0] } ?? min(a.count, b.count)
+            return "an engine restored from a checkpoint after \(k) events did otherwise than the whole: effect \(n): "
+                + "whole \(n < a.count ? String(describing: a[n]) : "none"), restored \(n < b.count ? String(describing: b[n]) : "none")"
+        }
         if restored.ledger.balance != whole.ledger.balance || restored.reward != whole.reward { return "a restored engine has another balance or budget" }
         return nil
     }

@@ -55,13 +55,18 @@ enum TOMLDocument {
         var open: [Unicode.Scalar] = []    // the values' open brackets, innermost last
         var lineStart = true, comment = false, string = InString.none
         func at(_ k: Int) -> Unicode.Scalar? { k < c.count ? c[k] : nil }
+        // What toml++ takes for a line's end, and for blanks (Unicode's, and the byte-order mark).
+        func isLineBreak(_ s: Unicode.Scalar) -> Bool { ["\n", "\u{0B}", "\u{0C}", "\u{85}", "\u{2028}", "\u{2029}"].contains(s) }
+        func isBlank(_ s: Unicode.Scalar) -> Bool {
+            !isLineBreak(s) && (s.properties.isWhitespace || ["\u{FEFF}", "\u{200B}", "\u{180E}", "\u{2060}"].contains(s))
+        }
         func isKeyStart(_ s: Unicode.Scalar) -> Bool {
             s.isASCII && (s.properties.isAlphabetic || ("0"..."9").contains(s) || s == "_" || s == "-" || s == "\"" || s == "'" || s == "]")
         }
         while i < c.count {
             let s = c[i]
-            if s == "\n" {
-                line += 1
+            if isLineBreak(s) {
+                if s == "\n" { line += 1 }
                 lineStart = true
                 comment = false
                 if string == .basic || string == .literal { string = .none }
@@ -71,7 +76,11 @@ enum TOMLDocument {
             if comment { i += 1; continue }
             switch string {
             case .basic, .multiBasic:
-                if s == "\\" { i += 2; continue }    // an escape: the next character is text (a newline is counted there)
+                if s == "\\" {    // an escape: the next character is text (a line it ends is counted)
+                    if at(i + 1) == "\n" { line += 1 }
+                    i += 2
+                    continue
+                }
                 if s == "\"" {
                     if string == .basic { string = .none } else if at(i + 1) == "\"", at(i + 2) == "\"" { string = .none; i += 2 }
                 }
@@ -86,7 +95,7 @@ enum TOMLDocument {
             case .none: break
             }
             switch s {
-            case " ", "\t", "\r": break
+            case _ where isBlank(s): break
             case "#": comment = true
             case "\"", "'":
                 let triple = at(i + 1) == s && at(i + 2) == s
@@ -96,11 +105,11 @@ enum TOMLDocument {
             case "[" where lineStart && open.isEmpty:
                 var k = i + 1
                 if at(k) == "[" { k += 1 }
-                while at(k) == " " || at(k) == "\t" { k += 1 }
+                while let b = at(k), isBlank(b) { k += 1 }
                 if let next = at(k), isKeyStart(next) {
                     i = k - 1    // the header's name is scanned as any text
                 } else {
-                    let found = at(k).map { $0 == "\n" || $0 == "\r" ? "the end of the line" : "'\(Character($0))'" } ?? "the end of the file"
+                    let found = at(k).map { isLineBreak($0) || $0 == "\r" ? "the end of the line" : "'\(Character($0))'" } ?? "the end of the file"
                     return TOMLSyntaxError(line: line, message: "not valid TOML: a table header starts with a name, like [rewards] or [[apps]], not \(found)")
                 }
                 lineStart = false

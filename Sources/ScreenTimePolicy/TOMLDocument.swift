@@ -58,7 +58,8 @@ enum TOMLDocument {
         // What toml++ takes for a line's end, and for blanks (Unicode's, and the byte-order mark).
         func isLineBreak(_ s: Unicode.Scalar) -> Bool { ["\n", "\u{0B}", "\u{0C}", "\u{85}", "\u{2028}", "\u{2029}"].contains(s) }
         func isBlank(_ s: Unicode.Scalar) -> Bool {
-            !isLineBreak(s) && (s.properties.isWhitespace || ["\u{FEFF}", "\u{200B}", "\u{180E}", "\u{2060}"].contains(s))
+            // Not "\r": toml++ takes it only as the start of "\r\n".
+            s != "\r" && !isLineBreak(s) && (s.properties.isWhitespace || ["\u{FEFF}", "\u{200B}", "\u{180E}", "\u{2060}"].contains(s))
         }
         func isKeyStart(_ s: Unicode.Scalar) -> Bool {
             s.isASCII && (s.properties.isAlphabetic || ("0"..."9").contains(s) || s == "_" || s == "-" || s == "\"" || s == "'" || s == "]")

@@ -166,9 +166,14 @@ final class LiveDaemon {
         _ = try poll("SELECT count(*) FROM event WHERE line LIKE '%\"process_started\",\"pid\":\(pid),\"exe\":\"\(exe)\"%'") { $0 != "0" }
     }
 
-    /// A test that failed before `stop` leaves no daemon behind.
+    /// A test that failed before `stop` leaves no daemon behind; no test leaves its folder behind
+    /// (SCREENTIME_KEEP_TEST_FILES=1 keeps them, to look into a failure).
     deinit {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        if ProcessInfo.processInfo.environment["SCREENTIME_KEEP_TEST_FILES"] == nil { try? FileManager.default.removeItem(atPath: base) }
     }
 
     func stop() throws {

@@ -25,6 +25,16 @@ struct DurabilityTests {
                                launcher: ["/usr/bin/strace", "-f", "-qq", "-y", "-e", "trace=fsync,fdatasync", "-o", trace])
         defer { try? FileManager.default.removeItem(atPath: d.base) }
         _ = try d.waitFor("watching uid")
+        // strace ignores SIGTERM (inherited from the test runner), and a SIGKILL of strace would
+        // leave the daemon it traces running: the daemon, its child, is told itself, at the end
+        // and on any way out of the test.
+        let children = (try? String(contentsOfFile: "/proc/\(d.process.processIdentifier)/task/\(d.process.processIdentifier)/children", encoding: .utf8)) ?? ""
+        let daemon = try #require(children.split(separator: " ").first.flatMap { Int32($0) }, "strace has no child")
+        defer {
+            // Only if it is still the child's (a pid is used again once its process is gone).
+            var st = stat()
+            if stat("/proc/\(daemon)", &st) == 0, st.st_uid == Self.child { kill(daemon, SIGKILL) }
+        }
         var before = Self.walSyncs(trace)
         for args in [["adjust", "10", "--reason", "chores"], ["redeem", "1"], ["policy", "reload"]] {
             if args == ["policy", "reload"] {
@@ -50,11 +60,7 @@ struct DurabilityTests {
         let syncs = Self.walSyncs(trace) - before
         print("\(syncs) syncs of the state's log in \(seconds) s of observed time")
         #expect(syncs >= 2 && Double(syncs) <= seconds + 2, "\(syncs) syncs of the log in \(seconds) s of observed time (one a second expected)")
-        // strace ignores SIGTERM (inherited from the test runner): the daemon, its child, is told
-        // itself; strace ends with it.
-        let children = (try? String(contentsOfFile: "/proc/\(d.process.processIdentifier)/task/\(d.process.processIdentifier)/children", encoding: .utf8)) ?? ""
-        let daemon = try #require(children.split(separator: " ").first.flatMap { Int32($0) }, "strace has no child")
-        kill(daemon, SIGTERM)
+        kill(daemon, SIGTERM)    // strace ends with it
         try d.stop()
     }
 }

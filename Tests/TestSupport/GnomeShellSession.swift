@@ -167,7 +167,8 @@ public final class GnomeShellSession {
     /// just before the shell switched.
     public func activate(_ title: String) throws -> Int64 {
         let out = call("org.gnome.Shell", "/org/screentime/TestDriver", "org.screentime.TestDriver.Activate", [title])
-        guard let t = Int64(out.filter(\.isNumber)), t > 0 else { throw FixtureFailure("no window \(title) to activate: \(out)") }
+        // gdbus prints "(int64 1795…,)": the number is the last word (the type's "64" is not part of it).
+        guard let t = out.split(separator: " ").last.flatMap({ Int64($0.filter(\.isNumber)) }), t > 0 else { throw FixtureFailure("no window \(title) to activate: \(out)") }
         return t
     }
 

@@ -66,8 +66,8 @@ test: test-deps
 	since=$$(date +%s); $(SWIFT) test; status=$$?; tools/check-leftovers $$since || status=1; exit $$status
 	tools/check-install
 	@if [ -x $(SHARED)/tools/check-scenario ]; then \
-	  SCREENTIMED=.build/debug/screentimed $(SHARED)/tools/check-scenario $(SHARED)/scenarios/*/; \
-	else echo "make: $(SHARED)/tools/check-scenario is not beside this clone; the same scenarios ran above from Tests/Scenarios/shared"; fi
+	  SCREENTIMED=.build/debug/screentimed $(SHARED)/tools/check-scenario $(SHARED)/scenarios/*/ $(SHARED)/family-scenarios/*/; \
+	else echo "make: $(SHARED)/tools/check-scenario is not beside this clone; the same scenarios ran above from Tests/Scenarios/shared and Tests/Scenarios/family"; fi
 	$(MAKE) --no-print-directory sanitize SANITIZER=thread
 	$(MAKE) --no-print-directory fuzz-build
 	tools/fuzz 12

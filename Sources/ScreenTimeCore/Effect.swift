@@ -15,6 +15,11 @@ public enum Effect: Sendable, Equatable {
     case clockFault(ClockFault)
     /// A day of the policy's calendar is over: what was used of reward time on it (for reports).
     case dayEnded(DayTotals)
+    /// A child's request for time is new, or was decided, expired or refused (who is told: the
+    /// parents of a new one, the child of an answer).
+    case request(TimeRequest)
+    /// A chore was claimed, approved or rejected.
+    case chore(ChoreClaim)
 }
 
 /// The figures of a day that only the engine knows, saved when the day is over.
@@ -50,7 +55,17 @@ public struct StopOrder: Sendable, Equatable {
 public struct Refusal: Sendable, Equatable {
     public var at: Microseconds
     public var request: String
+    /// The code (`refused[].reason`).
+    public var code: RefusalCode
+    /// The same in words, with the figures: "it costs 40 points and the balance is 25".
     public var reason: String
+
+    public init(at: Microseconds, request: String, code: RefusalCode, reason: String) {
+        self.at = at
+        self.request = request
+        self.code = code
+        self.reason = reason
+    }
 }
 
 /// One usage session of a learning or reward app, judged.

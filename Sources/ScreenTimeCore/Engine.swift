@@ -63,6 +63,8 @@ public struct Engine: Sendable {
     var pointRemainder: Int64 = 0
     public internal(set) var ledger = Ledger()
     var budget = RewardBudget()
+    /// Requests for time, chore claims, the child's own redemptions today.
+    var family = FamilyState()
 
     // Enforcement.
     var warned: Set<Microseconds> = []
@@ -103,6 +105,7 @@ public struct Engine: Sendable {
             started = true
             now = t
             enterDay(containing: t)
+            grantAllowance()
         }
         if case .daemonStarted = event.kind {
             // Nothing was observed while the daemon was down: what it knew ends where it stopped.
@@ -118,6 +121,7 @@ public struct Engine: Sendable {
             endEverything(at: t)
             clock.completeReboot()
             enterDay(containing: t)
+            grantAllowance()
         case .bootClockAhead(let by):
             note(ClockFault(kind: .bootClockAhead, at: clock.wall(at: t), bootAhead: by))
         }
@@ -150,6 +154,7 @@ public struct Engine: Sendable {
             let oldWeek = day.weekKey
             enterDay(containing: now)
             if day.weekKey != oldWeek { budget.startDay(newWeek: true) }
+            grantAllowance()
             refreshSessions(at: now)
             enforce(at: now)
         }
@@ -233,6 +238,14 @@ public struct Engine: Sendable {
             gameContinued(pid, since: since.map { min(t, max(0, t - (event.at.micros - $0.micros))) } ?? t, at: t)
         case .clockFaked(let boot, let wall):
             note(ClockFault(kind: .fakedClock, at: clock.wall(at: t), bootAhead: boot, wallAhead: wall))
+        case .timeRequested(let id, let minutes, let reason):
+            timeRequested(id: id, minutes: minutes, reason: reason, at: t)
+        case .requestDecided(let decision):
+            requestDecided(decision, at: t)
+        case .choreDone(let chore):
+            choreDone(chore, at: t)
+        case .choreDecided(let chore, let approved, let by, let reason):
+            choreDecided(chore, approved: approved, by: by, reason: reason, at: t)
         case .tick, .daemonStarted:
             break
         }
@@ -252,23 +265,29 @@ public struct Engine: Sendable {
     public var hasFocusHook: Bool { focusHookSeen }
 
     public struct RewardFigures: Sendable, Equatable {
+        /// Redeemed and gifted minutes: granted, used of them, left (not expired), expired.
         public var granted: Microseconds
         public var used: Microseconds
         public var remaining: Microseconds
         public var expired: Microseconds
         public var usedToday: Microseconds
         public var availableNow: Microseconds
+        /// The daily allowance: granted over the timeline, used of it, and what is left today.
+        public var allowance: Microseconds = 0
+        public var allowanceUsed: Microseconds = 0
+        public var allowanceLeftToday: Microseconds = 0
     }
 
     public var reward: RewardFigures {
         RewardFigures(granted: budget.totalGranted, used: budget.totalUsed, remaining: budget.grantRemaining,
-                      expired: budget.totalExpired, usedToday: budget.usedToday, availableNow: availableNow().seconds)
+                      expired: budget.totalExpired, usedToday: budget.usedToday, availableNow: availableNow().seconds,
+                      allowance: budget.totalAllowance, allowanceUsed: budget.totalAllowanceUsed, allowanceLeftToday: budget.allowanceLeft)
     }
 
     /// Reward time that can still be used today from now: the least of what is redeemed, what
     /// today's and this week's limits leave, and the allowed hours left today.
     public var rewardAvailableToday: Microseconds {
-        var best = budget.grantRemaining
+        var best = budget.available
         if let limit = policy.rewards.dailyLimit { best = min(best, limit - budget.usedToday) }
         if let limit = policy.rewards.weeklyLimit { best = min(best, limit - budget.usedThisWeek) }
         if let spans = allowedSpans {

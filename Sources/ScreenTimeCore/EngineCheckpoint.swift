@@ -7,7 +7,8 @@ extension Engine {
         /// Bumped when the layout changes; an older checkpoint is ignored (the log is replayed instead).
         /// 2: a boot clock running ahead of the wall clock is a fault (a checkpoint of format 1 may
         /// hold a calendar a faked clock moved ahead: the log is replayed under the new rule).
-        public static let currentFormat = 2
+        /// 3: the daily allowance in the budget, and the family loop (requests, chores).
+        public static let currentFormat = 3
         public var format: Int
         var clock: TrustedClock
         var now: Microseconds
@@ -39,6 +40,8 @@ extension Engine {
         var pauseUndone: [Int32]?
         var clockFaults: [ClockFault]?
         var clockFaultCount: Int?
+        /// Absent from checkpoints written before the family loop.
+        var family: FamilyState?
 
         struct TrackedPID: Codable, Sendable { var pid: Int32; var process: TrackedProcess }
         struct ToldPID: Codable, Sendable { var pid: Int32; var told: Told }
@@ -64,7 +67,8 @@ extension Engine {
             learningCredited: learningCredited.keys.sorted().map { Checkpoint.DayCredit(day: $0, credited: learningCredited[$0]!) }, pointRemainder: pointRemainder,
             balance: ledger.balance, budget: budget, warned: warned.sorted(),
             stopping: stopping.keys.sorted().map { Checkpoint.ToldPID(pid: $0, told: stopping[$0]!) },
-            paused: paused.sorted(), pauseUndone: pauseUndone.sorted(), clockFaults: clockFaults, clockFaultCount: clockFaultCount)
+            paused: paused.sorted(), pauseUndone: pauseUndone.sorted(), clockFaults: clockFaults, clockFaultCount: clockFaultCount,
+            family: family)
     }
 
     /// An engine that goes on from a checkpoint, under the policy it was taken with.
@@ -101,6 +105,10 @@ extension Engine {
         pauseUndone = Set(c.pauseUndone ?? [])
         clockFaults = c.clockFaults ?? []
         clockFaultCount = c.clockFaultCount ?? clockFaults.count
-        if started { enterDay(containing: now) }
+        family = c.family ?? FamilyState()
+        if started {
+            enterDay(containing: now)
+            grantAllowance()
+        }
     }
 }

@@ -16,7 +16,7 @@ extension Engine {
 
     /// Reward time that may be used from now on, and the limit that bounds it.
     func availableNow() -> (seconds: Microseconds, limit: Reason) {
-        var best = (budget.grantRemaining, Reason.noRewardTime)
+        var best = (budget.available, Reason.noRewardTime)
         if let limit = policy.rewards.dailyLimit, limit - budget.usedToday < best.0 { best = (limit - budget.usedToday, .dailyLimit) }
         if let limit = policy.rewards.weeklyLimit, limit - budget.usedThisWeek < best.0 { best = (limit - budget.usedThisWeek, .weeklyLimit) }
         if let spans = allowedSpans {
@@ -33,16 +33,42 @@ extension Engine {
         return (max(0, best.0), best.1)
     }
 
+    /// Points into minutes, for a parent (`by` names them) or for the child (`by` is "child": only
+    /// with `child_may_redeem`, and within `child_redeem_daily_max` for the day).
     mutating func redeem(minutes: Int64, by: String?, at t: Microseconds) {
+        let seconds = minutes * 60 * Seconds.micro
+        let request = "redeem \(minutes) min"
+        if by == RequestDecision.child {
+            guard policy.rewards.childMayRedeem else {
+                refuse(request, .childMayNotRedeem, "the policy lets only a parent redeem points (a child may ask: stctl ask)", at: t)
+                return
+            }
+            let already = family.childRedeemed(on: day.key)
+            if let cap = policy.rewards.childRedeemDailyMax, already + seconds > cap {
+                let minute = 60 * Seconds.micro
+                refuse(request, .childRedeemLimit, "a child may redeem \(cap / minute) min a day, and \(already / minute) min were redeemed today", at: t)
+                return
+            }
+        }
+        guard pay(minutes: minutes, note: by, request: request, at: t) else { return }
+        if by == RequestDecision.child { family.addChildRedeemed(seconds, on: day.key) }
+    }
+
+    /// Pays minutes from the balance into reward time; refuses (`insufficient_points`) what it cannot pay.
+    mutating func pay(minutes: Int64, note: String?, request: String, at t: Microseconds) -> Bool {
         let cost = minutes * policy.points.perRewardMinute
         guard ledger.balance >= cost else {
-            out.append(.refused(Refusal(at: clock.wall(at: t), request: "redeem \(minutes) min",
-                                        reason: "it costs \(cost) points and the balance is \(ledger.balance)")))
-            return
+            refuse(request, .insufficientPoints, "it costs \(cost) points and the balance is \(ledger.balance)", at: t)
+            return false
         }
         let seconds = minutes * 60 * Seconds.micro
-        out.append(.ledger(ledger.append(.redeemed, points: -cost, at: clock.wall(at: t), note: by, rewardSeconds: seconds)))
+        out.append(.ledger(ledger.append(.redeemed, points: -cost, at: clock.wall(at: t), note: note, rewardSeconds: seconds)))
         budget.grant(seconds, expiresAt: policy.rewards.redemptionExpiresAfter.map { t + $0 })
+        return true
+    }
+
+    mutating func refuse(_ request: String, _ code: RefusalCode, _ words: String, at t: Microseconds) {
+        out.append(.refused(Refusal(at: clock.wall(at: t), request: request, code: code, reason: words)))
     }
 
     mutating func enforce(at t: Microseconds) {

@@ -25,7 +25,10 @@ extension Engine {
             out.append(.dayEnded(DayTotals(start: day.start, rewardUsed: budget.usedToday)))
             enterDay(containing: t)
             budget.startDay(newWeek: day.weekKey != oldWeek)
+            grantAllowance()
+            family.forget(before: day.key, chores: policy.chores)
         }
+        expireRequests(at: t)
         let lost = budget.expire(by: t)
         if lost > 0 {
             out.append(.ledger(ledger.append(.expired, points: 0, at: clock.wall(at: t), note: "reward time not used in time", rewardSeconds: lost)))
@@ -41,6 +44,7 @@ extension Engine {
         consider(dayEnd)
         if !awaitingJudgement.isEmpty, let last = lastInput { consider(last + policy.validation.idleAfter + 1) }
         if let e = budget.nextExpiry { consider(e) }
+        if let e = nextRequestExpiry { consider(e) }
         if let spans = allowedSpans { for s in spans { consider(s.start); consider(s.end) } }
         for s in sessions.values where s.inUseSince == nil {
             if let last = s.lastUseEnd { consider(last + policy.validation.idleAfter) }
@@ -54,6 +58,11 @@ extension Engine {
             }
         }
         return best == .max ? nil : best
+    }
+
+    /// The day's allowance (none: zero), granted once a day.
+    mutating func grantAllowance() {
+        budget.setAllowance(policy.rewards.dailyAllowance ?? 0, day: day.key)
     }
 
     mutating func enterDay(containing t: Microseconds) {

@@ -35,6 +35,16 @@ public struct Event: Sendable, Equatable {
         /// the kernel's, its wall clock `wallAhead`. The event itself carries the kernel's boot
         /// clock; the engine records the fault and counts nothing by it.
         case clockFaked(bootAhead: Microseconds, wallAhead: Microseconds)
+        // The family loop (`spec/family.md`). Who may cause each was checked before it was logged.
+        /// The child asks for more game time.
+        case timeRequested(id: String, minutes: Int64, reason: String?)
+        /// A parent's answer to a request.
+        case requestDecided(RequestDecision)
+        /// The child says a chore is done.
+        case choreDone(chore: String)
+        /// A parent approves (pays) or rejects the pending claim of a chore. `reason`: added by
+        /// screentime, the parent's words to the child when rejecting.
+        case choreDecided(chore: String, approved: Bool, by: String?, reason: String?)
     }
 
     /// The `event` field's value for each kind.
@@ -53,7 +63,34 @@ public struct Event: Sendable, Equatable {
         case .daemonStarted: return "daemon_started"
         case .gameContinued: return "game_continued"
         case .clockFaked: return "clock_faked"
+        case .timeRequested: return "time_requested"
+        case .requestDecided: return "request_decided"
+        case .choreDone: return "chore_done"
+        case .choreDecided: return "chore_decided"
         }
+    }
+}
+
+/// A parent's answer to a child's request for more time.
+public struct RequestDecision: Sendable, Equatable {
+    public enum Pay: String, Sendable, Codable { case points, gift }
+    public var id: String
+    public var approved: Bool
+    /// How approved minutes are paid: from the child's points, or as a gift.
+    public var pay: Pay
+    /// Fewer minutes than were asked for (nil: what was asked).
+    public var minutes: Int64?
+    public var by: String?
+    /// Added by screentime: the parent's words to the child (a denial's reason).
+    public var reason: String?
+
+    public init(id: String, approved: Bool, pay: Pay = .points, minutes: Int64? = nil, by: String? = nil, reason: String? = nil) {
+        self.id = id
+        self.approved = approved
+        self.pay = pay
+        self.minutes = minutes
+        self.by = by
+        self.reason = reason
     }
 }
 

@@ -76,9 +76,7 @@ public enum EventLog {
         case "lock_changed":
             kind = .lockChanged(locked: try f.bool("locked"))
         case "redeem":
-            let minutes = try f.int("minutes")
-            guard minutes > 0, minutes <= 100_000 else { throw LineError(reason: "'minutes' must be a whole number from 1 to 100000") }
-            kind = .redeem(minutes: minutes, by: try f.optionalString("by"))
+            kind = .redeem(minutes: try f.minutes("minutes"), by: try f.optionalString("by"))
         case "adjust":
             let points = try f.int("points")
             guard points != 0, abs(points) <= 1_000_000_000 else { throw LineError(reason: "'points' must be a non-zero whole number") }
@@ -91,6 +89,23 @@ public enum EventLog {
             kind = .gameContinued(pid: try f.pid("pid"), since: try f.optionalTime("since"))
         case "clock_faked":
             kind = .clockFaked(bootAhead: try f.seconds("boot_ahead"), wallAhead: try f.seconds("wall_ahead"))
+        case "time_requested":
+            kind = .timeRequested(id: try f.requestID("id"), minutes: try f.minutes("minutes"), reason: try f.optionalString("reason"))
+        case "request_decided":
+            let approved = try f.bool("approved")
+            var pay = RequestDecision.Pay.points
+            if let p = try f.optionalString("pay") {
+                guard let v = RequestDecision.Pay(rawValue: p) else { throw LineError(reason: "'pay' must be \"points\" or \"gift\", not \"\(p)\"") }
+                pay = v
+            }
+            let minutes: Int64? = (f.value("minutes") ?? .null) == .null ? nil : try f.minutes("minutes")
+            kind = .requestDecided(RequestDecision(id: try f.requestID("id"), approved: approved, pay: pay, minutes: minutes,
+                                                   by: try f.optionalString("by"), reason: try f.optionalString("reason")))
+        case "chore_done":
+            kind = .choreDone(chore: try f.string("chore"))
+        case "chore_decided":
+            kind = .choreDecided(chore: try f.string("chore"), approved: try f.bool("approved"),
+                                 by: try f.optionalString("by"), reason: try f.optionalString("reason"))
         default:
             throw LineError(reason: "unknown event '\(name)'" + suggestion(for: name, among: knownEvents))
         }
@@ -114,7 +129,8 @@ public enum EventLog {
 
     public static let knownEvents = ["process_started", "process_exited", "process_cpu", "focus_changed", "input",
                                      "idle_changed", "lock_changed", "redeem", "adjust", "tick", "daemon_started",
-                                     "game_continued", "clock_faked"]
+                                     "game_continued", "clock_faked", "time_requested", "request_decided", "chore_done",
+                                     "chore_decided"]
 
     /// One line of the log for an event, with `at` as it was observed.
     public static func encode(_ e: Event) -> String {
@@ -162,6 +178,24 @@ public enum EventLog {
             if let s = since { w.key("since"); w.string(RFC3339.format(micros: s.micros, utcOffsetSeconds: s.utcOffsetSeconds)) }
         case .clockFaked(let boot, let wall):
             w.key("boot_ahead"); w.micros(boot); w.key("wall_ahead"); w.micros(wall)
+        case .timeRequested(let id, let minutes, let reason):
+            w.key("id"); w.string(id)
+            w.key("minutes"); w.int(minutes)
+            if let r = reason { w.key("reason"); w.string(r) }
+        case .requestDecided(let d):
+            w.key("id"); w.string(d.id)
+            w.key("approved"); w.bool(d.approved)
+            w.key("pay"); w.string(d.pay.rawValue)
+            if let m = d.minutes { w.key("minutes"); w.int(m) }
+            if let b = d.by { w.key("by"); w.string(b) }
+            if let r = d.reason { w.key("reason"); w.string(r) }
+        case .choreDone(let chore):
+            w.key("chore"); w.string(chore)
+        case .choreDecided(let chore, let approved, let by, let reason):
+            w.key("chore"); w.string(chore)
+            w.key("approved"); w.bool(approved)
+            if let b = by { w.key("by"); w.string(b) }
+            if let r = reason { w.key("reason"); w.string(r) }
         case .tick, .daemonStarted:
             break
         }
@@ -225,6 +259,20 @@ struct Fields {
         let v = try required(key, "a number of seconds")
         guard case .number(let n) = v, let micros = n.micros else { throw wrongType(key, "a number of seconds", v) }
         return micros
+    }
+
+    /// Minutes of game time: a whole number from 1 to 100000.
+    func minutes(_ key: String) throws(EventLog.LineError) -> Int64 {
+        let m = try int(key)
+        guard m > 0, m <= 100_000 else { throw EventLog.LineError(reason: "'\(key)' must be a whole number from 1 to 100000") }
+        return m
+    }
+
+    /// A request's id: 1 to 64 characters.
+    func requestID(_ key: String) throws(EventLog.LineError) -> String {
+        let id = try string(key)
+        guard !id.isEmpty, id.count <= 64 else { throw EventLog.LineError(reason: "'\(key)' must be 1 to 64 characters") }
+        return id
     }
 
     func pid(_ key: String) throws(EventLog.LineError) -> Int32 {

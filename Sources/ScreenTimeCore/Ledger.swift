@@ -1,16 +1,22 @@
 /// One entry of the points ledger: append-only; every entry carries the balance after it, and the
 /// balance is always the sum of the entries.
 public struct LedgerEntry: Sendable, Equatable, Codable {
-    public enum Kind: String, Sendable, Codable { case earned, redeemed, adjusted, expired }
+    public enum Kind: String, Sendable, Codable {
+        case earned, redeemed, adjusted, expired
+        /// The points of an approved chore (`note`: its name).
+        case chore
+        /// Minutes a parent gave without points (an approved request paid as a gift).
+        case gifted
+    }
 
     /// Trusted wall time (µs since the epoch).
     public var at: Microseconds
     public var kind: Kind
     public var points: Int64
     public var balanceAfter: Int64
-    /// earned: the app; adjusted: the parent's reason; redeemed: who redeemed.
+    /// earned: the app; adjusted: the parent's reason; redeemed, gifted: who; chore: the chore.
     public var note: String?
-    /// redeemed: reward seconds granted; expired: reward seconds that expired unused.
+    /// redeemed, gifted: reward seconds granted; expired: reward seconds that expired unused.
     public var rewardSeconds: Microseconds?
 
     public init(at: Microseconds, kind: Kind, points: Int64, balanceAfter: Int64, note: String? = nil, rewardSeconds: Microseconds? = nil) {

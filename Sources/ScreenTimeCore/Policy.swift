@@ -10,14 +10,19 @@ public struct Policy: Sendable {
     public var enforcement: Enforcement
     public var parents: Parents
     public var apps: [AppEntry]
+    public var requests: Requests
+    public var chores: [Chore]
     /// With `unknown_apps = "reward"`: the entry (last of `apps`) that a focused program no entry
     /// names counts as.
     public private(set) var unknownProgramEntry: Int? = nil
     public static let unknownProgramName = "an unknown program"
 
     public init(timeZone: TimeZone, points: Points, rewards: Rewards, validation: Validation,
-                enforcement: Enforcement, parents: Parents, apps: [AppEntry]) {
+                enforcement: Enforcement, parents: Parents, apps: [AppEntry],
+                requests: Requests = Requests(), chores: [Chore] = []) {
         self.timeZone = timeZone
+        self.requests = requests
+        self.chores = chores
         self.points = points
         self.rewards = rewards
         self.validation = validation
@@ -54,8 +59,18 @@ public struct Policy: Sendable {
         public var redemptionExpiresAfter: Microseconds?
         public var countsWhile: CountsWhile
         public var unknownApps: UnknownApps
+        /// Free game time each day, used before redeemed or gifted minutes; gone at the day's end.
+        public var dailyAllowance: Microseconds?
+        /// The child may turn their own points into minutes …
+        public var childMayRedeem: Bool
+        /// … at most this much a day (nil: no cap).
+        public var childRedeemDailyMax: Microseconds?
         public init(dailyLimit: Microseconds?, weeklyLimit: Microseconds?, allowedHours: [HourWindow]?,
-                    redemptionExpiresAfter: Microseconds?, countsWhile: CountsWhile, unknownApps: UnknownApps = .neutral) {
+                    redemptionExpiresAfter: Microseconds?, countsWhile: CountsWhile, unknownApps: UnknownApps = .neutral,
+                    dailyAllowance: Microseconds? = nil, childMayRedeem: Bool = false, childRedeemDailyMax: Microseconds? = nil) {
+            self.dailyAllowance = dailyAllowance
+            self.childMayRedeem = childMayRedeem
+            self.childRedeemDailyMax = childRedeemDailyMax
             self.dailyLimit = dailyLimit
             self.weeklyLimit = weeklyLimit
             self.allowedHours = allowedHours

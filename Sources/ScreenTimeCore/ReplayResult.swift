@@ -11,6 +11,9 @@ public struct ReplayResult: Sendable {
     public var balance: Int64 = 0
     /// The days that ended, with what the engine alone knew of them (not part of the replay output).
     public var days: [DayTotals] = []
+    /// Every request for time and every chore claim, in the state they ended in, oldest first.
+    public var requests: [TimeRequest] = []
+    public var choreClaims: [ChoreClaim] = []
     public var reward = Engine.RewardFigures(granted: 0, used: 0, remaining: 0, expired: 0, usedToday: 0, availableNow: 0)
 
     public init() {}
@@ -25,6 +28,10 @@ public struct ReplayResult: Sendable {
             case .clockJumped(let at, let by): clockJumps.append((at, by))
             case .clockFault(let f): clockFaults.append(f)
             case .dayEnded(let d): days.append(d)
+            case .request(let r):
+                if let k = requests.lastIndex(where: { $0.id == r.id }) { requests[k] = r } else { requests.append(r) }
+            case .chore(let c):
+                if let k = choreClaims.lastIndex(where: { $0.chore == c.chore && $0.at == c.at }) { choreClaims[k] = c } else { choreClaims.append(c) }
             }
         }
     }
@@ -84,7 +91,13 @@ public struct ReplayResult: Sendable {
             w.key("points"); w.int(e.points)
             w.key("balance_after"); w.int(e.balanceAfter)
             if let n = e.note {
-                w.key(e.kind == .earned ? "app" : e.kind == .redeemed ? "by" : "reason"); w.string(n)
+                switch e.kind {
+                case .earned: w.key("app")
+                case .redeemed, .gifted: w.key("by")
+                case .chore: w.key("chore")
+                case .adjusted, .expired: w.key("reason")
+                }
+                w.string(n)
             }
             if let r = e.rewardSeconds { w.key("reward_seconds"); w.micros(r) }
             w.endObject()
@@ -95,7 +108,38 @@ public struct ReplayResult: Sendable {
         w.key("used_seconds"); w.micros(reward.used)
         w.key("remaining_seconds"); w.micros(reward.remaining)
         w.key("expired_seconds"); w.micros(reward.expired)
+        w.key("allowance_seconds"); w.micros(reward.allowance)
+        w.key("allowance_used_seconds"); w.micros(reward.allowanceUsed)
         w.endObject()
+        w.key("requests"); w.beginArray()
+        for r in requests {
+            w.beginObject()
+            w.key("id"); w.string(r.id)
+            time("at", r.at)
+            w.key("minutes"); w.int(r.minutes)
+            w.key("state"); w.string(r.state.rawValue)
+            if let v = r.reason { w.key("reason"); w.string(v) }
+            if let v = r.pay { w.key("pay"); w.string(v.rawValue) }
+            if let v = r.minutesGranted { w.key("minutes_granted"); w.int(v) }
+            if let v = r.decidedAt { time("decided_at", v) }
+            if let v = r.by { w.key("by"); w.string(v) }
+            if let v = r.answer { w.key("answer"); w.string(v) }
+            w.endObject()
+        }
+        w.endArray()
+        w.key("chores"); w.beginArray()
+        for c in choreClaims {
+            w.beginObject()
+            w.key("chore"); w.string(c.chore)
+            time("at", c.at)
+            w.key("state"); w.string(c.state.rawValue)
+            if let v = c.points { w.key("points"); w.int(v) }
+            if let v = c.decidedAt { time("decided_at", v) }
+            if let v = c.by { w.key("by"); w.string(v) }
+            if let v = c.answer { w.key("answer"); w.string(v) }
+            w.endObject()
+        }
+        w.endArray()
         w.key("actions"); w.beginArray()
         for a in actions {
             w.beginObject()
@@ -117,7 +161,7 @@ public struct ReplayResult: Sendable {
                 time("at", at)
                 w.key("action"); w.string("resume")
                 w.key("pid"); w.int(Int64(pid))
-            case .sessionClosed, .ledger, .refused, .clockJumped, .clockFault, .dayEnded:
+            case .sessionClosed, .ledger, .refused, .clockJumped, .clockFault, .dayEnded, .request, .chore:
                 break
             }
             w.endObject()
@@ -146,7 +190,8 @@ public struct ReplayResult: Sendable {
             w.beginObject()
             time("at", r.at)
             w.key("request"); w.string(r.request)
-            w.key("reason"); w.string(r.reason)
+            w.key("reason"); w.string(r.code.rawValue)
+            w.key("detail"); w.string(r.reason)
             w.endObject()
         }
         w.endArray()

@@ -1,5 +1,6 @@
-/// Reward minutes: granted by redemptions, used while a reward app counts, expiring when the
-/// policy says, and bounded by the daily and weekly limits.
+/// Reward minutes: the day's allowance, and grants (redemptions and gifts); used while a reward
+/// app counts, the allowance first; grants expiring when the policy says; all of it bounded by the
+/// daily and weekly limits.
 struct RewardBudget: Sendable, Codable {
     struct Grant: Sendable, Codable {
         var remaining: Microseconds
@@ -13,8 +14,19 @@ struct RewardBudget: Sendable, Codable {
     private(set) var totalGranted: Microseconds = 0
     private(set) var totalUsed: Microseconds = 0
     private(set) var totalExpired: Microseconds = 0
+    /// Today's allowance: what is left of it, how much it was, how much of it was used.
+    private(set) var allowanceLeft: Microseconds = 0
+    private(set) var allowanceToday: Microseconds = 0
+    private(set) var allowanceUsedToday: Microseconds = 0
+    /// The day the allowance is for (nil: none granted yet).
+    private(set) var allowanceDay: Int64?
+    /// All allowance granted, and used, over the timeline.
+    private(set) var totalAllowance: Microseconds = 0
+    private(set) var totalAllowanceUsed: Microseconds = 0
 
     var grantRemaining: Microseconds { grants.reduce(0) { $0 + $1.remaining } }
+    /// Reward time that may be used, before the limits: the allowance left and the grants.
+    var available: Microseconds { allowanceLeft + grantRemaining }
     var nextExpiry: Microseconds? { grants.compactMap(\.expiresAt).min() }
 
     mutating func grant(_ amount: Microseconds, expiresAt: Microseconds?) {
@@ -22,9 +34,28 @@ struct RewardBudget: Sendable, Codable {
         totalGranted += amount
     }
 
-    /// Uses reward time, the grant that expires first first. The caller bounds `amount` by what is available.
+    /// The day's allowance. A new day's replaces what was left of the last; on the same day (a
+    /// policy reloaded) it becomes the new amount less what was used of it today.
+    mutating func setAllowance(_ amount: Microseconds, day: Int64) {
+        if allowanceDay != day {
+            allowanceDay = day
+            allowanceUsedToday = 0
+            allowanceToday = 0
+        }
+        totalAllowance += amount - allowanceToday
+        allowanceToday = amount
+        allowanceLeft = max(0, amount - allowanceUsedToday)
+    }
+
+    /// Uses reward time: the allowance first, then the grant that expires first. The caller bounds
+    /// `amount` by what is available.
     mutating func use(_ amount: Microseconds) {
         var left = amount
+        let fromAllowance = min(left, allowanceLeft)
+        allowanceLeft -= fromAllowance
+        allowanceUsedToday += fromAllowance
+        totalAllowanceUsed += fromAllowance
+        left -= fromAllowance
         var k = 0
         while left > 0, k < grants.count {
             let take = min(left, grants[k].remaining)
@@ -40,13 +71,13 @@ struct RewardBudget: Sendable, Codable {
     }
 
     /// Reward time played although none was available (a paused game someone let go on): counted
-    /// as played today and this week in full, taken from grants as far as they reach.
+    /// as played today and this week in full, taken from the allowance and grants as far as they reach.
     mutating func played(_ amount: Microseconds) {
         guard amount > 0 else { return }
-        let fromGrants = min(amount, grantRemaining)
-        use(fromGrants)
-        usedToday += amount - fromGrants
-        usedThisWeek += amount - fromGrants
+        let covered = min(amount, available)
+        use(covered)
+        usedToday += amount - covered
+        usedThisWeek += amount - covered
     }
 
     /// Removes grants expired by `time`; returns how much time was lost.
@@ -61,9 +92,30 @@ struct RewardBudget: Sendable, Codable {
         return lost
     }
 
+    /// A new day: today's use starts again, and what was left of the allowance is gone.
     mutating func startDay(newWeek: Bool) {
         usedToday = 0
+        allowanceLeft = 0
         if newWeek { usedThisWeek = 0 }
+    }
+}
+
+extension RewardBudget {
+    /// A budget saved before the allowance existed has none (its layout only grew).
+    init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        grants = try c.decode([Grant].self, forKey: .grants)
+        usedToday = try c.decode(Microseconds.self, forKey: .usedToday)
+        usedThisWeek = try c.decode(Microseconds.self, forKey: .usedThisWeek)
+        totalGranted = try c.decode(Microseconds.self, forKey: .totalGranted)
+        totalUsed = try c.decode(Microseconds.self, forKey: .totalUsed)
+        totalExpired = try c.decode(Microseconds.self, forKey: .totalExpired)
+        allowanceLeft = try c.decodeIfPresent(Microseconds.self, forKey: .allowanceLeft) ?? 0
+        allowanceToday = try c.decodeIfPresent(Microseconds.self, forKey: .allowanceToday) ?? 0
+        allowanceUsedToday = try c.decodeIfPresent(Microseconds.self, forKey: .allowanceUsedToday) ?? 0
+        allowanceDay = try c.decodeIfPresent(Int64.self, forKey: .allowanceDay)
+        totalAllowance = try c.decodeIfPresent(Microseconds.self, forKey: .totalAllowance) ?? 0
+        totalAllowanceUsed = try c.decodeIfPresent(Microseconds.self, forKey: .totalAllowanceUsed) ?? 0
     }
 }
 

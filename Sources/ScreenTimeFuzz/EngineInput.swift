@@ -26,13 +26,17 @@ public struct EngineInput {
 
     public init(_ bytes: [UInt8]) {
         var c = Choices(bytes: bytes)
-        policy = Self.policy(&c)
+        // The family keys come from a hash of all the bytes, not from the sequence of choices, so
+        // that inputs from before they existed still choose the same policy and timeline.
+        let family = bytes.reduce(UInt32(7)) { $0 &* 31 &+ UInt32($1) }
+        policy = Self.policy(&c, family: family)
         var events: [Event] = []
         let origin = WallTime(micros: 1_795_420_800_000_000, utcOffsetSeconds: 0)    // 2026-11-23T06:00:00Z
         var wall = origin.micros
         var mono: Int64? = c.below(2) == 0 ? 1_234_500_000 : nil
         var alive: [Int32: Int64] = [:]
         var ticks: Int64 = 1
+        var requests = 0
         func add(_ kind: Event.Kind) {
             events.append(Event(at: WallTime(micros: wall, utcOffsetSeconds: 0), mono: mono, kind))
         }
@@ -74,6 +78,21 @@ public struct EngineInput {
             case 17: add(.processCPU(pid: pid, cpuMillis: max(0, wall - origin.micros) / 10_000 * Int64(c.below(3))))
             case 18: add(.gameContinued(pid: pid, since: c.below(2) == 0 ? WallTime(micros: wall - step / 2, utcOffsetSeconds: 0) : nil))
             case 19: add(.daemonStarted)
+            case 20:
+                requests += 1
+                add(.timeRequested(id: "r\(requests)", minutes: Int64(1 + c.below(60)), reason: c.below(2) == 0 ? "please" : nil))
+            case 21:
+                add(.requestDecided(RequestDecision(id: "r\(max(1, requests - c.below(3)))", approved: c.below(3) != 0,
+                                                    pay: c.below(2) == 0 ? .points : .gift,
+                                                    minutes: c.below(3) == 0 ? Int64(1 + c.below(60)) : nil, by: "mom")))
+            case 22:
+                let chore = c.pick(["Dishes", "Trash", "Piano", "Tidy room", "Dishez"])
+                if c.below(2) == 0 {
+                    add(.choreDone(chore: chore))
+                } else {
+                    add(.choreDecided(chore: chore, approved: c.below(3) != 0, by: "mom", reason: nil))
+                }
+                if c.below(4) == 0 { add(.redeem(minutes: Int64(1 + c.below(30)), by: RequestDecision.child)) }
             default: add(.tick)
             }
         }
@@ -82,7 +101,7 @@ public struct EngineInput {
     }
 
     /// A policy in the spec's words, its numbers chosen by the bytes (always a valid policy).
-    static func policy(_ c: inout Choices) -> Policy {
+    static func policy(_ c: inout Choices, family: UInt32) -> Policy {
         var text = """
             version = 1
             timezone = "\(c.pick(["UTC", "Europe/Berlin", "America/New_York"]))"
@@ -99,6 +118,10 @@ public struct EngineInput {
         text += "redemption_expires_after = \"\(c.pick(["3h", "1d", "7d"]))\"\n"
         text += "counts_while = \"\(c.pick(["running", "focused"]))\"\n"
         text += "unknown_apps = \"\(c.pick(["neutral", "reward"]))\"\n"
+        if family & 3 != 0 { text += "daily_allowance = \"\([10, 30, 90][Int(family & 3) - 1])m\"\n" }
+        if family & 4 != 0 { text += "child_may_redeem = true\n" }
+        if family & 8 != 0 { text += "child_redeem_daily_max = \"\(15 + (family >> 4) % 60)m\"\n" }
+        text += "[requests]\nexpire_after = \"\(1 + (family >> 10) % 90)m\"\nmax_per_day = \((family >> 16) % 7)\n"
         text += """
             [validation]
             strictness = "\(c.pick(["lenient", "moderate", "strict"]))"
@@ -140,6 +163,25 @@ public struct EngineInput {
             category = "neutral"
             exe = ["/usr/bin/xterm"]
 
+            [[chores]]
+            name = "Dishes"
+            points = 20
+
+            [[chores]]
+            name = "Trash"
+            points = 10
+            every = "week"
+
+            [[chores]]
+            name = "Piano"
+            points = 15
+            every = ["mon", "thu"]
+
+            [[chores]]
+            name = "Tidy room"
+            points = 50
+            every = "once"
+
             """
         do { return try PolicyLoader.parse(text, systemZone: TimeZone(identifier: "UTC")!) } catch {
             preconditionFailure("the fuzz policy is not valid: \(error)\n\(text)")
@@ -165,13 +207,31 @@ public enum EngineInvariants {
             if s.refused.contains(where: { $0.seconds < 0 }) { return "\(s.app): a refusal of negative time" }
             if s.category != .learning, s.points != 0 { return "\(s.app) (\(s.category)) earned \(s.points) points" }
         }
-        // Reward time used never exceeds what was granted, and every granted second is accounted for.
-        if r.reward.used > r.reward.granted { return "reward used \(r.reward.used) µs of \(r.reward.granted) granted" }
-        if r.reward.used + r.reward.remaining + r.reward.expired != r.reward.granted {
-            return "reward used + remaining + expired is not what was granted: \(r.reward)"
+        // Reward time used never exceeds what was granted and allowed, and every granted second is
+        // accounted for; the allowance is never used beyond what was given.
+        if r.reward.allowanceUsed > r.reward.allowance { return "allowance used \(r.reward.allowanceUsed) µs of \(r.reward.allowance)" }
+        let usedOfGrants = r.reward.used - r.reward.allowanceUsed
+        if usedOfGrants < 0 || usedOfGrants > r.reward.granted { return "reward used \(r.reward.used) µs of \(r.reward.granted) granted and \(r.reward.allowanceUsed) allowance" }
+        if usedOfGrants + r.reward.remaining + r.reward.expired != r.reward.granted {
+            return "reward used (of grants) + remaining + expired is not what was granted: \(r.reward)"
         }
-        let granted = r.ledger.compactMap { $0.kind == .redeemed ? $0.rewardSeconds : nil }.reduce(0, +)
-        if granted != r.reward.granted { return "the ledger's redemptions grant \(granted) µs, the budget says \(r.reward.granted)" }
+        let granted = r.ledger.compactMap { $0.kind == .redeemed || $0.kind == .gifted ? $0.rewardSeconds : nil }.reduce(0, +)
+        if granted != r.reward.granted { return "the ledger's redemptions and gifts grant \(granted) µs, the budget says \(r.reward.granted)" }
+        // Gifts cost nothing; chores pay what the policy says; an approved request was paid once.
+        if r.ledger.contains(where: { $0.kind == .gifted && $0.points != 0 }) { return "a gift cost points" }
+        for e in r.ledger where e.kind == .chore {
+            if e.points != policy.chores.first(where: { $0.name == e.note })?.points { return "chore \(e.note ?? "?") paid \(e.points)" }
+        }
+        for q in r.requests where q.state == .approved {
+            let seconds = (q.minutesGranted ?? 0) * 60_000_000
+            guard r.ledger.contains(where: { $0.at == q.decidedAt && ($0.kind == (q.pay == .gift ? .gifted : .redeemed)) && $0.rewardSeconds == seconds }) else {
+                return "request \(q.id) was approved, but no ledger entry paid it"
+            }
+        }
+        if r.choreClaims.filter({ $0.state == .approved }).count != r.ledger.filter({ $0.kind == .chore }).count {
+            return "approved chores and chore entries differ"
+        }
+        if r.requests.contains(where: { $0.state == .approved && ($0.minutesGranted ?? 0) > $0.minutes }) { return "a request granted more than asked" }
         // The log written and read back replays the same.
         var reread: [Event] = []
         for e in events {

@@ -137,6 +137,12 @@ struct PolicyReader {
         return d
     }
 
+    private mutating func boolean(_ f: [String: TOMLNode], _ key: String, _ path: String) -> Bool? {
+        guard let v = f[key] else { return nil }
+        guard case .boolean(let b) = v else { problem(join(path, key), "'\(key)' must be true or false, not \(v.typeName)"); return nil }
+        return b
+    }
+
     private mutating func stringList(_ f: [String: TOMLNode], _ key: String, _ path: String) -> [String]? {
         guard let v = f[key] else { return nil }
         if case .string(let s) = v { return [s] }
@@ -168,7 +174,8 @@ struct PolicyReader {
     // MARK: The policy
 
     mutating func read(_ root: TOMLNode, systemZone: () -> TimeZone) -> Policy? {
-        let top = fields(root, at: "", known: ["version", "timezone", "points", "rewards", "validation", "enforcement", "parents", "apps"], label: "")
+        let top = fields(root, at: "", known: ["version", "timezone", "points", "rewards", "validation", "enforcement", "parents", "apps",
+                                                     "requests", "chores"], label: "")
         if let v = top["version"] {
             if case .integer(let n) = v, n == 1 {} else {
                 problem("version", "this screentime reads policy version 1; the file says version = \(v.typeNameOrValue)")
@@ -195,10 +202,12 @@ struct PolicyReader {
         let enforcement = readEnforcement(top["enforcement"])
         let parents = readParents(top["parents"])
         let apps = readApps(top["apps"])
+        let requests = readRequests(top["requests"])
+        let chores = readChores(top["chores"])
 
         guard problems.isEmpty else { return nil }
         return Policy(timeZone: zone, points: points, rewards: rewards, validation: validation,
-                      enforcement: enforcement, parents: parents, apps: apps)
+                      enforcement: enforcement, parents: parents, apps: apps, requests: requests, chores: chores)
     }
 
     private mutating func readPoints(_ node: TOMLNode?, defaultCap: Microseconds) -> Policy.Points {
@@ -210,7 +219,8 @@ struct PolicyReader {
     }
 
     private mutating func readRewards(_ node: TOMLNode?, defaultCountsWhile: Policy.CountsWhile) -> Policy.Rewards {
-        let f = node.map { fields($0, at: "rewards", known: ["daily_limit", "weekly_limit", "allowed_hours", "redemption_expires_after", "counts_while", "unknown_apps"], label: " in [rewards]") } ?? [:]
+        let f = node.map { fields($0, at: "rewards", known: ["daily_limit", "weekly_limit", "allowed_hours", "redemption_expires_after", "counts_while", "unknown_apps",
+                                                                  "daily_allowance", "child_may_redeem", "child_redeem_daily_max"], label: " in [rewards]") } ?? [:]
         var hours: [HourWindow]? = nil
         if let texts = stringList(f, "allowed_hours", "rewards") {
             var windows: [HourWindow] = []
@@ -233,7 +243,72 @@ struct PolicyReader {
             allowedHours: hours,
             redemptionExpiresAfter: duration(f, "redemption_expires_after", "rewards"),
             countsWhile: choice(f, "counts_while", "rewards", Policy.CountsWhile.self, options: ["running", "focused"]) ?? defaultCountsWhile,
-            unknownApps: choice(f, "unknown_apps", "rewards", Policy.UnknownApps.self, options: ["neutral", "reward"]) ?? .neutral)
+            unknownApps: choice(f, "unknown_apps", "rewards", Policy.UnknownApps.self, options: ["neutral", "reward"]) ?? .neutral,
+            dailyAllowance: duration(f, "daily_allowance", "rewards", allowZero: true),
+            childMayRedeem: boolean(f, "child_may_redeem", "rewards") ?? false,
+            childRedeemDailyMax: duration(f, "child_redeem_daily_max", "rewards", allowZero: true))
+    }
+
+    private mutating func readRequests(_ node: TOMLNode?) -> Policy.Requests {
+        let f = node.map { fields($0, at: "requests", known: ["expire_after", "max_per_day"], label: " in [requests]") } ?? [:]
+        let d = Policy.Requests()
+        return Policy.Requests(expireAfter: duration(f, "expire_after", "requests") ?? d.expireAfter,
+                               maxPerDay: integer(f, "max_per_day", "requests", min: 0, max: 1000).map { Int($0) } ?? d.maxPerDay)
+    }
+
+    private mutating func readChores(_ node: TOMLNode?) -> [Chore] {
+        guard let node else { return [] }
+        guard case .array(let items) = node else {
+            problem("chores", "'chores' must be written as [[chores]] tables, not \(node.typeName)")
+            return []
+        }
+        var out: [Chore] = []
+        for (i, item) in items.enumerated() {
+            let path = "chores[\(i)]"
+            let f = fields(item, at: path, known: ["name", "points", "every"], label: " in [[chores]]")
+            guard let name = string(f, "name", path), !name.trimmingCharacters(in: .whitespaces).isEmpty else {
+                if f["name"] == nil { problem(path, "a [[chores]] entry needs a name") } else { problem(join(path, "name"), "a chore's name must not be empty") }
+                continue
+            }
+            if out.contains(where: { $0.name == name }) { problem(join(path, "name"), "two [[chores]] entries are named \"\(name)\"") }
+            guard f["points"] != nil else { problem(path, "the chore \"\(name)\" needs 'points' (what it pays when a parent approves it)"); continue }
+            guard let points = integer(f, "points", path, min: 1) else { continue }
+            var every = Chore.Every.day
+            if let v = f["every"] {
+                switch v {
+                case .string(let s):
+                    switch s {
+                    case "day": every = .day
+                    case "week": every = .week
+                    case "once": every = .once
+                    default:
+                        let hint = Weekday(name: s) != nil ? " (for weekdays write a list: [\"\(s)\"])" : suggestion(for: s, among: ["day", "week", "once"])
+                        problem(join(path, "every"), "'every' must be \"day\", \"week\", \"once\" or a list of weekdays such as [\"mon\", \"thu\"], not \"\(s)\"" + hint)
+                        continue
+                    }
+                case .array(let items):
+                    var days: [Weekday] = []
+                    var bad = false
+                    for item in items {
+                        guard case .string(let s) = item, let day = Weekday(name: s) else {
+                            let text = { if case .string(let s) = item { return "\"\(s)\"" + suggestion(for: s, among: Weekday.allCases.map(\.name)) } else { return item.typeName } }()
+                            problem(join(path, "every"), "'every' lists weekdays as mon tue wed thu fri sat sun, not \(text)")
+                            bad = true
+                            break
+                        }
+                        if !days.contains(day) { days.append(day) }
+                    }
+                    if bad { continue }
+                    guard !days.isEmpty else { problem(join(path, "every"), "'every' lists no weekday"); continue }
+                    every = .weekdays(days.sorted())
+                default:
+                    problem(join(path, "every"), "'every' must be \"day\", \"week\", \"once\" or a list of weekdays, not \(v.typeName)")
+                    continue
+                }
+            }
+            out.append(Chore(name: name, points: points, every: every))
+        }
+        return out
     }
 
     private mutating func readValidation(_ node: TOMLNode?) -> Policy.Validation {

@@ -236,7 +236,30 @@ struct Child {
             let done = enforcer.resume(pid, process: engine.process(pid))
             log("\(at(w)) resume pid \(pid): \(done)", ["event": "resume", "pid": "\(pid)", "signalled": "\(done)"])
         case .refused(let r):
-            log("\(at(r.at)) refused \(r.request): \(r.reason)", level: .notice, ["event": "refused", "request": "\(r.request)"])
+            log("\(at(r.at)) refused \(r.request): \(r.reason) (\(r.code.rawValue))", level: .notice,
+                ["event": "refused", "request": "\(r.request)", "reason": "\(r.code.rawValue)"])
+        case .request(let r):
+            var fields: Logger.Metadata = ["event": "time_request", "request_id": "\(r.id)", "state": "\(r.state.rawValue)", "minutes": "\(r.minutes)"]
+            fields["by"] = r.by.map { "\($0)" }
+            let what: String
+            switch r.state {
+            case .pending: what = "asks for \(r.minutes) min of game time" + (r.reason.map { " (\"\($0)\")" } ?? "")
+            case .approved: what = "was given \(r.minutesGranted ?? r.minutes) min (\(r.pay?.rawValue ?? "points"))" + (r.by.map { " by \($0)" } ?? "")
+            case .denied: what = "was denied" + (r.by.map { " by \($0)" } ?? "") + (r.answer.map { ": \($0)" } ?? "")
+            case .expired: what = "expired: nobody answered"
+            case .refused: what = "was refused: too many requests today"
+            }
+            log("\(at(r.decidedAt ?? r.at)) request \(r.id) \(what)" + told, level: .notice, fields)
+        case .chore(let c):
+            var fields: Logger.Metadata = ["event": "chore", "chore": "\(c.chore)", "state": "\(c.state.rawValue)"]
+            fields["by"] = c.by.map { "\($0)" }
+            let what: String
+            switch c.state {
+            case .pending: what = "claimed as done; waits for a parent"
+            case .approved: what = "approved" + (c.by.map { " by \($0)" } ?? "") + ": \(c.points ?? 0) points"
+            case .rejected: what = "rejected" + (c.by.map { " by \($0)" } ?? "") + (c.answer.map { ": \($0)" } ?? "")
+            }
+            log("\(at(c.decidedAt ?? c.at)) chore \(c.chore) \(what)" + told, level: .notice, fields)
         case .clockFault(let f):
             log("\(at(f.at)) a clock that cannot be true: \(f.words); nothing was counted by it", level: .error,
                 ["event": "clock_fault", "reason": "\(f.kind.rawValue)", "boot_ahead_seconds": seconds(f.bootAhead)])
@@ -270,6 +293,14 @@ struct Child {
             fields["note"] = entry.note.map { "\($0)" }
             log("\(at) points adjusted by \(entry.points > 0 ? "+" : "")\(entry.points)" + (entry.note.map { " (\($0))" } ?? "")
                 + "; balance \(entry.balanceAfter)", level: .notice, fields)
+        case .chore:
+            return      // told with the chore's approval
+        case .gifted:
+            fields["event"] = "gift"
+            fields["reward_seconds"] = "\((entry.rewardSeconds ?? 0) / Seconds.micro)"
+            fields["by"] = entry.note.map { "\($0)" }
+            log("\(at) \(DurationText.words(entry.rewardSeconds ?? 0)) of game time given" + (entry.note.map { " by \($0)" } ?? "")
+                + " without points", level: .notice, fields)
         case .expired:
             fields["event"] = "expire"
             fields["reward_seconds"] = "\((entry.rewardSeconds ?? 0) / Seconds.micro)"

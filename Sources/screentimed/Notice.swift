@@ -32,6 +32,32 @@ struct Notice: Equatable {
                               urgency: .normal)
             }
             return Notice(summary: "\(r.app): no points this time", body: notCounted.joined(separator: " "), urgency: .normal)
+        case .request(let r):
+            switch r.state {
+            case .approved:
+                let minutes = r.minutesGranted ?? r.minutes
+                let paid = r.pay == .gift ? "a gift from \(r.by ?? "a parent")" : "paid with your points"
+                return Notice(summary: "Yes: \(minutes) more minutes of game time",
+                              body: "You asked for \(r.minutes) minutes; \(minutes) were given, \(paid).", urgency: .normal)
+            case .denied:
+                return Notice(summary: "No more game time this time",
+                              body: "Your request for \(r.minutes) minutes was denied" + (r.answer.map { ": \($0)" } ?? ".") , urgency: .normal)
+            case .expired:
+                return Notice(summary: "Nobody answered your request",
+                              body: "Your request for \(r.minutes) minutes was not answered in time. You can ask again.", urgency: .normal)
+            case .pending, .refused:
+                return nil     // the child sees these in what `stctl ask` answers
+            }
+        case .chore(let c):
+            switch c.state {
+            case .approved:
+                return Notice(summary: "+\(c.points ?? 0) points for \(c.chore)", body: "A parent approved your chore.", urgency: .normal)
+            case .rejected:
+                return Notice(summary: "\(c.chore) was not approved",
+                              body: "A parent rejected it" + (c.answer.map { ": \($0)" } ?? ".") + " You can claim it again when it is done.", urgency: .normal)
+            case .pending:
+                return nil
+            }
         default:
             return nil
         }

@@ -82,6 +82,28 @@ struct ReplayBinaryTests {
         }
     }
 
+    static let familyScenarios = root.appendingPathComponent("Tests/Scenarios/family")
+    static let familyNames = (try? FileManager.default.contentsOfDirectory(atPath: familyScenarios.path).sorted()) ?? []
+
+    /// The family scenarios, checked by the company's own checker (a copy in Tests/Scenarios), which
+    /// reads dotted keys and `match_include` as `../shared/scenarios/README.md` says.
+    @Test("the family scenarios hold against the binary (check-scenario)", arguments: familyNames)
+    func familyScenario(_ name: String) throws {
+        #expect(Self.familyNames.count >= 2)
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        p.arguments = [Self.root.appendingPathComponent("Tests/Scenarios/check-scenario").path, Self.familyScenarios.appendingPathComponent(name).path]
+        p.environment = ["SCREENTIMED": Self.binary, "PATH": "/usr/bin:/bin"]
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = out
+        try p.run()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        #expect(p.terminationStatus == 0, "\(text)")
+        #expect(text.contains("ok   \(name)") && text.contains("1 passed, 0 failed"), "\(text)")
+    }
+
     @Test("a malformed event line: exit 2, 'file:line: reason' on stderr, nothing on stdout")
     func malformedLine() throws {
         let events = try Self.temp("bad.jsonl", """

@@ -94,6 +94,7 @@ func testPolicy(_ overrides: [String: String?] = [:], apps extra: String = "") -
                      ("redemption_expires_after", "\"7d\""), ("counts_while", "\"running\"")]),
         ("validation", [("strictness", "\"moderate\"")]),
         ("enforcement", [("warn_before", "[\"5m\", \"1m\"]"), ("action", "\"terminate\""), ("grace", "\"15s\"")]),
+        ("requests", []),
     ]
     var text = ""
     var used = Set<String>()

@@ -71,8 +71,11 @@ extension ControlRequest {
             case ("passphrase", .string(let s)): request.passphrase = s
             case ("user", .string(let s)): request.user = s
             case ("id", .string(let s)): request.id = s
+            case ("request_id", .string(let s)): request.requestID = s
+            case ("chore", .string(let s)): request.chore = s
+            case ("gift", .bool(let b)): request.gift = b
             case ("v", _), ("command", _), ("minutes", _), ("points", _), ("reason", _), ("event", _), ("hook", _), ("days", _), ("day", _),
-                 ("passphrase", _), ("user", _), ("id", _):
+                 ("passphrase", _), ("user", _), ("id", _), ("request_id", _), ("chore", _), ("gift", _):
                 throw Malformed()
             default: break
             }
@@ -89,7 +92,10 @@ extension ControlReply {
     public var line: [UInt8] {
         // Lists (apps, history, sessions, report) are rare and not hot: Foundation's encoder writes
         // them. (A field added to ControlReply must be written here too, or be one of these.)
-        if apps != nil || history != nil || sessions != nil || report != nil { return ControlProtocol.encode(self) }
+        if apps != nil || history != nil || sessions != nil || report != nil || request != nil || requests != nil || chores != nil
+            || status?.requests != nil || status?.chores != nil {
+            return ControlProtocol.encode(self)
+        }
         var w = JSONWriter()
         func text(_ t: String?) { if let t { w.string(t) } else { w.null() } }
         w.beginObject()
@@ -127,6 +133,8 @@ extension ControlReply {
             w.key("proc"); w.bool(s.observers.proc)
             w.endObject()
             w.key("points_per_reward_minute"); w.int(s.pointsPerRewardMinute)
+            if let a = s.allowanceLeftSeconds { w.key("allowance_left_seconds"); w.int(a) }
+            if let a = s.allowanceTodaySeconds { w.key("allowance_today_seconds"); w.int(a) }
             w.key("points_today"); w.int(s.pointsToday)
             w.key("reward_available_seconds"); w.int(s.rewardAvailableSeconds)
             w.key("reward_remaining_seconds"); w.int(s.rewardRemainingSeconds)
@@ -168,6 +176,22 @@ public struct ControlRequest: Codable, Sendable, Equatable {
         case redeem
         /// Parents: a bonus or a penalty.
         case adjust
+        /// The child: ask for more game time (`minutes`, optional `reason`).
+        case ask
+        /// The child and parents: pending requests and those of the last week (system mode, a
+        /// parent without `user`: of every child they are a parent of).
+        case requests
+        /// Parents: approve a request (`request_id`; `gift`: without points; `minutes`: fewer).
+        case approve
+        /// Parents: deny a request (`request_id`, optional `reason`).
+        case deny
+        /// The child and parents: the policy's chores and where each stands.
+        case chores
+        /// The child: a chore is done (`chore`).
+        case choreDone = "chore_done"
+        /// Parents: approve (pay) or reject (`reason`) the pending claim of a chore (`chore`).
+        case choreApprove = "chore_approve"
+        case choreReject = "chore_reject"
         /// The watched child's desktop hook: one event (focus, input, idle, lock), stamped by the daemon.
         case hookEvent = "hook_event"
         /// The child and parents: the programs seen lately and how the policy classifies them.
@@ -206,6 +230,12 @@ public struct ControlRequest: Codable, Sendable, Equatable {
     /// `hook_event` from a desktop hook that stays connected ("x11", "sway"): the daemon counts
     /// the connection as a hook, and when the last hook goes, nothing is focused any more.
     public var hook: String?
+    /// `approve`, `deny`: the child's request answered (its id, as `requests` lists it).
+    public var requestID: String?
+    /// `chore_done`, `chore_approve`, `chore_reject`: the chore's name.
+    public var chore: String?
+    /// `approve`: the minutes are a gift, not paid with the child's points.
+    public var gift: Bool?
 
     public init(_ command: Command, minutes: Int64? = nil, points: Int64? = nil, reason: String? = nil, event: String? = nil, hook: String? = nil) {
         self.v = ControlProtocol.version
@@ -244,10 +274,20 @@ public struct ControlReply: Codable, Sendable, Equatable {
     public var sessions: [SessionLine]?
     /// report: one summary per day, oldest first.
     public var report: [ReportDay]?
+    /// ask, approve, deny: the request as it stands after.
+    public var request: RequestLine?
+    /// requests: pending ones first, then the last week's, newest first.
+    public var requests: [RequestLine]?
+    /// chores: each chore of the policy and where it stands; chore_done and the answers: the one.
+    public var chores: [ChoreLine]?
 
     public init(ok: Bool, error: String? = nil, status: Status? = nil, balance: Int64? = nil, cost: Int64? = nil, apps: [SeenApp]? = nil,
-                history: [LedgerLine]? = nil, sessions: [SessionLine]? = nil, report: [ReportDay]? = nil, note: String? = nil) {
+                history: [LedgerLine]? = nil, sessions: [SessionLine]? = nil, report: [ReportDay]? = nil, note: String? = nil,
+                request: RequestLine? = nil, requests: [RequestLine]? = nil, chores: [ChoreLine]? = nil) {
         self.ok = ok
+        self.request = request
+        self.requests = requests
+        self.chores = chores
         self.note = note
         self.error = error
         self.status = status
@@ -268,7 +308,8 @@ public struct ControlReply: Codable, Sendable, Equatable {
         public var learningRefusedSeconds: Int64
         /// Why learning time was not credited, the largest first.
         public var refused: [SessionLine.Refusal]
-        /// From the ledger: points earned by learning, spent on reward time, and given or taken by parents.
+        /// From the ledger: points earned by learning, spent on reward time, and given or taken by
+        /// parents (adjustments and approved chores).
         public var pointsEarned: Int64
         public var pointsSpent: Int64
         public var pointsAdjusted: Int64
@@ -315,7 +356,7 @@ public struct ControlReply: Codable, Sendable, Equatable {
     /// A ledger entry as `stctl history` shows it.
     public struct LedgerLine: Codable, Sendable, Equatable {
         public var at: String
-        /// earned, redeemed, adjusted, expired
+        /// earned, redeemed, adjusted, expired, chore, gifted
         public var kind: String
         public var points: Int64
         public var balanceAfter: Int64
@@ -402,6 +443,59 @@ public struct ControlReply: Codable, Sendable, Equatable {
 
     public static func refused(_ why: String) -> ControlReply { ControlReply(ok: false, error: why) }
 
+    /// A child's request for game time, as `stctl requests` shows it.
+    public struct RequestLine: Codable, Sendable, Equatable {
+        /// System mode: whose request it is.
+        public var child: String?
+        public var id: String
+        public var at: String
+        public var minutes: Int64
+        /// The child's words.
+        public var reason: String?
+        /// pending, approved, denied, expired, refused
+        public var state: String
+        /// Pending: when it expires unanswered.
+        public var expiresAt: String?
+        /// Approved: `points` or `gift`, and the minutes given.
+        public var pay: String?
+        public var minutesGranted: Int64?
+        public var decidedAt: String?
+        public var by: String?
+        /// The parent's words.
+        public var answer: String?
+
+        public init(child: String?, id: String, at: String, minutes: Int64, reason: String?, state: String, expiresAt: String?,
+                    pay: String?, minutesGranted: Int64?, decidedAt: String?, by: String?, answer: String?) {
+            self.child = child; self.id = id; self.at = at; self.minutes = minutes; self.reason = reason; self.state = state
+            self.expiresAt = expiresAt; self.pay = pay; self.minutesGranted = minutesGranted; self.decidedAt = decidedAt
+            self.by = by; self.answer = answer
+        }
+    }
+
+    /// A chore and where it stands this period (or an older claim still waiting), as `stctl chores` shows it.
+    public struct ChoreLine: Codable, Sendable, Equatable {
+        public var child: String?
+        public var chore: String
+        public var points: Int64
+        /// "every day", "once a week", "once", "on mon, thu"
+        public var every: String
+        /// open (may be claimed now), pending (claimed, waits for a parent), approved, rejected
+        /// (may be claimed again), not_due (not today, or done this period)
+        public var state: String
+        /// Why it may not be claimed now, in words.
+        public var note: String?
+        public var claimedAt: String?
+        public var decidedAt: String?
+        public var by: String?
+        public var answer: String?
+
+        public init(child: String?, chore: String, points: Int64, every: String, state: String, note: String?,
+                    claimedAt: String?, decidedAt: String?, by: String?, answer: String?) {
+            self.child = child; self.chore = chore; self.points = points; self.every = every; self.state = state; self.note = note
+            self.claimedAt = claimedAt; self.decidedAt = decidedAt; self.by = by; self.answer = answer
+        }
+    }
+
     public struct Status: Codable, Sendable, Equatable {
         public var balance: Int64
         /// Reward time that can be used from now on without a break: the least of redeemed
@@ -430,6 +524,13 @@ public struct ControlReply: Codable, Sendable, Equatable {
         /// The last things the child was told (warnings, stops, points), newest last: for the
         /// GNOME Shell extension, which shows those the daemon could not show itself.
         public var notices: [Notice]? = nil
+        /// With a `daily_allowance`: what is left of today's, and how much it is.
+        public var allowanceLeftSeconds: Int64? = nil
+        public var allowanceTodaySeconds: Int64? = nil
+        /// Requests pending, and those answered today (nil: none).
+        public var requests: [RequestLine]? = nil
+        /// Chore claims waiting for a parent, or answered today (nil: none).
+        public var chores: [ChoreLine]? = nil
 
         /// One thing the child was told. `id` grows by one for each (from the daemon's start);
         /// `shown`: the daemon showed it as a desktop notification itself.
@@ -472,6 +573,10 @@ public struct ControlReply: Codable, Sendable, Equatable {
             try c.encode(hooks, forKey: .hooks)
             try c.encode(blindSpots, forKey: .blindSpots)
             try c.encodeIfPresent(notices, forKey: .notices)
+            try c.encodeIfPresent(allowanceLeftSeconds, forKey: .allowanceLeftSeconds)
+            try c.encodeIfPresent(allowanceTodaySeconds, forKey: .allowanceTodaySeconds)
+            try c.encodeIfPresent(requests, forKey: .requests)
+            try c.encodeIfPresent(chores, forKey: .chores)
         }
 
         public init(balance: Int64, rewardAvailableSeconds: Int64, rewardRemainingSeconds: Int64, rewardTodayRemainingSeconds: Int64,

@@ -4,6 +4,8 @@
 struct FamilyState: Sendable, Codable {
     var requests: [TimeRequest] = []
     var claims: [ChoreClaim] = []
+    /// Every `time_requested` seen, for new ids: the daemon names the next request by it.
+    var asked: Int64 = 0
     /// The child's own redemptions on `redeemDay`.
     var redeemDay: Int64 = 0
     var redeemedOnDay: Microseconds = 0
@@ -65,7 +67,21 @@ extension Engine {
         }
     }
 
+    /// How many requests the child has made (refused ones too): the daemon's next id is this + 1.
+    public var requestsAsked: Int64 { family.asked }
+
+    /// The policy's chores, each with the claim of it in the current period (nil: none yet) and,
+    /// when it may not be claimed now, why.
+    public var choresToday: [(chore: Chore, claim: ChoreClaim?, notDue: String?)] {
+        policy.chores.map { chore in
+            let period = period(of: chore)
+            let claim = period.flatMap { p in family.claims.last { $0.chore == chore.name && $0.period == p } }
+            return (chore, claim, choreNotDue(chore))
+        }
+    }
+
     mutating func timeRequested(id: String, minutes: Int64, reason: String?, at t: Microseconds) {
+        family.asked += 1
         let what = "ask for \(minutes) min"
         guard !family.requests.contains(where: { $0.id == id }) else {
             refuse(what, .requestExists, "a request with id \(id) exists already", at: t)

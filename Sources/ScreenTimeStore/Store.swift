@@ -76,7 +76,8 @@ public final class Store: Sendable {
 
     // MARK: Schema
 
-    private static let migrations = ["v1-event-log-ledger-sessions", "v2-checkpoints", "v3-log-base", "v4-session-refusals", "v5-days", "v6-answered-requests"]
+    private static let migrations = ["v1-event-log-ledger-sessions", "v2-checkpoints", "v3-log-base", "v4-session-refusals", "v5-days", "v6-answered-requests",
+                                     "v7-family-ledger-kinds"]
 
     private func migrate(readOnly: Bool) throws(StoreError) {
         var migrator = DatabaseMigrator()
@@ -156,6 +157,26 @@ public final class Store: Sendable {
         migrator.registerMigration(Store.migrations[5]) { db in
             // Parent requests answered, by their client's id; wrong passphrases by caller (AnsweredRequests.swift).
             try db.execute(sql: Store.answeredSchema)
+        }
+        migrator.registerMigration(Store.migrations[6]) { db in
+            // The family loop's entries: chores, gifts, streak bonuses. SQLite cannot change a CHECK
+            // constraint: the table is made again, every row and hash as it was.
+            try db.execute(sql: """
+                CREATE TABLE ledger_v7 (
+                    seq INTEGER PRIMARY KEY,
+                    at_micros INTEGER NOT NULL,
+                    kind TEXT NOT NULL CHECK (kind IN ('earned', 'redeemed', 'adjusted', 'expired', 'chore', 'gifted', 'bonus')),
+                    points INTEGER NOT NULL,
+                    balance_after INTEGER NOT NULL,
+                    note TEXT,
+                    reward_micros INTEGER,
+                    previous_hash TEXT NOT NULL,
+                    hash TEXT NOT NULL UNIQUE
+                );
+                INSERT INTO ledger_v7 SELECT seq, at_micros, kind, points, balance_after, note, reward_micros, previous_hash, hash FROM ledger;
+                DROP TABLE ledger;
+                ALTER TABLE ledger_v7 RENAME TO ledger;
+                """)
         }
         do {
             try pool.read { db in try Store.refuseUnknownSchema(db, path: path, readOnly: readOnly) }

@@ -17,39 +17,15 @@ extension Child {
         let who = caller.name
         let strangerRefused = ControlReply.refused(system ? "only \(name) and their parents may ask about \(name); you are \(who)"
                                                           : "only the child this daemon watches, and parents, may ask; you are \(who)")
-        func parentOnly(_ what: String) -> ControlReply? {
-            if role == .parent { return nil }
-            guard let phrase = request.passphrase else {
-                return .refused("\(what) is for parents: run it as root (sudo stctl …) or as a user in the policy's [parents] users or groups, or give the parent passphrase; you are \(who)")
-            }
-            guard let hash = live.engine.policy.parents.passphraseHash else {
-                return .refused("\(what) is for parents, and the policy sets no parent passphrase ([parents] passphrase_hash); you are \(who)")
-            }
-            var gate = passphraseGate(of: peer.uid)
-            let outcome = gate.attempt(at: SystemClock.wallMicros(), check: { Passphrase.matches(phrase, hash: hash) })
-            keep(gate, of: peer.uid)
-            switch outcome {
-            case .accepted:
-                log("parent passphrase accepted from \(who) for \(what)", level: .notice, ["event": "passphrase_accepted", "request": "\(what)"])
-                return nil
-            case .wrong(let left):
-                log("wrong parent passphrase from \(who) for \(what)" + (left == 0 ? "; parent commands by passphrase are locked for 15 minutes for \(who)" : " (\(left) more before a 15-minute lock for \(who))"),
-                    level: .warning, ["event": "passphrase_wrong", "request": "\(what)"])
-                return .refused(left == 0 ? "wrong parent passphrase; that was the fifth: parent commands by passphrase are locked for 15 minutes"
-                                          : "wrong parent passphrase (\(left) more tries before a 15-minute lock)")
-            case .locked(let remaining):
-                log("parent passphrase from \(who) for \(what) not checked: locked after 5 wrong ones", level: .warning, ["event": "passphrase_locked", "request": "\(what)"])
-                return .refused("parent commands by passphrase are locked for \((remaining + 59_999_999) / 60_000_000) more minutes after 5 wrong passphrases")
-            }
-        }
         do {
             switch request.command {
             case .status:
                 guard role != .stranger else { return strangerRefused }
                 return ControlReply(ok: true, status: status(hooks: hooks))
             case .redeem:
-                if let no = parentOnly("redeem") { return no }
                 guard let minutes = request.minutes, (1...100_000).contains(minutes) else { return .refused("redeem needs minutes from 1 to 100000") }
+                if role == .child, request.passphrase == nil { return try childRedeem(request, minutes: minutes, caller: caller) }
+                if let no = refuseUnlessParent("redeem", request, caller: caller, role: role) { return no }
                 let asked = "redeem \(minutes)"
                 if let again = try answeredBefore(request, asked: asked, caller: caller) { return again }
                 let before = live.engine.ledger.balance
@@ -64,7 +40,7 @@ extension Child {
                 pending += effects   // the journal tells a refusal too
                 return reply(effects, live.engine)
             case .adjust:
-                if let no = parentOnly("adjust") { return no }
+                if let no = refuseUnlessParent("adjust", request, caller: caller, role: role) { return no }
                 guard let points = request.points, points != 0, abs(points) <= 1_000_000_000 else { return .refused("adjust needs non-zero points") }
                 guard let reason = request.reason, !reason.trimmingCharacters(in: .whitespaces).isEmpty else { return .refused("adjust needs a reason") }
                 let asked = "adjust \(points) \(reason)"
@@ -116,11 +92,13 @@ extension Child {
                 }
                 return ControlReply(ok: true, report: try report(days: Int(days), last: last))
             case .reload:
-                if let no = parentOnly("policy reload") { return no }
+                if let no = refuseUnlessParent("policy reload", request, caller: caller, role: role) { return no }
                 switch reloadPolicy(announce: announce) {
                 case .success(let what): return ControlReply(ok: true, note: what)
                 case .failure(let why): return .refused(why.description)
                 }
+            case .ask, .requests, .approve, .deny, .chores, .choreDone, .choreApprove, .choreReject:
+                return try answerFamily(request, from: caller, role: role, strangerRefused: strangerRefused)
             case .hookEvent:
                 guard peer.uid == uid || peer.uid == 0 else {
                     return .refused("hook events are taken only from \(system ? name + "'s" : "the watched child's") session; you are \(who)")
@@ -143,6 +121,36 @@ extension Child {
         }
     }
 
+    /// Nil when the caller is a parent (by uid, by group, or by the parent passphrase in the
+    /// request); else the refusal, saying how to be one.
+    mutating func refuseUnlessParent(_ what: String, _ request: ControlRequest, caller: ControlServer.Caller, role: Authority.Role) -> ControlReply? {
+        let peer = caller.credentials
+        let who = caller.name
+        if role == .parent { return nil }
+        guard let phrase = request.passphrase else {
+            return .refused("\(what) is for parents: run it as root (sudo stctl …) or as a user in the policy's [parents] users or groups, or give the parent passphrase; you are \(who)")
+        }
+        guard let hash = live.engine.policy.parents.passphraseHash else {
+            return .refused("\(what) is for parents, and the policy sets no parent passphrase ([parents] passphrase_hash); you are \(who)")
+        }
+        var gate = passphraseGate(of: peer.uid)
+        let outcome = gate.attempt(at: SystemClock.wallMicros(), check: { Passphrase.matches(phrase, hash: hash) })
+        keep(gate, of: peer.uid)
+        switch outcome {
+        case .accepted:
+            log("parent passphrase accepted from \(who) for \(what)", level: .notice, ["event": "passphrase_accepted", "request": "\(what)"])
+            return nil
+        case .wrong(let left):
+            log("wrong parent passphrase from \(who) for \(what)" + (left == 0 ? "; parent commands by passphrase are locked for 15 minutes for \(who)" : " (\(left) more before a 15-minute lock for \(who))"),
+                level: .warning, ["event": "passphrase_wrong", "request": "\(what)"])
+            return .refused(left == 0 ? "wrong parent passphrase; that was the fifth: parent commands by passphrase are locked for 15 minutes"
+                                      : "wrong parent passphrase (\(left) more tries before a 15-minute lock)")
+        case .locked(let remaining):
+            log("parent passphrase from \(who) for \(what) not checked: locked after 5 wrong ones", level: .warning, ["event": "passphrase_locked", "request": "\(what)"])
+            return .refused("parent commands by passphrase are locked for \((remaining + 59_999_999) / 60_000_000) more minutes after 5 wrong passphrases")
+        }
+    }
+
     /// Answers one request as the line to send, and whether it was a success: `answer`, but a
     /// `report` asked again within a second is the same bytes again (`ReportCache`).
     mutating func answerLine(_ request: ControlRequest, from caller: ControlServer.Caller, hooks: [String],
@@ -155,7 +163,7 @@ extension Child {
         let reply = answer(request, from: caller, hooks: hooks, announce: announce)
         let line = reply.line
         if let key, reply.ok { reports.keep(line, for: key, now: now) }
-        if [.redeem, .adjust, .reload].contains(request.command) { reports.forget() }
+        if [.redeem, .adjust, .reload, .approve, .choreApprove].contains(request.command) { reports.forget() }
         return (line, reply.ok)
     }
 
@@ -164,7 +172,7 @@ extension Child {
 
     /// A parent request whose id (`request.id`) this caller sent before: the reply it got then
     /// (it is not carried out again); nil when the id is new, or there is none (an older client).
-    private func answeredBefore(_ request: ControlRequest, asked: String, caller: ControlServer.Caller) throws -> ControlReply? {
+    func answeredBefore(_ request: ControlRequest, asked: String, caller: ControlServer.Caller) throws -> ControlReply? {
         guard let id = request.id else { return nil }
         guard !id.isEmpty, id.utf8.count <= Self.maxRequestID else {
             return .refused("a request id is 1 to \(Self.maxRequestID) bytes (stctl makes one, a UUID, for each command); nothing was changed")
@@ -274,7 +282,7 @@ extension Child {
                 learningRefusedSeconds: reasons.values.reduce(0, +) / Seconds.micro,
                 refused: reasons.sorted { ($1.value, $0.key.rawValue) < ($0.value, $1.key.rawValue) }
                     .map { .init(reason: $0.key.rawValue, seconds: $0.value / Seconds.micro) },
-                pointsEarned: points(.earned), pointsSpent: -points(.redeemed), pointsAdjusted: points(.adjusted),
+                pointsEarned: points(.earned), pointsSpent: -points(.redeemed), pointsAdjusted: points(.adjusted) + points(.chore),
                 rewardUsedSeconds: rewardUsed.map { $0 / Seconds.micro }, rewardDailyLimitSeconds: limit,
                 topApps: apps.sorted { ($1.value.seconds, $0.key) < ($0.value.seconds, $1.key) }.prefix(5)
                     .map { .init(app: $0.key, category: $0.value.category.rawValue, seconds: $0.value.seconds / Seconds.micro,
@@ -340,6 +348,11 @@ extension Child {
             observers: .init(proc: true, logind: logind?.watching ?? false, focusHook: !hooks.isEmpty, notifications: notifier?.available ?? false),
             hooks: hooks, blindSpots: blind)
         status.notices = recentNotices
+        if policy.rewards.dailyAllowance != nil {
+            status.allowanceLeftSeconds = r.allowanceLeftToday / Seconds.micro
+            status.allowanceTodaySeconds = (policy.rewards.dailyAllowance ?? 0) / Seconds.micro
+        }
+        (status.requests, status.chores) = familyStatus()
         return status
     }
 }

@@ -178,15 +178,37 @@ struct Daemon {
     /// Returns the reply, and for a hook event, the child it went to.
     mutating func answer(_ request: ControlRequest, from caller: ControlServer.Caller) -> ControlServer.Answer {
         func refused(_ why: String) -> ControlServer.Answer { ControlServer.Answer(line: ControlReply.refused(why).line, ok: false, child: nil) }
+        let caller = caller
+        let own = index(ofChild: caller.credentials.uid)
+        // System mode: a parent's requests and chores, of every child they are a parent of.
+        if request.user == nil, own == nil, children.count > 1, [.requests, .chores].contains(request.command) {
+            var reply = ControlReply(ok: true)
+            var theirs: [String] = []
+            for k in children.indices where children[k].currentAuthority().role(of: caller.credentials) == .parent {
+                theirs.append(children[k].name)
+                if request.command == .requests {
+                    reply.requests = (reply.requests ?? []) + children[k].requestLines()
+                } else {
+                    reply.chores = (reply.chores ?? []) + children[k].choreLines()
+                }
+            }
+            guard !theirs.isEmpty else {
+                return refused("you (\(caller.name)) are not a parent of any child watched here; a parent by passphrase names the child with --user NAME")
+            }
+            return ControlServer.Answer(line: reply.line, ok: true, child: nil)
+        }
         let i: Int
-        if let name = request.user {
+        if request.user == nil, own == nil, [.approve, .deny].contains(request.command), let id = request.requestID,
+           let holder = children.firstIndex(where: { $0.live.engine.requests.contains { $0.id == id } }) {
+            i = holder      // system mode: a request's id names its child ("emma-3")
+        } else if let name = request.user {
             guard let found = children.firstIndex(where: { $0.name == name }) else {
                 let mine = index(ofChild: caller.credentials.uid) != nil
                 return refused(mine ? "you may ask only about yourself, not \(name)"
                                     : "no child named \(name) is watched here" + (caller.credentials.uid == 0 ? " (children: \(children.map(\.name).joined(separator: ", ")))" : ""))
             }
             i = found
-        } else if let own = index(ofChild: caller.credentials.uid) {
+        } else if let own {
             i = own
         } else if children.count == 1 {
             i = 0

@@ -56,8 +56,17 @@ struct Status: ParsableCommand {
             ("Redeemed, left", minutes(s.rewardRemainingSeconds)),
             ("Learning today", minutes(s.learningTodaySeconds)),
         ]
+        if let left = s.allowanceLeftSeconds, let day = s.allowanceTodaySeconds {
+            rows.insert(("Free time today", "\(minutes(left)) of \(minutes(day)) left   (used before redeemed minutes)"), at: 3)
+        }
         if let app = s.currentApp {
             rows.append(("In use", "\(app): \(s.currentCounts ?? s.currentCategory ?? "")"))
+        }
+        for r in s.requests ?? [] {
+            rows.append(("Request \(r.id)", "\(r.minutes) min: \(Requests.state(r))" + (r.answer.map { " “\($0)”" } ?? "")))
+        }
+        for c in s.chores ?? [] {
+            rows.append(("Chore", "\(c.chore): \(choreState(c))"))
         }
         return rows
     }
@@ -95,7 +104,7 @@ struct Status: ParsableCommand {
 
     /// The tooltip: one line per row of `stctl status` ("Game time now: 20 min"), then the blind spots.
     static func barTooltip(_ s: ControlReply.Status) -> String {
-        let order = ["Game time now", "Game time today", "Redeemed, left", "Points", "Learning today", "In use"]
+        let order = ["Game time now", "Game time today", "Free time today", "Redeemed, left", "Points", "Learning today", "In use"]
         let rows = rows(s).sorted { (order.firstIndex(of: $0.0) ?? order.count) < (order.firstIndex(of: $1.0) ?? order.count) }
         // The terminal's rows space their remarks out ("42   (+0 today; …)"); a tooltip needs one space.
         let lines = rows.map { "\($0.0): \($0.1.replacingOccurrences(of: "   (", with: " ("))" } + s.blindSpots.map { "Note: \($0)" }
@@ -333,8 +342,10 @@ struct History: ParsableCommand {
                     let what: String
                     switch e.kind {
                     case "earned": what = "earned"
-                    case "redeemed": what = "bought \(minutes(e.rewardSeconds ?? 0)) of game time"
+                    case "redeemed": what = "bought \(minutes(e.rewardSeconds ?? 0)) of game time" + (e.note == "child" ? " (yourself)" : "")
                     case "expired": what = "\(minutes(e.rewardSeconds ?? 0)) of game time expired"
+                    case "gifted": what = "given \(minutes(e.rewardSeconds ?? 0)) of game time"
+                    case "chore": what = "chore done"
                     default: what = e.points >= 0 ? "bonus" : "penalty"
                     }
                     return [String(e.at.prefix(16)).replacingOccurrences(of: "T", with: " "), what,

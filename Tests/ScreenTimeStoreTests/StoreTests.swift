@@ -81,6 +81,39 @@ struct StoreTests {
         }
     }
 
+    @Test("a database from before the family loop is brought up to date: its ledger and hashes kept, chores and gifts stored after")
+    func familyLedgerKinds() throws {
+        let path = try Self.freshPath()
+        do {
+            let store = try Store(path: path)
+            var a = Store.Batch()
+            a.ledger = [LedgerEntry(at: 10, kind: .adjusted, points: 60, balanceAfter: 60, note: "chores"),
+                        LedgerEntry(at: 20, kind: .redeemed, points: -40, balanceAfter: 20, note: "mom", rewardSeconds: 1_200_000_000)]
+            try store.commit(a)
+        }
+        // The ledger table as schema v6 made it, which refuses the new kinds.
+        try Self.sqlite(path, """
+            CREATE TABLE old (seq INTEGER PRIMARY KEY, at_micros INTEGER NOT NULL,
+              kind TEXT NOT NULL CHECK (kind IN ('earned', 'redeemed', 'adjusted', 'expired')), points INTEGER NOT NULL,
+              balance_after INTEGER NOT NULL, note TEXT, reward_micros INTEGER, previous_hash TEXT NOT NULL, hash TEXT NOT NULL UNIQUE);
+            INSERT INTO old SELECT * FROM ledger; DROP TABLE ledger; ALTER TABLE old RENAME TO ledger;
+            DELETE FROM grdb_migrations WHERE identifier = 'v7-family-ledger-kinds';
+            """)
+        #expect { try Store(path: path, readOnly: true) } throws: { error in
+            (error as? StoreError)?.description.contains("lacks schema change 'v7-family-ledger-kinds'") == true
+        }
+        let store = try Store(path: path)
+        #expect(try store.ledger().map(\.entry.points) == [60, -40])
+        #expect(try store.firstBrokenLink() == nil)
+        var b = Store.Batch()
+        b.ledger = [LedgerEntry(at: 30, kind: .chore, points: 25, balanceAfter: 45, note: "Feed the cat"),
+                    LedgerEntry(at: 40, kind: .gifted, points: 0, balanceAfter: 45, note: "mum", rewardSeconds: 600_000_000)]
+        try store.commit(b)
+        #expect(try store.ledger().map(\.entry.kind) == [.adjusted, .redeemed, .chore, .gifted])
+        #expect(try store.firstBrokenLink() == nil)
+        #expect(try store.integrityCheck() == "ok")
+    }
+
     @Test("a file that is not a database is refused with a clear message")
     func notADatabase() throws {
         let path = try Self.freshPath()

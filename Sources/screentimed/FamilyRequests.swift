@@ -1,0 +1,200 @@
+import ControlProtocol
+import Foundation
+import ScreenTimeCore
+import ScreenTimeStore
+
+/// The family loop over the control socket (docs/family.md): a child asks and claims chores, a
+/// parent answers. Who may ask is checked here, before anything is logged; what a request may do
+/// (is the chore due, can the balance pay) is the engine's. Everything that changes the state is
+/// saved before it is answered, and a retry with the same request id is answered, not done again.
+extension Child {
+    /// The longest reason a child or parent may give, in characters.
+    static let maxWords = 300
+
+    mutating func answerFamily(_ request: ControlRequest, from caller: ControlServer.Caller, role: Authority.Role,
+                               strangerRefused: ControlReply) throws -> ControlReply {
+        let who = caller.name
+        let peer = caller.credentials
+        if let words = request.reason, words.count > Self.maxWords {
+            return .refused("the reason is \(words.count) characters long; at most \(Self.maxWords), please")
+        }
+        let reason = request.reason.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.flatMap { $0.isEmpty ? nil : $0 }
+        switch request.command {
+        case .ask:
+            guard role == .child else {
+                return role == .stranger ? strangerRefused
+                    : .refused("ask is for \(system ? name : "the child") to ask for game time; a parent gives time with stctl redeem, or answers a request with stctl approve")
+            }
+            guard let minutes = request.minutes, (1...100_000).contains(minutes) else { return .refused("ask needs minutes from 1 to 100000") }
+            let asked = "ask \(minutes) \(reason ?? "")"
+            if let again = try answeredBefore(request, asked: asked, caller: caller) { return again }
+            let id = (system ? "\(name)-" : "") + "\(live.engine.requestsAsked + 1)"
+            let reply: ([Effect], Engine) -> ControlReply = { [self] effects, engine in
+                if let r = Self.refusal(in: effects) { return .refused("not asked: \(r.reason)") }
+                return ControlReply(ok: true, request: engine.requests.last { $0.id == id }.map { requestLine($0, engine) })
+            }
+            let effects = try live.ingestSaved(stamp(.timeRequested(id: id, minutes: minutes, reason: reason)),
+                                               answering: Self.answering(request, asked: asked, caller: peer.uid, reply: reply))
+            pending += effects
+            return reply(effects, live.engine)
+
+        case .requests:
+            guard role != .stranger else { return strangerRefused }
+            return ControlReply(ok: true, requests: requestLines())
+
+        case .approve, .deny:
+            let approve = request.command == .approve
+            let what = approve ? "approve" : "deny"
+            if let no = refuseUnlessParent(what, request, caller: caller, role: role) { return no }
+            guard let id = request.requestID, !id.isEmpty else { return .refused("\(what) needs the request's id (stctl requests lists them)") }
+            guard let asked = live.engine.requests.first(where: { $0.id == id }) else {
+                return .refused("there is no request \(id)\(system ? " of \(name)" : "") (stctl requests lists them)")
+            }
+            guard asked.state == .pending else {
+                return .refused("request \(id) was \(asked.state.rawValue) already" + (asked.by.map { " (by \($0))" } ?? ""))
+            }
+            if let m = request.minutes {
+                guard approve else { return .refused("deny takes no minutes") }
+                guard (1...asked.minutes).contains(m) else {
+                    return .refused("request \(id) asked for \(asked.minutes) min: approve from 1 to \(asked.minutes) min (for more minutes, stctl redeem)")
+                }
+            }
+            let pay: RequestDecision.Pay = request.gift == true ? .gift : .points
+            let said = "\(what) \(id) \(pay.rawValue) \(request.minutes.map(String.init) ?? "") \(reason ?? "")"
+            if let again = try answeredBefore(request, asked: said, caller: caller) { return again }
+            let reply: ([Effect], Engine) -> ControlReply = { [self] effects, engine in
+                if let r = Self.refusal(in: effects) {
+                    let hint = r.code == .insufficientPoints ? "; approve it as a gift (--gift) or with fewer minutes (--minutes)" : ""
+                    return .refused("not approved: \(r.reason)\(hint); the request still waits")
+                }
+                return ControlReply(ok: true, balance: engine.ledger.balance,
+                                    request: engine.requests.first { $0.id == id }.map { requestLine($0, engine) })
+            }
+            let decision = RequestDecision(id: id, approved: approve, pay: pay, minutes: request.minutes, by: who, reason: reason)
+            let effects = try live.ingestSaved(stamp(.requestDecided(decision)),
+                                               answering: Self.answering(request, asked: said, caller: peer.uid, reply: reply))
+            pending += effects
+            return reply(effects, live.engine)
+
+        case .chores:
+            guard role != .stranger else { return strangerRefused }
+            return ControlReply(ok: true, chores: choreLines())
+
+        case .choreDone:
+            guard role == .child else {
+                return role == .stranger ? strangerRefused
+                    : .refused("chore done is for \(system ? name : "the child") to say; a parent answers with stctl chore approve or reject")
+            }
+            guard let chore = request.chore, !chore.isEmpty else { return .refused("chore done needs the chore's name (stctl chores lists them)") }
+            let asked = "chore done \(chore)"
+            if let again = try answeredBefore(request, asked: asked, caller: caller) { return again }
+            let reply: ([Effect], Engine) -> ControlReply = { [self] effects, engine in
+                if let r = Self.refusal(in: effects) { return .refused("not claimed: \(r.reason)") }
+                return ControlReply(ok: true, chores: choreLines(of: engine).filter { $0.chore == chore })
+            }
+            let effects = try live.ingestSaved(stamp(.choreDone(chore: chore)),
+                                               answering: Self.answering(request, asked: asked, caller: peer.uid, reply: reply))
+            pending += effects
+            return reply(effects, live.engine)
+
+        case .choreApprove, .choreReject:
+            let approve = request.command == .choreApprove
+            let what = approve ? "chore approve" : "chore reject"
+            if let no = refuseUnlessParent(what, request, caller: caller, role: role) { return no }
+            guard let chore = request.chore, !chore.isEmpty else { return .refused("\(what) needs the chore's name (stctl chores lists them)") }
+            let asked = "\(what) \(chore) \(reason ?? "")"
+            if let again = try answeredBefore(request, asked: asked, caller: caller) { return again }
+            let reply: ([Effect], Engine) -> ControlReply = { [self] effects, engine in
+                if let r = Self.refusal(in: effects) { return .refused("nothing to \(approve ? "approve" : "reject"): \(r.reason)") }
+                return ControlReply(ok: true, balance: engine.ledger.balance, chores: choreLines(of: engine).filter { $0.chore == chore })
+            }
+            let effects = try live.ingestSaved(stamp(.choreDecided(chore: chore, approved: approve, by: who, reason: reason)),
+                                               answering: Self.answering(request, asked: asked, caller: peer.uid, reply: reply))
+            pending += effects
+            return reply(effects, live.engine)
+
+        default:
+            return .refused("\(request.command.rawValue) is not a family request")
+        }
+    }
+
+    /// The child's own redemption: with `child_may_redeem`, within `child_redeem_daily_max`.
+    mutating func childRedeem(_ request: ControlRequest, minutes: Int64, caller: ControlServer.Caller) throws -> ControlReply {
+        guard live.engine.policy.rewards.childMayRedeem else {
+            return .refused("only a parent can turn points into game time here; ask for time with: stctl ask \(minutes)")
+        }
+        let asked = "redeem \(minutes) child"
+        if let again = try answeredBefore(request, asked: asked, caller: caller) { return again }
+        let before = live.engine.ledger.balance
+        let reply: ([Effect], Engine) -> ControlReply = { effects, engine in
+            if let r = Self.refusal(in: effects) { return .refused("not redeemed: \(r.reason)") }
+            return ControlReply(ok: true, balance: engine.ledger.balance, cost: before - engine.ledger.balance)
+        }
+        let effects = try live.ingestSaved(stamp(.redeem(minutes: minutes, by: RequestDecision.child)),
+                                           answering: Self.answering(request, asked: asked, caller: caller.credentials.uid, reply: reply))
+        pending += effects
+        return reply(effects, live.engine)
+    }
+
+    static func refusal(in effects: [Effect]) -> Refusal? {
+        effects.lazy.compactMap { if case .refused(let r) = $0 { return r } else { return nil } }.first
+    }
+
+    // MARK: What the lists show
+
+    func requestLine(_ r: TimeRequest, _ engine: Engine) -> ControlReply.RequestLine {
+        func at(_ w: Microseconds) -> String { RFC3339.format(micros: w, utcOffsetSeconds: engine.utcOffset(at: w)) }
+        let expires = r.state == .pending ? r.at + engine.policy.requests.expireAfter : nil
+        return ControlReply.RequestLine(child: system ? name : nil, id: r.id, at: at(r.at), minutes: r.minutes, reason: r.reason,
+                                        state: r.state.rawValue, expiresAt: expires.map(at), pay: r.pay?.rawValue,
+                                        minutesGranted: r.minutesGranted, decidedAt: r.decidedAt.map(at), by: r.by, answer: r.answer)
+    }
+
+    /// Pending requests first (oldest first), then the rest of the last week, newest first.
+    func requestLines() -> [ControlReply.RequestLine] {
+        let engine = live.engine
+        let all = engine.requests
+        return (all.filter { $0.state == .pending } + all.filter { $0.state != .pending }.reversed()).map { requestLine($0, engine) }
+    }
+
+    /// Each chore of the policy as it stands in this period; then older claims still waiting.
+    func choreLines(of engine: Engine? = nil) -> [ControlReply.ChoreLine] {
+        let engine = engine ?? live.engine
+        func at(_ w: Microseconds) -> String { RFC3339.format(micros: w, utcOffsetSeconds: engine.utcOffset(at: w)) }
+        func line(_ chore: String, points: Int64, every: String, state: String, note: String?, claim: ChoreClaim?) -> ControlReply.ChoreLine {
+            ControlReply.ChoreLine(child: system ? name : nil, chore: chore, points: points, every: every, state: state, note: note,
+                                   claimedAt: claim.map { at($0.at) }, decidedAt: claim?.decidedAt.map(at), by: claim?.by, answer: claim?.answer)
+        }
+        var lines: [ControlReply.ChoreLine] = []
+        var shown: [ChoreClaim] = []
+        for (chore, claim, notDue) in engine.choresToday {
+            if let claim { shown.append(claim) }
+            let state = claim?.state.rawValue ?? (notDue == nil ? "open" : "not_due")
+            lines.append(line(chore.name, points: chore.points, every: chore.every.words, state: state,
+                              note: claim == nil ? notDue : nil, claim: claim))
+        }
+        for c in engine.choreClaims where c.state == .pending && !shown.contains(c) {
+            let chore = engine.policy.chores.first { $0.name == c.chore }
+            lines.append(line(c.chore, points: chore?.points ?? 0, every: chore?.every.words ?? "no longer in the policy",
+                              state: "pending", note: "claimed on an earlier day", claim: c))
+        }
+        return lines
+    }
+
+    /// What `status` shows of the family loop: requests pending or answered today, claims
+    /// waiting or answered today (nil when there are none).
+    func familyStatus() -> (requests: [ControlReply.RequestLine]?, chores: [ControlReply.ChoreLine]?) {
+        let engine = live.engine
+        let today = engine.today
+        func recent(_ decided: Microseconds?) -> Bool { decided.map { $0 >= today.start } ?? false }
+        let requests = engine.requests.filter { $0.state == .pending || recent($0.decidedAt) }.map { requestLine($0, engine) }
+        func at(_ w: Microseconds) -> String { RFC3339.format(micros: w, utcOffsetSeconds: engine.utcOffset(at: w)) }
+        let chores = engine.choreClaims.filter { $0.state == .pending || recent($0.decidedAt) }.map { c in
+            let chore = engine.policy.chores.first { $0.name == c.chore }
+            return ControlReply.ChoreLine(child: system ? name : nil, chore: c.chore, points: c.points ?? chore?.points ?? 0,
+                                          every: chore?.every.words ?? "no longer in the policy", state: c.state.rawValue, note: nil,
+                                          claimedAt: at(c.at), decidedAt: c.decidedAt.map(at), by: c.by, answer: c.answer)
+        }
+        return (requests.isEmpty ? nil : requests, chores.isEmpty ? nil : chores)
+    }
+}

@@ -1,0 +1,219 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// The family loop with the real daemon and real stctl processes (issue #17): a child asks, a
+/// parent answers; chores claimed and paid; who may do what, and the refusals in words.
+///
+/// Test users, which no other test uses (these daemons stop their game-like processes): 65047 (a
+/// child, user mode); 65048 and 65049 (two children, system mode) and 65053 (their parent).
+@Suite("The family loop, end to end", .serialized)
+struct FamilyTests {
+    static let child: UInt32 = TestUser.ensure(uid: 65047, name: "stkid65047")
+    static let emma: UInt32 = TestUser.ensure(uid: 65048, name: "stkid65048")
+    static let tom: UInt32 = TestUser.ensure(uid: 65049, name: "stkid65049")
+    static let parent: UInt32 = TestUser.ensure(uid: 65053, name: "stparent65053")
+
+    /// One game, one chore; a request waits an hour; games are closed at once when their time is gone.
+    static func policy(game: String, parents: String = "", rewards: String = "") -> String {
+        """
+        version = 1
+        timezone = "\(NoonZone.name)"
+        [points]
+        per_reward_minute = 2
+        [rewards]
+        \(rewards)
+        [requests]
+        max_per_day = 3
+        [enforcement]
+        warn_before = []
+        action = "terminate"
+        grace = "1s"
+        [parents]
+        \(parents)
+        [[apps]]
+        name = "SuperTuxKart"
+        category = "reward"
+        exe = ["\(game)"]
+        [[chores]]
+        name = "Dishes"
+        points = 20
+        every = "day"
+        """
+    }
+
+    /// Plays the game as `uid` until the daemon stops it; returns how long it ran (seconds).
+    static func play(_ game: String, as uid: UInt32, within seconds: Double) throws -> Double {
+        let started = Date()
+        let p = try EnforcementTests.child([game, "600"], uid: uid)
+        defer { if p.isRunning { kill(p.processIdentifier, SIGKILL) } }
+        #expect(EnforcementTests.ends(p, within: seconds))
+        #expect(p.terminationReason == .uncaughtSignal && p.terminationStatus == SIGTERM, "\(p.terminationReason.rawValue) \(p.terminationStatus)")
+        return Date().timeIntervalSince(started)
+    }
+
+    static func object(_ r: ReplayBinaryTests.Run) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any], "\(r.stdout)\(r.stderr)")
+    }
+
+    @Test("user mode: the child asks, a parent approves a minute as a gift and the game runs that minute; a denial with words; a chore claimed, approved, paid; the log replayed gives what the daemon answered")
+    func userMode() throws {
+        let dir = try AppCopies.folder()
+        let game = "\(dir)/supertuxkart"
+        let d = try LiveDaemon(policy: Self.policy(game: game), arguments: ["--sample-every", "200ms", "--no-logind", "--no-notifications"],
+                               uid: Self.child)
+        _ = try d.waitFor("watching uid")
+        let root = { (args: [String]) in try ReplayBinaryTests.runBinary(ControlSocketTests.stctl, args + ["--socket", d.socket]) }
+
+        // The child asks; the request waits, and the child sees it in status.
+        let ask = try d.stctl(["ask", "1", "--reason", "one more race"])
+        #expect(ask.status == 0, "\(ask.stderr)")
+        #expect(ask.stdout.hasPrefix("Asked for 1 min (request 1); a parent can answer until "), "\(ask.stdout)")
+        let waiting = try #require(try d.status()["requests"] as? [[String: Any]])
+        #expect(waiting.count == 1 && waiting[0]["id"] as? String == "1" && waiting[0]["state"] as? String == "pending", "\(waiting)")
+        let shown = try d.stctl(["status"]).stdout
+        #expect(shown.contains("Request 1") && shown.contains("1 min: waiting until "), "\(shown)")
+
+        // The child cannot answer their own request; a parent (root) sees it and approves it as a gift.
+        let own = try d.stctl(["approve", "1", "--gift"])
+        #expect(own.status == 1)
+        #expect(own.stderr.contains("stctl: approve is for parents: run it as root (sudo stctl …) or as a user in the policy's [parents] users or groups, or give the parent passphrase; you are stkid65047"), "\(own.stderr)")
+        let listed = try Self.object(try root(["requests", "--json"]))["requests"] as? [[String: Any]] ?? []
+        #expect(listed.count == 1 && listed[0]["reason"] as? String == "one more race" && listed[0]["minutes"] as? Int == 1, "\(listed)")
+        let more = try root(["approve", "1", "--gift", "--minutes", "5"])
+        #expect(more.status == 1 && more.stderr.contains("request 1 asked for 1 min: approve from 1 to 1 min (for more minutes, stctl redeem)"), "\(more.stderr)")
+        let yes = try root(["approve", "1", "--gift"])
+        #expect(yes.status == 0, "\(yes.stderr)")
+        #expect(yes.stdout == "Approved 1 min for the child (request 1) as a gift.\n", "\(yes.stdout)")
+        let again = try root(["approve", "1"])
+        #expect(again.status == 1 && again.stderr.contains("request 1 was approved already (by root)"), "\(again.stderr)")
+        let answered = try d.status()
+        #expect((answered["requests"] as? [[String: Any]])?.first?["state"] as? String == "approved")
+        #expect(answered["reward_available_seconds"] as? Int == 60)
+        #expect(answered["balance"] as? Int == 0)
+
+        // The game runs for exactly that minute.
+        let played = try Self.play(game, as: Self.child, within: 90)
+        #expect(played >= 59.5 && played < 66, "played \(played) s")
+        _ = try d.waitFor("stop SuperTuxKart")
+
+        // Asked again and denied, with words the child reads.
+        #expect(try d.stctl(["ask", "5"]).status == 0)
+        let no = try root(["deny", "2", "--reason", "homework first"])
+        #expect(no.status == 0 && no.stdout == "Denied request 2.\n", "\(no.stdout)\(no.stderr)")
+        let told = try d.stctl(["status"]).stdout
+        #expect(told.contains("5 min: denied (root) “homework first”"), "\(told)")
+
+        // A chore: claimed once, refused a second time while it waits; the child cannot approve it; a parent does, and it pays.
+        let done = try d.stctl(["chore", "done", "Dishes"])
+        #expect(done.status == 0 && done.stdout == "Dishes: claimed; a parent will approve it (20 points).\n", "\(done.stdout)\(done.stderr)")
+        let twice = try d.stctl(["chore", "done", "Dishes"])
+        #expect(twice.status == 1 && twice.stderr == "stctl: not claimed: Dishes was claimed today and waits for a parent\n", "\(twice.stderr)")
+        let typo = try d.stctl(["chore", "done", "Dishs"])
+        #expect(typo.status == 1 && typo.stderr == "stctl: not claimed: there is no chore called Dishs (did you mean 'Dishes'?)\n", "\(typo.stderr)")
+        let self_ = try d.stctl(["chore", "approve", "Dishes"])
+        #expect(self_.status == 1 && self_.stderr.contains("chore approve is for parents"), "\(self_.stderr)")
+        let paid = try root(["chore", "approve", "Dishes"])
+        #expect(paid.status == 0 && paid.stdout == "Approved Dishes: +20 points; the balance is now 20.\n", "\(paid.stdout)\(paid.stderr)")
+        let chores = try d.stctl(["chores"]).stdout
+        #expect(chores.contains("Dishes") && chores.contains("approved (root)"), "\(chores)")
+
+        // The child's own redemption needs child_may_redeem; the refusal says how to ask instead.
+        let redeem = try d.stctl(["redeem", "5"])
+        #expect(redeem.status == 1 && redeem.stderr == "stctl: only a parent can turn points into game time here; ask for time with: stctl ask 5\n", "\(redeem.stderr)")
+
+        // What the daemon answered, and the ledger it saved …
+        let requests = try Self.object(try root(["requests", "--json"]))["requests"] as? [[String: Any]] ?? []
+        let claims = try Self.object(try root(["chores", "--json"]))["chores"] as? [[String: Any]] ?? []
+        let ledger = try d.sql("SELECT kind || ' ' || points || ' ' || balance_after FROM ledger ORDER BY seq")
+        usleep(1_200_000)
+        try d.stop()
+        // … are what a replay of its event log gives.
+        let events = d.base + "/events.jsonl"
+        try (try d.sql("SELECT line FROM event ORDER BY seq") + "\n").write(toFile: events, atomically: true, encoding: .utf8)
+        let r = try ReplayBinaryTests.runBinary(ReplayBinaryTests.binary, ["replay", "--policy", d.base + "/policy.toml", events])
+        let replay = try Self.object(r)
+        let replayedLedger = (replay["ledger"] as? [[String: Any]] ?? []).map { "\($0["kind"] ?? "") \($0["points"] ?? "") \($0["balance_after"] ?? "")" }
+        #expect(replayedLedger.joined(separator: "\n") == ledger, "replayed \(replayedLedger), saved \(ledger)")
+        #expect(ledger == "gifted 0 0\nchore 20 20", "\(ledger)")
+        let replayedRequests = (replay["requests"] as? [[String: Any]] ?? []).map { "\($0["id"] ?? "") \($0["state"] ?? "") \($0["minutes_granted"] ?? "-")" }
+        let answeredRequests = requests.map { "\($0["id"] ?? "") \($0["state"] ?? "") \($0["minutes_granted"] ?? "-")" }
+        #expect(replayedRequests.sorted() == answeredRequests.sorted() && replayedRequests == ["1 approved 1", "2 denied -"], "\(replayedRequests) \(answeredRequests)")
+        let replayedChores = (replay["chores"] as? [[String: Any]] ?? []).map { "\($0["chore"] ?? "") \($0["state"] ?? "")" }
+        let answeredChores = claims.map { "\($0["chore"] ?? "") \($0["state"] ?? "")" }
+        #expect(replayedChores == answeredChores && replayedChores == ["Dishes approved"], "\(replayedChores) \(answeredChores)")
+        let refused = (replay["refused"] as? [[String: Any]] ?? []).map { $0["reason"] as? String ?? "" }
+        #expect(refused == ["chore_not_due", "chore_not_due"], "\(refused)")
+    }
+
+    @Test("system mode: two children and a parent (useradd); each child's requests and chores are their own; the parent sees and answers both; each refusal says why")
+    func systemMode() throws {
+        _ = (Self.emma, Self.tom, Self.parent)
+        let apps = try AppCopies.folder()
+        let game = "\(apps)/supertuxkart"
+        let parents = #"users = ["stparent65053"]"#
+        let d = try SystemModeTests.SystemDaemon(policies: [
+            "stkid65048": Self.policy(game: game, parents: parents),
+            "stkid65049": Self.policy(game: game, parents: parents, rewards: "child_may_redeem = true\nchild_redeem_daily_max = \"10m\""),
+        ], arguments: ["--no-notifications"])
+        _ = try d.waitFor("screentimed: watching uid 65048, 65049")
+
+        // Emma asks; her request is named after her.
+        let ask = try d.stctl(Self.emma, ["ask", "1", "--reason", "finish the level"])
+        #expect(ask.status == 0 && ask.stdout.hasPrefix("Asked for 1 min (request stkid65048-1)"), "\(ask.stdout)\(ask.stderr)")
+
+        // Tom can neither see nor answer it, and Emma cannot answer her own.
+        let peek = try d.stctl(Self.tom, ["requests", "--user", "stkid65048"])
+        #expect(peek.status == 1 && peek.stderr == "stctl: you may ask only about yourself, not stkid65048\n", "\(peek.stderr)")
+        #expect((try d.json(Self.tom, ["requests"])["requests"] as? [[String: Any]])?.isEmpty == true, "Tom sees only his own, and has none")
+        let tomAnswers = try d.stctl(Self.tom, ["approve", "stkid65048-1", "--gift"])
+        #expect(tomAnswers.status == 1 && tomAnswers.stderr.contains("approve is for parents") && tomAnswers.stderr.contains("you are stkid65049"), "\(tomAnswers.stderr)")
+        let emmaAnswers = try d.stctl(Self.emma, ["deny", "stkid65048-1"])
+        #expect(emmaAnswers.status == 1 && emmaAnswers.stderr.contains("deny is for parents") && emmaAnswers.stderr.contains("you are stkid65048"), "\(emmaAnswers.stderr)")
+
+        // The parent sees the requests of both children without naming one, and approves Emma's in points.
+        let all = try d.json(Self.parent, ["requests"])["requests"] as? [[String: Any]] ?? []
+        #expect(all.map { "\($0["child"] ?? "") \($0["id"] ?? "") \($0["state"] ?? "")" } == ["stkid65048 stkid65048-1 pending"], "\(all)")
+        let poor = try d.stctl(Self.parent, ["approve", "stkid65048-1"])
+        #expect(poor.status == 1 && poor.stderr == "stctl: not approved: it costs 2 points and the balance is 0; approve it as a gift (--gift) or with fewer minutes (--minutes); the request still waits\n", "\(poor.stderr)")
+        #expect(try d.stctl(Self.parent, ["adjust", "10", "--reason", "tidy room", "--user", "stkid65048"]).status == 0)
+        let yes = try d.stctl(Self.parent, ["approve", "stkid65048-1"])
+        #expect(yes.status == 0 && yes.stdout == "Approved 1 min for stkid65048 (request stkid65048-1) for points; the balance is now 8.\n", "\(yes.stdout)\(yes.stderr)")
+        let emmaStatus = try d.json(Self.emma, ["status"])
+        #expect((emmaStatus["requests"] as? [[String: Any]])?.first?["state"] as? String == "approved")
+        #expect(emmaStatus["reward_available_seconds"] as? Int == 60)
+        // Her game runs for exactly that minute.
+        let played = try Self.play(game, as: Self.emma, within: 90)
+        #expect(played >= 59.5 && played < 66, "played \(played) s")
+
+        // Tom asks three times, the most a day, and a fourth is refused; the parent denies one.
+        for _ in 0..<3 { #expect(try d.stctl(Self.tom, ["ask", "10"]).status == 0) }
+        let fourth = try d.stctl(Self.tom, ["ask", "10"])
+        #expect(fourth.status == 1 && fourth.stderr == "stctl: not asked: a child may ask 3 times a day, and asked 3 times today\n", "\(fourth.stderr)")
+        let deny = try d.stctl(Self.parent, ["deny", "stkid65049-2", "--reason", "bed time"])
+        #expect(deny.status == 0 && deny.stdout == "Denied request stkid65049-2 of stkid65049.\n", "\(deny.stdout)\(deny.stderr)")
+
+        // Tom's chore: claimed, approved by the parent for him by name, paid; Emma cannot claim or answer it for him.
+        #expect(try d.stctl(Self.tom, ["chore", "done", "Dishes"]).status == 0)
+        let emmaForTom = try d.stctl(Self.emma, ["chore", "approve", "Dishes", "--user", "stkid65049"])
+        #expect(emmaForTom.status == 1 && emmaForTom.stderr == "stctl: you may ask only about yourself, not stkid65049\n", "\(emmaForTom.stderr)")
+        let unnamed = try d.stctl(Self.parent, ["chore", "approve", "Dishes"])
+        #expect(unnamed.status == 1 && unnamed.stderr.contains("several children are watched here: name one with --user NAME"), "\(unnamed.stderr)")
+        let paid = try d.stctl(Self.parent, ["chore", "approve", "Dishes", "--user", "stkid65049"])
+        #expect(paid.status == 0 && paid.stdout == "Approved Dishes: +20 points; the balance is now 20.\n", "\(paid.stdout)\(paid.stderr)")
+        let emmaChore = try d.stctl(Self.parent, ["chore", "approve", "Dishes", "--user", "stkid65048"])
+        #expect(emmaChore.status == 1 && emmaChore.stderr == "stctl: nothing to approve: no claim of Dishes waits for a parent\n", "\(emmaChore.stderr)")
+        let chores = try d.json(Self.parent, ["chores"])["chores"] as? [[String: Any]] ?? []
+        #expect(chores.map { "\($0["child"] ?? "") \($0["state"] ?? "")" } == ["stkid65048 open", "stkid65049 approved"], "\(chores)")
+
+        // Tom may redeem his own points, up to 10 minutes a day; Emma may not.
+        let tomRedeems = try d.stctl(Self.tom, ["redeem", "5"])
+        #expect(tomRedeems.status == 0 && tomRedeems.stdout == "Redeemed 5 min for 10 points; the balance is now 10.\n", "\(tomRedeems.stdout)\(tomRedeems.stderr)")
+        let tomCapped = try d.stctl(Self.tom, ["redeem", "6"])
+        #expect(tomCapped.status == 1 && tomCapped.stderr == "stctl: not redeemed: a child may redeem 10 min a day, and 5 min were redeemed today\n", "\(tomCapped.stderr)")
+        let emmaRedeems = try d.stctl(Self.emma, ["redeem", "1"])
+        #expect(emmaRedeems.status == 1 && emmaRedeems.stderr.contains("only a parent can turn points into game time here"), "\(emmaRedeems.stderr)")
+        #expect(try d.sql("stkid65049", "SELECT kind || ' ' || points || ' ' || ifnull(note, '') FROM ledger ORDER BY seq") == "chore 20 Dishes\nredeemed -10 child")
+        try d.stop()
+    }
+}

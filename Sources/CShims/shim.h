@@ -29,3 +29,10 @@ static inline int screentime_pidfd_send_signal(int pidfd, int sig) {
 static inline int screentime_kernel_clock_gettime(clockid_t clock, struct timespec *ts) {
     return (int)syscall(SYS_clock_gettime, clock, ts);
 }
+
+// glibc declares these only under _GNU_SOURCE, which Swift's Glibc module does not set. Its
+// wrappers (not the raw system calls) change the credentials of every thread of the process.
+extern int setresuid(uid_t ruid, uid_t euid, uid_t suid);
+extern int setresgid(gid_t rgid, gid_t egid, gid_t sgid);
+static inline int screentime_setresuid(uid_t r, uid_t e, uid_t s) { return setresuid(r, e, s); }
+static inline int screentime_setresgid(gid_t r, gid_t e, gid_t s) { return setresgid(r, e, s); }

@@ -13,8 +13,12 @@ public final class Notifier {
     /// When to try connecting again after the bus was not there (monotonic µs).
     private var retryAt: Int64 = 0
 
-    /// On the session bus of `DBUS_SESSION_BUS_ADDRESS`, else `$XDG_RUNTIME_DIR/bus`.
-    public init() {
+    private let address: String?
+
+    /// On the session bus at `address`; without one, that of `DBUS_SESSION_BUS_ADDRESS`, else
+    /// `$XDG_RUNTIME_DIR/bus`.
+    public init(address: String? = nil) {
+        self.address = address
         connect(now: 0)
     }
 
@@ -23,7 +27,7 @@ public final class Notifier {
 
     private func connect(now: Int64) {
         do {
-            bus = try Bus(.user)
+            bus = try Bus(.user, address: address)
             problem = nil
         } catch {
             bus = nil

@@ -7,8 +7,9 @@ public enum Spawn {
 
     /// Starts `path` with `arguments` and exactly `environment`, its own process group, every
     /// signal at its default action and none blocked (the daemon ignores and blocks some; its
-    /// children must not inherit that). Standard error is the daemon's (the journal).
-    public static func start(_ path: String, _ arguments: [String], environment: [String: String]) throws(Failure) -> Int32 {
+    /// children must not inherit that). Standard error is the daemon's (the journal); standard
+    /// input is `stdin` when given, else /dev/null.
+    public static func start(_ path: String, _ arguments: [String], environment: [String: String], stdin: Int32? = nil) throws(Failure) -> Int32 {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -22,7 +23,11 @@ public enum Spawn {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        if let stdin {
+            posix_spawn_file_actions_adddup2(&actions, stdin, 0)      // dup2 clears close-on-exec
+        } else {
+            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        }
         posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
         let argv = ([path] + arguments).map { strdup($0) } + [nil]
         let envp = environment.sorted { $0.key < $1.key }.map { strdup("\($0.key)=\($0.value)") } + [nil]

@@ -26,6 +26,17 @@ public final class UnixConnection: @unchecked Sendable {
     init(fd: Int32) { self.fd = fd }
     deinit { close(fd) }
 
+    /// Two connected ends (socketpair, close-on-exec): one for this process, one to give a program
+    /// it starts as its standard input. A socket, not a pipe: writing to it when the other end
+    /// is gone is an error, not SIGPIPE.
+    public static func pair() throws(SocketError) -> (mine: UnixConnection, theirs: UnixConnection) {
+        var fds: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &fds) == 0 else {
+            throw SocketError(description: "cannot make a socket pair: \(String(cString: strerror(errno)))")
+        }
+        return (UnixConnection(fd: fds[0]), UnixConnection(fd: fds[1]))
+    }
+
     /// Connects to a listening socket (stctl's side).
     public static func connect(path: String) throws(SocketError) -> UnixConnection {
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)

@@ -18,6 +18,14 @@ struct Authority {
         parentGroups = Set(policy.parents.groups.compactMap { UserAccount.groupID(named: $0) })
     }
 
+    /// Of `users` (those with a desktop session), the child's parents by name or by group.
+    func parentsWithSessions(_ users: [UInt32]) -> [UInt32] {
+        users.filter { uid in
+            uid != 0 && uid != childUID && (parentUIDs.contains(uid)
+                || (!parentGroups.isEmpty && UserAccount.lookup(uid: uid).map { !$0.groups.isDisjoint(with: parentGroups) } == true))
+        }
+    }
+
     func role(of peer: PeerCredentials) -> Role {
         if peer.uid == 0 || parentUIDs.contains(peer.uid) { return .parent }
         if peer.uid == childUID { return .child }

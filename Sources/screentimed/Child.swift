@@ -28,6 +28,8 @@ struct Child {
     var logind: LogindObserver? = nil
     /// Tells the child on the desktop (nil: not asked).
     var notifier: Notifier? = nil
+    /// System mode: tells the child and their parents on their desktops, through relays (nil: not asked).
+    var relay: NotificationRelay? = nil
     /// Why notifications are off, when they are (`status` lists it as a blind spot).
     var notificationsOff = "desktop notifications are off (--no-notifications)"
     /// Removes old events from the log (nil: keep them all), at start and then every hour.
@@ -249,7 +251,8 @@ struct Child {
             case .expired: what = "expired: nobody answered"
             case .refused: what = "was refused: too many requests today"
             }
-            log("\(at(r.decidedAt ?? r.at)) request \(r.id) \(what)" + told, level: .notice, fields)
+            let parents = r.state == .pending ? tellParents(Notice.forParents(e, child: name, system: system)!) : ""
+            log("\(at(r.decidedAt ?? r.at)) request \(r.id) \(what)" + told + parents, level: .notice, fields)
         case .chore(let c):
             var fields: Logger.Metadata = ["event": "chore", "chore": "\(c.chore)", "state": "\(c.state.rawValue)"]
             fields["by"] = c.by.map { "\($0)" }
@@ -259,7 +262,8 @@ struct Child {
             case .approved: what = "approved" + (c.by.map { " by \($0)" } ?? "") + ": \(c.points ?? 0) points"
             case .rejected: what = "rejected" + (c.by.map { " by \($0)" } ?? "") + (c.answer.map { ": \($0)" } ?? "")
             }
-            log("\(at(c.decidedAt ?? c.at)) chore \(c.chore) \(what)" + told, level: .notice, fields)
+            let parents = c.state == .pending ? tellParents(Notice.forParents(e, child: name, system: system)!) : ""
+            log("\(at(c.decidedAt ?? c.at)) chore \(c.chore) \(what)" + told + parents, level: .notice, fields)
         case .clockFault(let f):
             log("\(at(f.at)) a clock that cannot be true: \(f.words); nothing was counted by it", level: .error,
                 ["event": "clock_fault", "reason": "\(f.kind.rawValue)", "boot_ahead_seconds": seconds(f.bootAhead)])
@@ -311,12 +315,33 @@ struct Child {
     /// Shows a notice on the child's desktop, and keeps it for `status` (the GNOME Shell extension
     /// shows those not shown here); returns what the journal line adds about it.
     private mutating func tell(_ notice: Notice) -> String {
+        if let relay {
+            let shown = relay.tell(uid, summary: notice.summary, body: notice.body, urgency: notice.urgency)
+            keep(notice, shown: shown)
+            return shown ? "; notified" : "; not notified (\(relay.problem[uid] ?? "no relay"))"
+        }
         let shown = notifier?.notify(summary: notice.summary, body: notice.body, urgency: notice.urgency, now: SystemClock.monoMicros())
-        noticesTold += 1
-        recentNotices.append(.init(id: noticesTold, summary: notice.summary, body: notice.body, urgency: "\(notice.urgency)", shown: shown == true))
-        if recentNotices.count > 5 { recentNotices.removeFirst(recentNotices.count - 5) }
+        keep(notice, shown: shown == true)
         guard let notifier, let shown else { return "" }
         return shown ? "; notified" : "; not notified (\(notifier.problem ?? "no notification service"))"
+    }
+
+    /// Keeps a notice for `status` (the last five).
+    private mutating func keep(_ notice: Notice, shown: Bool) {
+        noticesTold += 1
+        recentNotices.append(.init(id: noticesTold, summary: notice.summary, body: notice.body, urgency: "\(notice.urgency)", shown: shown))
+        if recentNotices.count > 5 { recentNotices.removeFirst(recentNotices.count - 5) }
+    }
+
+    /// System mode: tells the child's parents who have a desktop session now (a new request, a
+    /// chore claimed); returns what the journal line adds about it.
+    private mutating func tellParents(_ notice: Notice) -> String {
+        guard let relay else { return "" }
+        let parents = currentAuthority().parentsWithSessions(NotificationRelay.usersWithSessionBus()).filter { $0 != uid }
+        guard !parents.isEmpty else { return "; no parent has a desktop session" }
+        let told = parents.filter { relay.tell($0, summary: notice.summary, body: notice.body, urgency: notice.urgency) }
+        return "; parents notified: \(told.map { UserAccount.name(of: $0) ?? "uid \($0)" }.joined(separator: ", "))"
+            + (told.count < parents.count ? " (not: \(parents.filter { !told.contains($0) }.map { UserAccount.name(of: $0) ?? "uid \($0)" }.joined(separator: ", ")))" : "")
     }
 
     // MARK: Saving

@@ -314,7 +314,11 @@ extension Child {
         var blind: [String] = []
         if let rollback { blind.append("this state is not the one the daemon wrote before: \(rollback)") }
         if let notifier, !notifier.available { blind.append(notifier.problem ?? "desktop notifications are off") }
-        if notifier == nil { blind.append(notificationsOff) }
+        if let relay {
+            if let problem = relay.problem[uid] { blind.append(problem) }
+        } else if notifier == nil {
+            blind.append(notificationsOff)
+        }
         if hooks.isEmpty {
             blind.insert(engine.hasFocusHook
                          ? "no desktop hook is connected: the focused window is only what `stctl hook event` said last"

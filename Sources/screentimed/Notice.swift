@@ -63,5 +63,22 @@ struct Notice: Equatable {
         }
     }
 
+    /// What a child's parents are told: a new request, a chore claimed (nil for anything else).
+    static func forParents(_ effect: Effect, child: String, system: Bool) -> Notice? {
+        let user = system ? " --user \(child)" : ""
+        switch effect {
+        case .request(let r) where r.state == .pending:
+            return Notice(summary: "\(child) asks for \(r.minutes) more minutes of game time",
+                          body: (r.reason.map { "“\($0)” " } ?? "") + "Answer with: stctl approve \(r.id) (or --gift), or stctl deny \(r.id)",
+                          urgency: .normal)
+        case .chore(let c) where c.state == .pending:
+            return Notice(summary: "\(child) says “\(c.chore)” is done",
+                          body: "Approve it with: stctl chore approve \"\(c.chore)\"\(user), or reject it with: stctl chore reject \"\(c.chore)\"\(user)",
+                          urgency: .normal)
+        default:
+            return nil
+        }
+    }
+
     private static func capitalized(_ s: String) -> String { s.prefix(1).uppercased() + s.dropFirst() }
 }

@@ -148,6 +148,7 @@ struct Run: ParsableCommand {
             try SystemPaths.makeFolder(stateRoot, mode: 0o700)
             var children: [Child] = []
             var locks: [FileLock] = []
+            let relay = noNotifications ? nil : NotificationRelay()
             defer { withExtendedLifetime(locks) {} }
             for (account, path) in policies.children {
                 let text = try policyText(at: path)
@@ -158,7 +159,7 @@ struct Run: ParsableCommand {
                 let live = try LiveState(store: store, policyText: text, policyFile: path)
                 var child = Child(uid: account.uid, name: account.name, live: live, policyPath: path, logger: logger, system: true)
                 watch(&child)
-                child.notificationsOff = "desktop notifications are not shown in system mode yet: the journal has every warning and stop"
+                child.relay = relay
                 children.append(child)
             }
             let path = socket ?? ControlProtocol.systemSocketPath
@@ -167,6 +168,7 @@ struct Run: ParsableCommand {
             let hooks = noLogind || noDesktopHooks ? nil
                 : HookSupervisor(hookPath: InstalledFiles.beside("screentime-hook-x11"), stctlPath: InstalledFiles.beside("stctl"),
                                  socketPath: path, sessions: LoginSessions())
+            defer { relay?.stopAll() }
             try serve(children, listener: listener, every: every, cpu: cpu, quiet: quiet, logger: logger, hooks: hooks)
         }
     }

@@ -6,7 +6,9 @@ import Testing
 /// parent answers; chores claimed and paid; who may do what, and the refusals in words.
 ///
 /// Test users, which no other test uses (these daemons stop their game-like processes): 65047 (a
-/// child, user mode); 65048 and 65049 (two children, system mode) and 65053 (their parent).
+/// child, user mode); 65048 and 65049 (two children, system mode) and 65053 (their parent). The
+/// notification test gives 65048 and 65053 session buses at /run/user/UID/bus, as a desktop
+/// login would.
 @Suite("The family loop, end to end", .serialized)
 struct FamilyTests {
     static let child: UInt32 = TestUser.ensure(uid: 65047, name: "stkid65047")
@@ -215,5 +217,52 @@ struct FamilyTests {
         #expect(emmaRedeems.status == 1 && emmaRedeems.stderr.contains("only a parent can turn points into game time here"), "\(emmaRedeems.stderr)")
         #expect(try d.sql("stkid65049", "SELECT kind || ' ' || points || ' ' || ifnull(note, '') FROM ledger ORDER BY seq") == "chore 20 Dishes\nredeemed -10 child")
         try d.stop()
+    }
+
+    @Test("system mode: the child's own session bus gets the warning before a stop, the stop and the answer to a request; the parent's gets the new request; neither can signal the relay")
+    func systemModeNotifications() throws {
+        _ = (Self.emma, Self.parent)
+        let apps = try AppCopies.folder()
+        let game = "\(apps)/supertuxkart"
+        let emmaBus = try UserSessionBus(uid: Self.emma)
+        let parentBus = try UserSessionBus(uid: Self.parent)
+        let policy = Self.policy(game: game, parents: #"users = ["stparent65053"]"#, rewards: #"daily_limit = "20s""#)
+            .replacingOccurrences(of: "warn_before = []", with: #"warn_before = ["10s"]"#)
+        let d = try SystemModeTests.SystemDaemon(policies: ["stkid65048": policy])
+        _ = try d.waitFor("screentimed: watching uid 65048")
+
+        // Emma asks; her parent's desktop is told, with how to answer.
+        #expect(try d.stctl(Self.emma, ["ask", "5", "--reason", "boss fight"]).status == 0)
+        let toParent = parentBus.waitFor("stkid65048 asks for 5 more minutes of game time")
+        #expect(toParent.last == #""screentime" 0 "screentime" "stkid65048 asks for 5 more minutes of game time" "“boss fight” Answer with: stctl approve stkid65048-1 (or --gift), or stctl deny stkid65048-1" [] {"urgency": 1} -1"#, "\(toParent)")
+        #expect(emmaBus.notifications.isEmpty, "\(emmaBus.notifications)")
+
+        // The parent approves it as a gift; Emma's desktop is told.
+        #expect(try d.stctl(Self.parent, ["approve", "stkid65048-1", "--gift"]).status == 0)
+        let answer = emmaBus.waitFor("Yes: 5 more minutes of game time")
+        #expect(answer.last == #""screentime" 0 "screentime" "Yes: 5 more minutes of game time" "You asked for 5 minutes; 5 were given, a gift from stparent65053." [] {"urgency": 1} -1"#, "\(answer)")
+
+        // The relay that talks to Emma's bus acts as Emma but is root's: she cannot signal it.
+        let relays = try ReplayBinaryTests.runBinary("/usr/bin/pgrep", ["-f", "notify-relay --uid 65048 "]).stdout.split(separator: "\n").compactMap { Int32($0) }
+        #expect(relays.count == 1, "\(relays)")
+        if let relay = relays.first {
+            let ids = try String(contentsOfFile: "/proc/\(relay)/status", encoding: .utf8).split(separator: "\n").first { $0.hasPrefix("Uid:") } ?? ""
+            #expect(ids.split(whereSeparator: { $0 == "\t" || $0 == " " }).dropFirst().prefix(3) == ["0", "65048", "0"], "\(ids)")
+            let signal = try ReplayBinaryTests.runBinary("/usr/bin/setpriv", ["--reuid=65048", "--regid=65048", "--clear-groups", "/bin/kill", "-TERM", "\(relay)"])
+            #expect(signal.status != 0 && signal.stderr.contains("Operation not permitted"), "\(signal.stderr)")
+        }
+
+        // Her game: warned 10 s before the day's 20 s are gone, then closed; both on her desktop.
+        let played = try Self.play(game, as: Self.emma, within: 60)
+        #expect(played >= 19 && played < 26, "played \(played) s")
+        let warned = emmaBus.waitFor("SuperTuxKart was closed")
+        let warning = try #require(warned.firstIndex { $0.contains("10 s of game time left") }, "\(warned)")
+        let stop = try #require(warned.firstIndex { $0.contains("SuperTuxKart was closed") })
+        #expect(warning < stop)
+        #expect(warned[warning] == #""screentime" 0 "screentime" "10 s of game time left" "Save your game: when the time is used up, games are closed." [] {"urgency": 2} -1"#, "\(warned[warning])")
+        try d.stop()
+        // The relays end with the daemon.
+        for _ in 0..<250 where !(try ReplayBinaryTests.runBinary("/usr/bin/pgrep", ["-f", "notify-relay --uid"]).stdout.isEmpty) { usleep(20_000) }
+        #expect(try ReplayBinaryTests.runBinary("/usr/bin/pgrep", ["-f", "notify-relay --uid"]).stdout.isEmpty)
     }
 }

@@ -57,7 +57,7 @@ struct UnitFileTests {
         let ours = verify.said.split(separator: "\n").filter { $0.contains("screentimed-system") }
         #expect(verify.status == 0 && ours.isEmpty, "\(verify.said)")
         let security = try Self.analyze(["security", "--offline=yes", "--no-pager", unit])
-        // "→ Overall exposure level for screentimed-system.service: 1.9 OK 🙂"
+        // "→ Overall exposure level for screentimed-system.service: 2.4 OK 🙂"
         let line = try #require(security.said.split(separator: "\n").first { $0.contains("Overall exposure level") }, "\(security.said)")
         let words = line.split(separator: " ")
         let score = try #require(words.firstIndex { $0.hasSuffix(".service:") }.flatMap { Double(words[$0 + 1]) }, "\(line)")

@@ -26,30 +26,17 @@ extension Child {
                 guard let minutes = request.minutes, (1...100_000).contains(minutes) else { return .refused("redeem needs minutes from 1 to 100000") }
                 if role == .child, request.passphrase == nil { return try childRedeem(request, minutes: minutes, caller: caller) }
                 if let no = refuseUnlessParent("redeem", request, caller: caller, role: role) { return no }
-                let asked = "redeem \(minutes)"
-                if let again = try answeredBefore(request, asked: asked, caller: caller) { return again }
                 let before = live.engine.ledger.balance
-                func reply(_ effects: [Effect], _ engine: Engine) -> ControlReply {
-                    if let r = effects.lazy.compactMap({ if case .refused(let r) = $0 { return r } else { return nil } }).first {
-                        return .refused("not redeemed: \(r.reason)")
-                    }
+                return try saveAndAnswer(.redeem(minutes: minutes, by: who), request, asked: "redeem \(minutes)", caller: caller) { effects, engine in
+                    if let r = Self.refusal(in: effects) { return .refused("not redeemed: \(r.reason)") }
                     return ControlReply(ok: true, balance: engine.ledger.balance, cost: before - engine.ledger.balance)
                 }
-                let effects = try live.ingestSaved(stamp(.redeem(minutes: minutes, by: who)),
-                                                   answering: Self.answering(request, asked: asked, caller: peer.uid, reply: reply))
-                pending += effects   // the journal tells a refusal too
-                return reply(effects, live.engine)
             case .adjust:
                 if let no = refuseUnlessParent("adjust", request, caller: caller, role: role) { return no }
                 guard let points = request.points, points != 0, abs(points) <= 1_000_000_000 else { return .refused("adjust needs non-zero points") }
                 guard let reason = request.reason, !reason.trimmingCharacters(in: .whitespaces).isEmpty else { return .refused("adjust needs a reason") }
-                let asked = "adjust \(points) \(reason)"
-                if let again = try answeredBefore(request, asked: asked, caller: caller) { return again }
-                pending += try live.ingestSaved(stamp(.adjust(points: points, reason: "\(reason) (\(who))")),
-                                                answering: Self.answering(request, asked: asked, caller: peer.uid) { _, engine in
-                                                    ControlReply(ok: true, balance: engine.ledger.balance)
-                                                })
-                return ControlReply(ok: true, balance: live.engine.ledger.balance)
+                return try saveAndAnswer(.adjust(points: points, reason: "\(reason) (\(who))"), request, asked: "adjust \(points) \(reason)",
+                                         caller: caller) { _, engine in ControlReply(ok: true, balance: engine.ledger.balance) }
             case .apps:
                 guard role != .stranger else { return strangerRefused }
                 let days = request.days ?? 7

@@ -14,7 +14,6 @@ extension Child {
     mutating func answerFamily(_ request: ControlRequest, from caller: ControlServer.Caller, role: Authority.Role,
                                strangerRefused: ControlReply) throws -> ControlReply {
         let who = caller.name
-        let peer = caller.credentials
         if let words = request.reason, words.count > Self.maxWords {
             return .refused("the reason is \(words.count) characters long; at most \(Self.maxWords), please")
         }
@@ -26,17 +25,12 @@ extension Child {
                     : .refused("ask is for \(system ? name : "the child") to ask for game time; a parent gives time with stctl redeem, or answers a request with stctl approve")
             }
             guard let minutes = request.minutes, (1...100_000).contains(minutes) else { return .refused("ask needs minutes from 1 to 100000") }
-            let asked = "ask \(minutes) \(reason ?? "")"
-            if let again = try answeredBefore(request, asked: asked, caller: caller) { return again }
             let id = (system ? "\(name)-" : "") + "\(live.engine.requestsAsked + 1)"
-            let reply: ([Effect], Engine) -> ControlReply = { [self] effects, engine in
+            return try saveAndAnswer(.timeRequested(id: id, minutes: minutes, reason: reason), request, asked: "ask \(minutes) \(reason ?? "")",
+                                     caller: caller) { [self] effects, engine in
                 if let r = Self.refusal(in: effects) { return .refused("not asked: \(r.reason)") }
                 return ControlReply(ok: true, request: engine.requests.last { $0.id == id }.map { requestLine($0, engine) })
             }
-            let effects = try live.ingestSaved(stamp(.timeRequested(id: id, minutes: minutes, reason: reason)),
-                                               answering: Self.answering(request, asked: asked, caller: peer.uid, reply: reply))
-            pending += effects
-            return reply(effects, live.engine)
 
         case .requests:
             guard role != .stranger else { return strangerRefused }
@@ -61,8 +55,8 @@ extension Child {
             }
             let pay: RequestDecision.Pay = request.gift == true ? .gift : .points
             let said = "\(what) \(id) \(pay.rawValue) \(request.minutes.map(String.init) ?? "") \(reason ?? "")"
-            if let again = try answeredBefore(request, asked: said, caller: caller) { return again }
-            let reply: ([Effect], Engine) -> ControlReply = { [self] effects, engine in
+            let decision = RequestDecision(id: id, approved: approve, pay: pay, minutes: request.minutes, by: who, reason: reason)
+            return try saveAndAnswer(.requestDecided(decision), request, asked: said, caller: caller) { [self] effects, engine in
                 if let r = Self.refusal(in: effects) {
                     let hint = r.code == .insufficientPoints ? "; approve it as a gift (--gift) or with fewer minutes (--minutes)" : ""
                     return .refused("not approved: \(r.reason)\(hint); the request still waits")
@@ -70,11 +64,6 @@ extension Child {
                 return ControlReply(ok: true, balance: engine.ledger.balance,
                                     request: engine.requests.first { $0.id == id }.map { requestLine($0, engine) })
             }
-            let decision = RequestDecision(id: id, approved: approve, pay: pay, minutes: request.minutes, by: who, reason: reason)
-            let effects = try live.ingestSaved(stamp(.requestDecided(decision)),
-                                               answering: Self.answering(request, asked: said, caller: peer.uid, reply: reply))
-            pending += effects
-            return reply(effects, live.engine)
 
         case .chores:
             guard role != .stranger else { return strangerRefused }
@@ -86,32 +75,21 @@ extension Child {
                     : .refused("chore done is for \(system ? name : "the child") to say; a parent answers with stctl chore approve or reject")
             }
             guard let chore = request.chore, !chore.isEmpty else { return .refused("chore done needs the chore's name (stctl chores lists them)") }
-            let asked = "chore done \(chore)"
-            if let again = try answeredBefore(request, asked: asked, caller: caller) { return again }
-            let reply: ([Effect], Engine) -> ControlReply = { [self] effects, engine in
+            return try saveAndAnswer(.choreDone(chore: chore), request, asked: "chore done \(chore)", caller: caller) { [self] effects, engine in
                 if let r = Self.refusal(in: effects) { return .refused("not claimed: \(r.reason)") }
                 return ControlReply(ok: true, chores: choreLines(of: engine).filter { $0.chore == chore })
             }
-            let effects = try live.ingestSaved(stamp(.choreDone(chore: chore)),
-                                               answering: Self.answering(request, asked: asked, caller: peer.uid, reply: reply))
-            pending += effects
-            return reply(effects, live.engine)
 
         case .choreApprove, .choreReject:
             let approve = request.command == .choreApprove
             let what = approve ? "chore approve" : "chore reject"
             if let no = refuseUnlessParent(what, request, caller: caller, role: role) { return no }
             guard let chore = request.chore, !chore.isEmpty else { return .refused("\(what) needs the chore's name (stctl chores lists them)") }
-            let asked = "\(what) \(chore) \(reason ?? "")"
-            if let again = try answeredBefore(request, asked: asked, caller: caller) { return again }
-            let reply: ([Effect], Engine) -> ControlReply = { [self] effects, engine in
+            return try saveAndAnswer(.choreDecided(chore: chore, approved: approve, by: who, reason: reason), request,
+                                     asked: "\(what) \(chore) \(reason ?? "")", caller: caller) { [self] effects, engine in
                 if let r = Self.refusal(in: effects) { return .refused("nothing to \(approve ? "approve" : "reject"): \(r.reason)") }
                 return ControlReply(ok: true, balance: engine.ledger.balance, chores: choreLines(of: engine).filter { $0.chore == chore })
             }
-            let effects = try live.ingestSaved(stamp(.choreDecided(chore: chore, approved: approve, by: who, reason: reason)),
-                                               answering: Self.answering(request, asked: asked, caller: peer.uid, reply: reply))
-            pending += effects
-            return reply(effects, live.engine)
 
         default:
             return .refused("\(request.command.rawValue) is not a family request")
@@ -123,15 +101,19 @@ extension Child {
         guard live.engine.policy.rewards.childMayRedeem else {
             return .refused("only a parent can turn points into game time here; ask for time with: stctl ask \(minutes)")
         }
-        let asked = "redeem \(minutes) child"
-        if let again = try answeredBefore(request, asked: asked, caller: caller) { return again }
         let before = live.engine.ledger.balance
-        let reply: ([Effect], Engine) -> ControlReply = { effects, engine in
+        return try saveAndAnswer(.redeem(minutes: minutes, by: RequestDecision.child), request, asked: "redeem \(minutes) child", caller: caller) { effects, engine in
             if let r = Self.refusal(in: effects) { return .refused("not redeemed: \(r.reason)") }
             return ControlReply(ok: true, balance: engine.ledger.balance, cost: before - engine.ledger.balance)
         }
-        let effects = try live.ingestSaved(stamp(.redeem(minutes: minutes, by: RequestDecision.child)),
-                                           answering: Self.answering(request, asked: asked, caller: caller.credentials.uid, reply: reply))
+    }
+
+    /// Logs what a request asks for, saves it with the answer before answering (a retry with the
+    /// same id is answered as the first time, not carried out again), and carries out what it caused.
+    mutating func saveAndAnswer(_ kind: Event.Kind, _ request: ControlRequest, asked: String, caller: ControlServer.Caller,
+                                        reply: @escaping ([Effect], Engine) -> ControlReply) throws -> ControlReply {
+        if let again = try answeredBefore(request, asked: asked, caller: caller) { return again }
+        let effects = try live.ingestSaved(stamp(kind), answering: Self.answering(request, asked: asked, caller: caller.credentials.uid, reply: reply))
         pending += effects
         return reply(effects, live.engine)
     }

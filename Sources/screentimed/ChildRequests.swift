@@ -27,7 +27,7 @@ extension Child {
                 if role == .child, request.passphrase == nil { return try childRedeem(request, minutes: minutes, caller: caller) }
                 if let no = refuseUnlessParent("redeem", request, caller: caller, role: role) { return no }
                 let before = live.engine.ledger.balance
-                return try saveAndAnswer(.redeem(minutes: minutes, by: who), request, asked: "redeem \(minutes)", caller: caller) { effects, engine in
+                return try saveAndAnswer(.redeem(minutes: minutes, by: parentName(caller, role)), request, asked: "redeem \(minutes)", caller: caller) { effects, engine in
                     if let r = Self.refusal(in: effects) { return .refused("not redeemed: \(r.reason)") }
                     return ControlReply(ok: true, balance: engine.ledger.balance, cost: before - engine.ledger.balance)
                 }
@@ -35,7 +35,7 @@ extension Child {
                 if let no = refuseUnlessParent("adjust", request, caller: caller, role: role) { return no }
                 guard let points = request.points, points != 0, abs(points) <= 1_000_000_000 else { return .refused("adjust needs non-zero points") }
                 guard let reason = request.reason, !reason.trimmingCharacters(in: .whitespaces).isEmpty else { return .refused("adjust needs a reason") }
-                return try saveAndAnswer(.adjust(points: points, reason: "\(reason) (\(who))"), request, asked: "adjust \(points) \(reason)",
+                return try saveAndAnswer(.adjust(points: points, reason: "\(reason) (\(parentName(caller, role)))"), request, asked: "adjust \(points) \(reason)",
                                          caller: caller) { _, engine in ControlReply(ok: true, balance: engine.ledger.balance) }
             case .apps:
                 guard role != .stranger else { return strangerRefused }
@@ -106,6 +106,12 @@ extension Child {
         } catch {
             return .refused("nothing was changed, because it cannot be saved: \(error)")
         }
+    }
+
+    /// Who a parent's action is recorded as done by: their user name, or, for the parent
+    /// passphrase typed at someone's account, that (the account is not the parent's).
+    func parentName(_ caller: ControlServer.Caller, _ role: Authority.Role) -> String {
+        role == .parent ? caller.name : "the parent passphrase at \(caller.name)'s account"
     }
 
     /// Nil when the caller is a parent (by uid, by group, or by the parent passphrase in the

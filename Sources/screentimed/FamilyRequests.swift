@@ -13,7 +13,6 @@ extension Child {
 
     mutating func answerFamily(_ request: ControlRequest, from caller: ControlServer.Caller, role: Authority.Role,
                                strangerRefused: ControlReply) throws -> ControlReply {
-        let who = caller.name
         if let words = request.reason, words.count > Self.maxWords {
             return .refused("the reason is \(words.count) characters long; at most \(Self.maxWords), please")
         }
@@ -55,7 +54,7 @@ extension Child {
             }
             let pay: RequestDecision.Pay = request.gift == true ? .gift : .points
             let said = "\(what) \(id) \(pay.rawValue) \(request.minutes.map(String.init) ?? "") \(reason ?? "")"
-            let decision = RequestDecision(id: id, approved: approve, pay: pay, minutes: request.minutes, by: who, reason: reason)
+            let decision = RequestDecision(id: id, approved: approve, pay: pay, minutes: request.minutes, by: parentName(caller, role), reason: reason)
             return try saveAndAnswer(.requestDecided(decision), request, asked: said, caller: caller) { [self] effects, engine in
                 if let r = Self.refusal(in: effects) {
                     let hint = r.code == .insufficientPoints ? "; approve it as a gift (--gift) or with fewer minutes (--minutes)" : ""
@@ -85,7 +84,7 @@ extension Child {
             let what = approve ? "chore approve" : "chore reject"
             if let no = refuseUnlessParent(what, request, caller: caller, role: role) { return no }
             guard let chore = request.chore, !chore.isEmpty else { return .refused("\(what) needs the chore's name (stctl chores lists them)") }
-            return try saveAndAnswer(.choreDecided(chore: chore, approved: approve, by: who, reason: reason), request,
+            return try saveAndAnswer(.choreDecided(chore: chore, approved: approve, by: parentName(caller, role), reason: reason), request,
                                      asked: "\(what) \(chore) \(reason ?? "")", caller: caller) { [self] effects, engine in
                 if let r = Self.refusal(in: effects) { return .refused("nothing to \(approve ? "approve" : "reject"): \(r.reason)") }
                 return ControlReply(ok: true, balance: engine.ledger.balance, chores: choreLines(of: engine).filter { $0.chore == chore })

@@ -62,8 +62,9 @@ struct FamilyTests {
     func userMode() throws {
         let dir = try AppCopies.folder()
         let game = "\(dir)/supertuxkart"
-        let d = try LiveDaemon(policy: Self.policy(game: game), arguments: ["--sample-every", "200ms", "--no-logind", "--no-notifications"],
-                               uid: Self.child)
+        let hash = try PassphraseEndToEndTests.mkpasswd("tea for two")
+        let d = try LiveDaemon(policy: Self.policy(game: game, parents: "passphrase_hash = \"\(hash)\""),
+                               arguments: ["--sample-every", "200ms", "--no-logind", "--no-notifications"], uid: Self.child)
         _ = try d.waitFor("watching uid")
         let root = { (args: [String]) in try ReplayBinaryTests.runBinary(ControlSocketTests.stctl, args + ["--socket", d.socket]) }
 
@@ -124,6 +125,15 @@ struct FamilyTests {
         let redeem = try d.stctl(["redeem", "5"])
         #expect(redeem.status == 1 && redeem.stderr == "stctl: only a parent can turn points into game time here; ask for time with: stctl ask 5\n", "\(redeem.stderr)")
 
+        // A parent at the child's keyboard answers with the passphrase; the answer says so, not the child's name.
+        #expect(try d.stctl(["ask", "2"]).status == 0)
+        let typed = try ReplayBinaryTests.runBinary("/usr/bin/setpriv", ["--reuid=\(Self.child)", "--regid=\(Self.child)", "--clear-groups",
+                                                                     ControlSocketTests.stctl, "approve", "3", "--gift", "--passphrase-stdin", "--socket", d.socket],
+                                                    stdin: "tea for two\n")
+        #expect(typed.status == 0, "\(typed.stderr)")
+        let byPassphrase = try Self.object(try root(["requests", "--json"]))["requests"] as? [[String: Any]] ?? []
+        #expect(byPassphrase.first { $0["id"] as? String == "3" }?["by"] as? String == "the parent passphrase at stkid65047's account", "\(byPassphrase)")
+
         // What the daemon answered, and the ledger it saved …
         let requests = try Self.object(try root(["requests", "--json"]))["requests"] as? [[String: Any]] ?? []
         let claims = try Self.object(try root(["chores", "--json"]))["chores"] as? [[String: Any]] ?? []
@@ -137,10 +147,10 @@ struct FamilyTests {
         let replay = try Self.object(r)
         let replayedLedger = (replay["ledger"] as? [[String: Any]] ?? []).map { "\($0["kind"] ?? "") \($0["points"] ?? "") \($0["balance_after"] ?? "")" }
         #expect(replayedLedger.joined(separator: "\n") == ledger, "replayed \(replayedLedger), saved \(ledger)")
-        #expect(ledger == "gifted 0 0\nchore 20 20", "\(ledger)")
+        #expect(ledger == "gifted 0 0\nchore 20 20\ngifted 0 20", "\(ledger)")
         let replayedRequests = (replay["requests"] as? [[String: Any]] ?? []).map { "\($0["id"] ?? "") \($0["state"] ?? "") \($0["minutes_granted"] ?? "-")" }
         let answeredRequests = requests.map { "\($0["id"] ?? "") \($0["state"] ?? "") \($0["minutes_granted"] ?? "-")" }
-        #expect(replayedRequests.sorted() == answeredRequests.sorted() && replayedRequests == ["1 approved 1", "2 denied -"], "\(replayedRequests) \(answeredRequests)")
+        #expect(replayedRequests.sorted() == answeredRequests.sorted() && replayedRequests == ["1 approved 1", "2 denied -", "3 approved 2"], "\(replayedRequests) \(answeredRequests)")
         let replayedChores = (replay["chores"] as? [[String: Any]] ?? []).map { "\($0["chore"] ?? "") \($0["state"] ?? "")" }
         let answeredChores = claims.map { "\($0["chore"] ?? "") \($0["state"] ?? "")" }
         #expect(replayedChores == answeredChores && replayedChores == ["Dishes approved"], "\(replayedChores) \(answeredChores)")

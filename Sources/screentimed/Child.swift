@@ -238,7 +238,7 @@ struct Child {
             let done = enforcer.resume(pid, process: engine.process(pid))
             log("\(at(w)) resume pid \(pid): \(done)", ["event": "resume", "pid": "\(pid)", "signalled": "\(done)"])
         case .refused(let r):
-            log("\(at(r.at)) refused \(r.request): \(r.reason) (\(r.code.rawValue))", level: .notice,
+            log("\(at(r.at)) refused \(r.request): \(r.reason)", level: .notice,
                 ["event": "refused", "request": "\(r.request)", "reason": "\(r.code.rawValue)"])
         case .request(let r):
             var fields: Logger.Metadata = ["event": "time_request", "request_id": "\(r.id)", "state": "\(r.state.rawValue)", "minutes": "\(r.minutes)"]

@@ -307,8 +307,10 @@ extension Child {
         var blind: [String] = []
         if let rollback { blind.append("this state is not the one the daemon wrote before: \(rollback)") }
         if let notifier, !notifier.available { blind.append(notifier.problem ?? "desktop notifications are off") }
+        var notifying = notifier?.available ?? false
         if let relay {
-            if let problem = relay.problem[uid] { blind.append(problem) }
+            notifying = Privileges.sessionBus(of: uid) != nil && relay.problem[uid] == nil
+            if !notifying { blind.append(relay.problem[uid] ?? "no desktop session bus (/run/user/\(uid)/bus): notices go to the journal only") }
         } else if notifier == nil {
             blind.append(notificationsOff)
         }
@@ -342,7 +344,7 @@ extension Child {
             pointsToday: (try? live.pointsEarned(from: today.start, to: today.end)) ?? 0,
             pointsPerRewardMinute: policy.points.perRewardMinute,
             currentApp: app?.name, currentCategory: app?.category.rawValue, currentCounts: counts,
-            observers: .init(proc: true, logind: logind?.watching ?? false, focusHook: !hooks.isEmpty, notifications: notifier?.available ?? false),
+            observers: .init(proc: true, logind: logind?.watching ?? false, focusHook: !hooks.isEmpty, notifications: notifying),
             hooks: hooks, blindSpots: blind)
         status.notices = recentNotices
         if policy.rewards.dailyAllowance != nil {

@@ -111,7 +111,9 @@ extension Child {
     /// Who a parent's action is recorded as done by: their user name, or, for the parent
     /// passphrase typed at someone's account, that (the account is not the parent's).
     func parentName(_ caller: ControlServer.Caller, _ role: Authority.Role) -> String {
-        role == .parent ? caller.name : "the parent passphrase at \(caller.name)'s account"
+        // ("child" marks the child's own redemption in the log: a parent by that name is not one.)
+        role != .parent ? "the parent passphrase at \(caller.name)'s account"
+            : caller.name == RequestDecision.child ? "\(caller.name) (a parent)" : caller.name
     }
 
     /// Nil when the caller is a parent (by uid, by group, or by the parent passphrase in the

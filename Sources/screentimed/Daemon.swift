@@ -198,9 +198,12 @@ struct Daemon {
             return ControlServer.Answer(line: reply.line, ok: true, child: nil)
         }
         let i: Int
-        if request.user == nil, own == nil, [.approve, .deny].contains(request.command), let id = request.requestID,
-           let holder = children.firstIndex(where: { $0.live.engine.requests.contains { $0.id == id } }) {
-            i = holder      // system mode: a request's id names its child ("emma-3")
+        if request.user == nil, own == nil, children.count > 1, [.approve, .deny].contains(request.command), let id = request.requestID {
+            // System mode: a request's id names its child ("emma-3").
+            guard let holder = children.firstIndex(where: { $0.live.engine.requests.contains { $0.id == id } }) else {
+                return refused("there is no request \(id) here (stctl requests lists them)")
+            }
+            i = holder
         } else if let name = request.user {
             guard let found = children.firstIndex(where: { $0.name == name }) else {
                 let mine = index(ofChild: caller.credentials.uid) != nil

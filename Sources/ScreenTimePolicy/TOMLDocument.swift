@@ -178,6 +178,7 @@ struct KeyLines {
                 arrayCounts[name] = index + 1
                 table = [name + "[\(index)]"]
                 lines[table[0], default: lineNo] = lineNo
+                lines[name, default: lineNo] = lineNo      // the array itself: at its first table
             } else if trimmed.hasPrefix("[") {
                 let name = KeyLines.headerName(trimmed.dropFirst(), closing: "]")
                 table = [name]

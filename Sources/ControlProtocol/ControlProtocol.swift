@@ -106,6 +106,8 @@ extension ControlReply {
         w.key("ok"); w.bool(ok)
         if let s = status {
             w.key("status"); w.beginObject()
+            if let a = s.allowanceLeftSeconds { w.key("allowance_left_seconds"); w.int(a) }
+            if let a = s.allowanceTodaySeconds { w.key("allowance_today_seconds"); w.int(a) }
             w.key("balance"); w.int(s.balance)
             w.key("blind_spots"); w.beginArray(); for b in s.blindSpots { w.string(b) }; w.endArray()
             w.key("current_app"); text(s.currentApp)
@@ -133,13 +135,12 @@ extension ControlReply {
             w.key("proc"); w.bool(s.observers.proc)
             w.endObject()
             w.key("points_per_reward_minute"); w.int(s.pointsPerRewardMinute)
-            if let a = s.allowanceLeftSeconds { w.key("allowance_left_seconds"); w.int(a) }
-            if let a = s.allowanceTodaySeconds { w.key("allowance_today_seconds"); w.int(a) }
             w.key("points_today"); w.int(s.pointsToday)
             w.key("reward_available_seconds"); w.int(s.rewardAvailableSeconds)
             w.key("reward_remaining_seconds"); w.int(s.rewardRemainingSeconds)
             w.key("reward_today_remaining_seconds"); w.int(s.rewardTodayRemainingSeconds)
             w.key("reward_used_today_seconds"); w.int(s.rewardUsedTodaySeconds)
+            if let name = s.schedule { w.key("schedule"); w.string(name) }
             w.endObject()
         }
         w.key("v"); w.int(Int64(v))
@@ -524,6 +525,8 @@ public struct ControlReply: Codable, Sendable, Equatable {
         /// The last things the child was told (warnings, stops, points), newest last: for the
         /// GNOME Shell extension, which shows those the daemon could not show itself.
         public var notices: [Notice]? = nil
+        /// The `[[schedules]]` entry in force today (nil: none).
+        public var schedule: String? = nil
         /// With a `daily_allowance`: what is left of today's, and how much it is.
         public var allowanceLeftSeconds: Int64? = nil
         public var allowanceTodaySeconds: Int64? = nil
@@ -573,6 +576,7 @@ public struct ControlReply: Codable, Sendable, Equatable {
             try c.encode(hooks, forKey: .hooks)
             try c.encode(blindSpots, forKey: .blindSpots)
             try c.encodeIfPresent(notices, forKey: .notices)
+            try c.encodeIfPresent(schedule, forKey: .schedule)
             try c.encodeIfPresent(allowanceLeftSeconds, forKey: .allowanceLeftSeconds)
             try c.encodeIfPresent(allowanceTodaySeconds, forKey: .allowanceTodaySeconds)
             try c.encodeIfPresent(requests, forKey: .requests)

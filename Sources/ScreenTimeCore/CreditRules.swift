@@ -122,13 +122,14 @@ struct ClockJumpRule: CreditRule {
 
 /// The day's learning credit cap. Unlike the others it remembers: what each day has credited.
 struct DailyCapRule {
-    let cap: Microseconds
+    /// The cap of a day (by its key): the day's schedule may set its own.
+    let cap: (Int64) -> Microseconds
 
     /// `days` splits the remaining time by calendar day: (day key, the part on that day).
     func judge(_ j: inout SessionJudgement, days: [(Int64, IntervalSet)], credited: inout [Int64: Microseconds]) {
         var over = IntervalSet()
         for (day, part) in days {
-            let room = max(0, cap - credited[day, default: 0])
+            let room = max(0, cap(day) - credited[day, default: 0])
             let kept = part.prefix(measure: room)
             credited[day, default: 0] += kept.measure
             over.formUnion(part.subtracting(kept))

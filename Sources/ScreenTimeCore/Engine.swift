@@ -17,6 +17,8 @@ public struct Engine: Sendable {
     // The calendar day in force, in engine time.
     var day = PolicyCalendar.Day(key: 0, weekKey: 0, start: 0, end: 0, allowed: nil)
     var dayEnd: Microseconds = 0
+    /// Its limits: the policy's, or those of the schedule in force that day.
+    public internal(set) var rules = Policy.DayRules(schedule: nil, dailyLimit: nil, allowedHours: nil, dailyAllowance: nil, dailyLearningCap: 0)
     var allowedSpans: [(start: Microseconds, end: Microseconds)]?
 
     // What is running and what the child is looking at.
@@ -288,7 +290,7 @@ public struct Engine: Sendable {
     /// today's and this week's limits leave, and the allowed hours left today.
     public var rewardAvailableToday: Microseconds {
         var best = budget.available
-        if let limit = policy.rewards.dailyLimit { best = min(best, limit - budget.usedToday) }
+        if let limit = rules.dailyLimit { best = min(best, limit - budget.usedToday) }
         if let limit = policy.rewards.weeklyLimit { best = min(best, limit - budget.usedThisWeek) }
         if let spans = allowedSpans {
             best = min(best, spans.reduce(0) { $0 + max(0, $1.end - max($1.start, now)) })

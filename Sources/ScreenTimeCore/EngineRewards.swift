@@ -17,14 +17,14 @@ extension Engine {
     /// Reward time that may be used from now on, and the limit that bounds it.
     func availableNow() -> (seconds: Microseconds, limit: Reason) {
         var best = (budget.available, Reason.noRewardTime)
-        if let limit = policy.rewards.dailyLimit, limit - budget.usedToday < best.0 { best = (limit - budget.usedToday, .dailyLimit) }
+        if let limit = rules.dailyLimit, limit - budget.usedToday < best.0 { best = (limit - budget.usedToday, .dailyLimit) }
         if let limit = policy.rewards.weeklyLimit, limit - budget.usedThisWeek < best.0 { best = (limit - budget.usedThisWeek, .weeklyLimit) }
         if let spans = allowedSpans {
             var left: Microseconds = 0
             for s in spans where s.start <= now && now < s.end {
                 left = s.end - now
                 // A window that runs to midnight goes on in tomorrow's window that starts at midnight.
-                if s.end == dayEnd, let windows = policy.rewards.allowedHours, let first = windows.first, first.startMinute == 0 {
+                if s.end == dayEnd, let windows = policy.rules(forDay: day.key + 1).allowedHours, let first = windows.first, first.startMinute == 0 {
                     left += Microseconds(first.endMinute) * 60 * Seconds.micro
                 }
             }

@@ -105,7 +105,8 @@ extension Engine {
                                        focusHookSeen: focusHookSeen, hookGap: hookGapTime.asOf(end), validation: policy.validation)
         var j = SessionJudgement(remaining: s.used.clipped(to: s.start, end))
         for rule in creditRules { rule.judge(evidence, &j) }
-        DailyCapRule(cap: policy.points.dailyLearningCap).judge(&j, days: splitByDay(j.remaining), credited: &learningCredited)
+        DailyCapRule(cap: { [policy] in policy.rules(forDay: $0).dailyLearningCap })
+            .judge(&j, days: splitByDay(j.remaining), credited: &learningCredited)
 
         let credited = j.remaining.measure
         pointRemainder += credited * (entry.pointsPerHour ?? policy.points.learningPerHour)

@@ -62,11 +62,14 @@ extension Engine {
 
     /// The day's allowance (none: zero), granted once a day.
     mutating func grantAllowance() {
-        budget.setAllowance(policy.rewards.dailyAllowance ?? 0, day: day.key)
+        budget.setAllowance(rules.dailyAllowance ?? 0, day: day.key)
     }
 
     mutating func enterDay(containing t: Microseconds) {
-        day = calendar.day(containing: clock.wall(at: t), allowedHours: policy.rewards.allowedHours)
+        // The day's schedule decides its hours: its key first, then the day with those hours.
+        let key = calendar.day(containing: clock.wall(at: t), allowedHours: nil).key
+        rules = policy.rules(forDay: key)
+        day = calendar.day(containing: clock.wall(at: t), allowedHours: rules.allowedHours)
         dayEnd = clock.time(atWall: day.end)
         allowedSpans = day.allowed.map { $0.map { (clock.time(atWall: $0.start), clock.time(atWall: $0.end)) } }
     }

@@ -55,3 +55,81 @@ public struct Chore: Sendable, Equatable {
         self.every = every
     }
 }
+
+/// A calendar date as a day key: days since 1970-01-01 (the engine's `Day.key`).
+public enum CalendarDate {
+    /// "2026-12-21" → its day key; nil when it is not a real date.
+    public static func key(of text: String) -> Int64? {
+        let p = text.split(separator: "-", omittingEmptySubsequences: false)
+        guard p.count == 3, p[0].count == 4, p[1].count == 2, p[2].count == 2,
+              let y = Int64(p[0]), let m = Int64(p[1]), let d = Int64(p[2]), (1...12).contains(m), (1...31).contains(d) else { return nil }
+        let key = RFC3339.daysFromCivil(year: y, month: m, day: d)
+        let back = RFC3339.civilFromDays(key)
+        return back == (y, m, d) ? key : nil      // 2027-02-30 is not a date
+    }
+
+    /// The day key's date, "2026-12-21".
+    public static func text(of key: Int64) -> String {
+        let (y, m, d) = RFC3339.civilFromDays(key)
+        return RFC3339.pad(y, 4) + "-" + RFC3339.pad(m, 2) + "-" + RFC3339.pad(d, 2)
+    }
+
+    /// The weekday of a day key (1970-01-01 was a Thursday).
+    public static func weekday(of key: Int64) -> Weekday {
+        Weekday(rawValue: Int(((key + 3) % 7 + 7) % 7))!
+    }
+}
+
+/// One `[[schedules]]` entry: on its weekdays and dates, its limits replace the `[rewards]` and
+/// `[points]` ones for the day. The first entry that holds a day applies to it.
+public struct Schedule: Sendable, Equatable {
+    public var name: String
+    public var days: [Weekday]
+    /// Day keys, first and last day of each range (a single day is a range of one).
+    public var dates: [ClosedRange<Int64>]
+    /// What the schedule sets (nil: the `[rewards]` / `[points]` value holds that day).
+    public var dailyLimit: Microseconds?
+    public var allowedHours: [HourWindow]?
+    public var dailyAllowance: Microseconds?
+    public var dailyLearningCap: Microseconds?
+
+    public init(name: String, days: [Weekday] = [], dates: [ClosedRange<Int64>] = [], dailyLimit: Microseconds? = nil,
+                allowedHours: [HourWindow]? = nil, dailyAllowance: Microseconds? = nil, dailyLearningCap: Microseconds? = nil) {
+        self.name = name
+        self.days = days
+        self.dates = dates
+        self.dailyLimit = dailyLimit
+        self.allowedHours = allowedHours
+        self.dailyAllowance = dailyAllowance
+        self.dailyLearningCap = dailyLearningCap
+    }
+
+    public func holds(day key: Int64) -> Bool {
+        days.contains(CalendarDate.weekday(of: key)) || dates.contains { $0.contains(key) }
+    }
+}
+
+extension Policy {
+    /// The limits of one calendar day: the `[rewards]` and `[points]` values, with those of the
+    /// schedule in force that day (`schedule`: its name; nil when none holds the day).
+    public struct DayRules: Sendable, Equatable {
+        public var schedule: String?
+        public var dailyLimit: Microseconds?
+        public var allowedHours: [HourWindow]?
+        public var dailyAllowance: Microseconds?
+        public var dailyLearningCap: Microseconds
+    }
+
+    /// The rules of the day with this key (days since 1970-01-01, in the policy's zone).
+    public func rules(forDay key: Int64) -> DayRules {
+        var r = DayRules(schedule: nil, dailyLimit: rewards.dailyLimit, allowedHours: rewards.allowedHours,
+                         dailyAllowance: rewards.dailyAllowance, dailyLearningCap: points.dailyLearningCap)
+        guard let s = schedules.first(where: { $0.holds(day: key) }) else { return r }
+        r.schedule = s.name
+        if let v = s.dailyLimit { r.dailyLimit = v }
+        if let v = s.allowedHours { r.allowedHours = v }
+        if let v = s.dailyAllowance { r.dailyAllowance = v }
+        if let v = s.dailyLearningCap { r.dailyLearningCap = v }
+        return r
+    }
+}

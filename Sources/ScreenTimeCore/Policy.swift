@@ -12,6 +12,8 @@ public struct Policy: Sendable {
     public var apps: [AppEntry]
     public var requests: Requests
     public var chores: [Chore]
+    /// `[[schedules]]`, in the order written (the first that holds a day applies).
+    public var schedules: [Schedule]
     /// With `unknown_apps = "reward"`: the entry (last of `apps`) that a focused program no entry
     /// names counts as.
     public private(set) var unknownProgramEntry: Int? = nil
@@ -19,10 +21,11 @@ public struct Policy: Sendable {
 
     public init(timeZone: TimeZone, points: Points, rewards: Rewards, validation: Validation,
                 enforcement: Enforcement, parents: Parents, apps: [AppEntry],
-                requests: Requests = Requests(), chores: [Chore] = []) {
+                requests: Requests = Requests(), chores: [Chore] = [], schedules: [Schedule] = []) {
         self.timeZone = timeZone
         self.requests = requests
         self.chores = chores
+        self.schedules = schedules
         self.points = points
         self.rewards = rewards
         self.validation = validation

@@ -183,6 +183,18 @@ public struct EngineInput {
             every = "once"
 
             """
+        if family & 0x20000 != 0 {
+            text += """
+                [[schedules]]
+                name = "weekend"
+                days = ["sat", "sun", "\(["mon", "tue", "wed", "thu", "fri"][Int((family >> 18) % 5)])"]
+                daily_limit = "\(20 + (family >> 21) % 150)m"
+                allowed_hours = ["0\((family >> 24) % 9):00-2\((family >> 27) % 5):00"]
+                daily_allowance = "\((family >> 12) % 40)m"
+                daily_learning_cap = "\(10 + (family >> 8) % 100)m"
+
+                """
+        }
         do { return try PolicyLoader.parse(text, systemZone: TimeZone(identifier: "UTC")!) } catch {
             preconditionFailure("the fuzz policy is not valid: \(error)\n\(text)")
         }

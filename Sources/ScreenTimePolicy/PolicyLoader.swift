@@ -175,7 +175,7 @@ struct PolicyReader {
 
     mutating func read(_ root: TOMLNode, systemZone: () -> TimeZone) -> Policy? {
         let top = fields(root, at: "", known: ["version", "timezone", "points", "rewards", "validation", "enforcement", "parents", "apps",
-                                                     "requests", "chores"], label: "")
+                                                     "requests", "chores", "schedules"], label: "")
         if let v = top["version"] {
             if case .integer(let n) = v, n == 1 {} else {
                 problem("version", "this screentime reads policy version 1; the file says version = \(v.typeNameOrValue)")
@@ -204,10 +204,11 @@ struct PolicyReader {
         let apps = readApps(top["apps"])
         let requests = readRequests(top["requests"])
         let chores = readChores(top["chores"])
+        let schedules = readSchedules(top["schedules"])
 
         guard problems.isEmpty else { return nil }
         return Policy(timeZone: zone, points: points, rewards: rewards, validation: validation,
-                      enforcement: enforcement, parents: parents, apps: apps, requests: requests, chores: chores)
+                      enforcement: enforcement, parents: parents, apps: apps, requests: requests, chores: chores, schedules: schedules)
     }
 
     private mutating func readPoints(_ node: TOMLNode?, defaultCap: Microseconds) -> Policy.Points {
@@ -221,22 +222,7 @@ struct PolicyReader {
     private mutating func readRewards(_ node: TOMLNode?, defaultCountsWhile: Policy.CountsWhile) -> Policy.Rewards {
         let f = node.map { fields($0, at: "rewards", known: ["daily_limit", "weekly_limit", "allowed_hours", "redemption_expires_after", "counts_while", "unknown_apps",
                                                                   "daily_allowance", "child_may_redeem", "child_redeem_daily_max"], label: " in [rewards]") } ?? [:]
-        var hours: [HourWindow]? = nil
-        if let texts = stringList(f, "allowed_hours", "rewards") {
-            var windows: [HourWindow] = []
-            for t in texts {
-                guard let w = HourWindow.parse(t) else {
-                    problem("rewards.allowed_hours", "'allowed_hours' has \"\(t)\", which is not a time window like \"14:00-20:00\" (HH:MM-HH:MM, start before end, \"24:00\" ends the day)")
-                    continue
-                }
-                windows.append(w)
-            }
-            windows.sort { $0.startMinute < $1.startMinute }
-            for (a, b) in zip(windows, windows.dropFirst()) where b.startMinute < a.endMinute {
-                problem("rewards.allowed_hours", "'allowed_hours' windows \"\(a.text)\" and \"\(b.text)\" overlap")
-            }
-            hours = windows
-        }
+        let hours = hourWindows(f, "rewards")
         return Policy.Rewards(
             dailyLimit: duration(f, "daily_limit", "rewards", allowZero: true),
             weeklyLimit: duration(f, "weekly_limit", "rewards", allowZero: true),
@@ -247,6 +233,79 @@ struct PolicyReader {
             dailyAllowance: duration(f, "daily_allowance", "rewards", allowZero: true),
             childMayRedeem: boolean(f, "child_may_redeem", "rewards") ?? false,
             childRedeemDailyMax: duration(f, "child_redeem_daily_max", "rewards", allowZero: true))
+    }
+
+    /// `allowed_hours` of a table: sorted windows that do not overlap.
+    private mutating func hourWindows(_ f: [String: TOMLNode], _ path: String) -> [HourWindow]? {
+        guard let texts = stringList(f, "allowed_hours", path) else { return nil }
+        var windows: [HourWindow] = []
+        for t in texts {
+            guard let w = HourWindow.parse(t) else {
+                problem(join(path, "allowed_hours"), "'allowed_hours' has \"\(t)\", which is not a time window like \"14:00-20:00\" (HH:MM-HH:MM, start before end, \"24:00\" ends the day)")
+                continue
+            }
+            windows.append(w)
+        }
+        windows.sort { $0.startMinute < $1.startMinute }
+        for (a, b) in zip(windows, windows.dropFirst()) where b.startMinute < a.endMinute {
+            problem(join(path, "allowed_hours"), "'allowed_hours' windows \"\(a.text)\" and \"\(b.text)\" overlap")
+        }
+        return windows
+    }
+
+    private mutating func readSchedules(_ node: TOMLNode?) -> [Schedule] {
+        guard let node else { return [] }
+        guard case .array(let items) = node else {
+            problem("schedules", "'schedules' must be written as [[schedules]] tables, not \(node.typeName)")
+            return []
+        }
+        var out: [Schedule] = []
+        let known = ["name", "days", "dates", "daily_limit", "allowed_hours", "daily_allowance", "daily_learning_cap"]
+        for (i, item) in items.enumerated() {
+            let path = "schedules[\(i)]"
+            if case .table(let entries) = item, entries.contains(where: { $0.0 == "weekly_limit" }) {
+                problem(join(path, "weekly_limit"), "'weekly_limit' is never per day: set it in [rewards]")
+            }
+            let f = fields(item, at: path, known: known + ["weekly_limit"], label: " in [[schedules]]")
+            guard let name = string(f, "name", path), !name.trimmingCharacters(in: .whitespaces).isEmpty else {
+                problem(f["name"] == nil ? path : join(path, "name"), "a [[schedules]] entry needs a name (stctl status shows it on its days)")
+                continue
+            }
+            if out.contains(where: { $0.name == name }) { problem(join(path, "name"), "two [[schedules]] entries are named \"\(name)\"") }
+            var days: [Weekday] = []
+            for d in stringList(f, "days", path) ?? [] {
+                guard let w = Weekday(name: d) else {
+                    problem(join(path, "days"), "'days' lists weekdays as mon tue wed thu fri sat sun, not \"\(d)\"" + suggestion(for: d, among: Weekday.allCases.map(\.name)))
+                    continue
+                }
+                if !days.contains(w) { days.append(w) }
+            }
+            var dates: [ClosedRange<Int64>] = []
+            for d in stringList(f, "dates", path) ?? [] {
+                let ends = d.components(separatedBy: "..")
+                guard ends.count <= 2, let first = CalendarDate.key(of: ends[0]), let last = ends.count == 2 ? CalendarDate.key(of: ends[1]) : first else {
+                    problem(join(path, "dates"), "'dates' has \"\(d)\", which is not a date like \"2026-12-24\" or a range like \"2026-12-21..2027-01-06\"")
+                    continue
+                }
+                guard first <= last else {
+                    problem(join(path, "dates"), "'dates' has \"\(d)\", which ends before it starts")
+                    continue
+                }
+                dates.append(first...last)
+            }
+            if f["days"] == nil && f["dates"] == nil {
+                problem(path, "the schedule \"\(name)\" holds no day: give 'days' (weekdays) or 'dates'")
+            }
+            let setsSomething = ["daily_limit", "allowed_hours", "daily_allowance", "daily_learning_cap"].contains { f[$0] != nil }
+            if !setsSomething {
+                problem(path, "the schedule \"\(name)\" changes nothing: give daily_limit, allowed_hours, daily_allowance or daily_learning_cap")
+            }
+            out.append(Schedule(name: name, days: days.sorted(), dates: dates,
+                                dailyLimit: duration(f, "daily_limit", path, allowZero: true), allowedHours: hourWindows(f, path),
+                                dailyAllowance: duration(f, "daily_allowance", path, allowZero: true),
+                                dailyLearningCap: duration(f, "daily_learning_cap", path, allowZero: true)))
+        }
+        return out
     }
 
     private mutating func readRequests(_ node: TOMLNode?) -> Policy.Requests {

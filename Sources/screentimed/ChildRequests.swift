@@ -257,7 +257,6 @@ extension Child {
         let sessions = try live.sessions(from: from, to: last.end)
         let ledger = try live.ledger(from: from).filter { $0.at < last.end }
         let used = try live.rewardUsed(from: from, to: last.end)
-        let limit = engine.policy.rewards.dailyLimit.map { $0 / Seconds.micro }
         return bounds.map { b in
             let mine = sessions.filter { $0.start >= b.start && $0.start < b.end }
             let learning = mine.filter { $0.category == .learning }
@@ -271,8 +270,11 @@ extension Child {
             let entries = ledger.filter { $0.at >= b.start && $0.at < b.end }
             func points(_ kind: LedgerEntry.Kind) -> Int64 { entries.filter { $0.kind == kind }.reduce(0) { $0 + $1.points } }
             let rewardUsed = b.start == engine.today.start ? engine.reward.usedToday : used[b.start]
+            let day = String(RFC3339.format(micros: b.start, utcOffsetSeconds: engine.utcOffset(at: b.start)).prefix(10))
+            // The day's own limit: a schedule may set one.
+            let limit = CalendarDate.key(of: day).flatMap { engine.policy.rules(forDay: $0).dailyLimit }.map { $0 / Seconds.micro }
             return ControlReply.ReportDay(
-                day: String(RFC3339.format(micros: b.start, utcOffsetSeconds: engine.utcOffset(at: b.start)).prefix(10)),
+                day: day,
                 learningCreditedSeconds: learning.reduce(0) { $0 + $1.creditedSeconds } / Seconds.micro,
                 learningRefusedSeconds: reasons.values.reduce(0, +) / Seconds.micro,
                 refused: reasons.sorted { ($1.value, $0.key.rawValue) < ($0.value, $1.key.rawValue) }
@@ -349,10 +351,11 @@ extension Child {
             observers: .init(proc: true, logind: logind?.watching ?? false, focusHook: !hooks.isEmpty, notifications: notifying),
             hooks: hooks, blindSpots: blind)
         status.notices = recentNotices
-        if policy.rewards.dailyAllowance != nil {
+        if let allowance = engine.rules.dailyAllowance, allowance > 0 {
             status.allowanceLeftSeconds = r.allowanceLeftToday / Seconds.micro
-            status.allowanceTodaySeconds = (policy.rewards.dailyAllowance ?? 0) / Seconds.micro
+            status.allowanceTodaySeconds = allowance / Seconds.micro
         }
+        status.schedule = engine.rules.schedule
         (status.requests, status.chores) = familyStatus()
         return status
     }

@@ -16,6 +16,9 @@ struct PolicyCheck: ParsableCommand {
     @Flag(name: .long, help: "Print the result as JSON.")
     var json = false
 
+    @Option(name: .long, help: "The first day of the week shown (YYYY-MM-DD; default: today in the policy's time zone).")
+    var from: String?
+
     func run() throws {
         let policy: Policy
         do throws(PolicyError) {
@@ -39,6 +42,10 @@ struct PolicyCheck: ParsableCommand {
             throw ExitCode(1)
         }
         let count = { (c: AppCategory) in policy.apps.filter { $0.category == c }.count }
+        guard let first = from.map({ CalendarDate.key(of: $0) }) ?? Self.today(in: policy.timeZone) else {
+            throw ValidationError("--from: not a date like 2026-11-23: \"\(from ?? "")\"")
+        }
+        let week = (0..<7).map { (first + Int64($0), policy.rules(forDay: first + Int64($0))) }
         if json {
             var w = JSONWriter()
             w.beginObject()
@@ -49,6 +56,19 @@ struct PolicyCheck: ParsableCommand {
             w.key("apps"); w.beginObject()
             for c in AppCategory.allCases { w.key(c.rawValue); w.int(Int64(count(c))) }
             w.endObject()
+            w.key("week"); w.beginArray()
+            for (key, rules) in week {
+                w.beginObject()
+                w.key("date"); w.string(CalendarDate.text(of: key))
+                w.key("weekday"); w.string(CalendarDate.weekday(of: key).name)
+                w.key("schedule"); if let s = rules.schedule { w.string(s) } else { w.null() }
+                w.key("daily_limit_seconds"); if let v = rules.dailyLimit { w.int(v / Seconds.micro) } else { w.null() }
+                w.key("allowed_hours"); if let h = rules.allowedHours { w.beginArray(); for x in h { w.string(x.text) }; w.endArray() } else { w.null() }
+                w.key("daily_allowance_seconds"); w.int((rules.dailyAllowance ?? 0) / Seconds.micro)
+                w.key("daily_learning_cap_seconds"); w.int(rules.dailyLearningCap / Seconds.micro)
+                w.endObject()
+            }
+            w.endArray()
             w.endObject()
             print(w.output)
             return
@@ -63,5 +83,24 @@ struct PolicyCheck: ParsableCommand {
               (r.weeklyLimit.map { ", \(DurationText.words($0)) a week" } ?? "") +
               (r.allowedHours.map { ", only \($0.map(\.text).joined(separator: ", "))" } ?? ""))
         print("  apps          \(count(.learning)) learning, \(count(.reward)) games, \(count(.blocked)) blocked, \(count(.neutral)) neutral")
+        print("  the coming week:")
+        for (key, rules) in week { print("    " + Self.describe(key, rules)) }
+    }
+
+    /// "Sat 2026-11-28  games 3 h 00 min a day, 08:00-21:00, 1 h 00 min free; learning 2 h 00 min (weekend)"
+    static func describe(_ key: Int64, _ r: Policy.DayRules) -> String {
+        let day = CalendarDate.weekday(of: key).name.capitalized + " " + CalendarDate.text(of: key)
+        var games = r.dailyLimit.map { "games \(DurationText.words($0)) a day" } ?? "games without a daily limit"
+        if let h = r.allowedHours { games += h.isEmpty ? ", at no hour" : ", " + h.map(\.text).joined(separator: ", ") }
+        if let a = r.dailyAllowance, a > 0 { games += ", \(DurationText.words(a)) free" }
+        return "\(day)  \(games); learning at most \(DurationText.words(r.dailyLearningCap))" + (r.schedule.map { "  (\($0))" } ?? "")
+    }
+
+    /// Today's day key in the policy's time zone.
+    static func today(in zone: TimeZone) -> Int64? {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = zone
+        let c = calendar.dateComponents([.year, .month, .day], from: Date())
+        return CalendarDate.key(of: String(format: "%04d-%02d-%02d", c.year ?? 1970, c.month ?? 1, c.day ?? 1))
     }
 }

@@ -56,6 +56,9 @@ struct Status: ParsableCommand {
             ("Redeemed, left", minutes(s.rewardRemainingSeconds)),
             ("Learning today", minutes(s.learningTodaySeconds)),
         ]
+        if let schedule = s.schedule {
+            rows.insert(("Today", "the schedule “\(schedule)”"), at: 0)
+        }
         if let left = s.allowanceLeftSeconds, let day = s.allowanceTodaySeconds {
             rows.insert(("Free time today", "\(minutes(left)) of \(minutes(day)) left   (used before redeemed minutes)"), at: 3)
         }

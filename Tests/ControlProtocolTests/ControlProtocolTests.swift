@@ -23,6 +23,31 @@ struct ControlProtocolTests {
                                              currentApp: nil, currentCategory: nil, currentCounts: nil,
                                              observers: .init(proc: true, logind: true, focusHook: false, notifications: true),
                                              hooks: [], blindSpots: [])),
+        ControlReply(ok: true, status: {
+            // The allowance and the schedule of the day (the fast writer puts each key in its sorted place).
+            var s = ControlReply.Status(balance: 3, rewardAvailableSeconds: 60, rewardRemainingSeconds: 0, rewardTodayRemainingSeconds: 60,
+                                        rewardUsedTodaySeconds: 0, learningTodaySeconds: 0, pointsToday: 0, pointsPerRewardMinute: 2,
+                                        currentApp: nil, currentCategory: nil, currentCounts: nil,
+                                        observers: .init(proc: true, logind: false, focusHook: false, notifications: false), hooks: [], blindSpots: [])
+            s.allowanceLeftSeconds = 60
+            s.allowanceTodaySeconds = 1800
+            s.schedule = "weekend"
+            return s
+        }()),
+        ControlReply(ok: true, status: {
+            var s = ControlReply.Status(balance: 3, rewardAvailableSeconds: 60, rewardRemainingSeconds: 0, rewardTodayRemainingSeconds: 60,
+                                        rewardUsedTodaySeconds: 0, learningTodaySeconds: 0, pointsToday: 0, pointsPerRewardMinute: 2,
+                                        currentApp: nil, currentCategory: nil, currentCounts: nil,
+                                        observers: .init(proc: true, logind: false, focusHook: false, notifications: false), hooks: [], blindSpots: [])
+            s.requests = [.init(child: nil, id: "1", at: "2026-11-23T16:00:00+01:00", minutes: 10, reason: "a race", state: "pending",
+                                expiresAt: "2026-11-23T17:00:00+01:00", pay: nil, minutesGranted: nil, decidedAt: nil, by: nil, answer: nil)]
+            return s
+        }()),
+        ControlReply(ok: true, balance: 8, request: .init(child: "emma", id: "emma-1", at: "2026-11-23T16:00:00+01:00", minutes: 10, reason: nil,
+                                                         state: "approved", expiresAt: nil, pay: "points", minutesGranted: 5,
+                                                         decidedAt: "2026-11-23T16:01:00+01:00", by: "mum", answer: nil)),
+        ControlReply(ok: true, chores: [.init(child: nil, chore: "Dishes", points: 20, every: "every day", state: "open", note: nil,
+                                              claimedAt: nil, decidedAt: nil, by: nil, answer: nil)]),
         ControlReply(ok: true, balance: 10, cost: 20),
         ControlReply(ok: true, apps: [
             .init(exe: "/usr/bin/gcompris-qt", flatpak: nil, comm: "gcompris-qt", starts: 3, lastStarted: "2026-11-23T15:00:00+01:00",
@@ -41,7 +66,12 @@ struct ControlProtocolTests {
 
     @Test("the daemon's request reader reads what stctl writes")
     func requestRoundTrip() throws {
-        for request in [ControlRequest(.status), ControlRequest(.redeem, minutes: 15),
+        var approve = ControlRequest(.approve, minutes: 5, reason: "ok")
+        approve.requestID = "emma-3"
+        approve.gift = true
+        var chore = ControlRequest(.choreDone)
+        chore.chore = "Feed the cat"
+        for request in [approve, chore, ControlRequest(.status), ControlRequest(.redeem, minutes: 15),
                         ControlRequest(.adjust, points: -3, reason: "rude"), ControlRequest(.hookEvent, event: #"{"event":"input"}"#),
                         ControlRequest(.hookEvent, event: #"{"event":"input"}"#, hook: "x11")] {
             #expect(try ControlRequest.read(line: Array(ControlProtocol.encode(request).dropLast())) == request)

@@ -181,6 +181,47 @@ struct PolicyCheckBinaryTests {
         #expect(r.stdout.contains("only 07:00-12:00, 14:00-20:00"))
     }
 
+    @Test("the coming week, each day with its schedule's limits and hours (a parent sees what they wrote)")
+    func week() throws {
+        let path = try ReplayBinaryTests.temp("week-\(UUID().uuidString).toml", """
+            version = 1
+            timezone = "Europe/Berlin"
+            [rewards]
+            daily_limit = "90m"
+            allowed_hours = ["07:00-20:00"]
+            [[schedules]]
+            name = "Christmas"
+            dates = ["2026-12-21..2027-01-06"]
+            daily_limit = "4h"
+            [[schedules]]
+            name = "weekend"
+            days = ["sat", "sun"]
+            daily_limit = "3h"
+            allowed_hours = ["08:00-21:00"]
+            daily_allowance = "1h"
+            """)
+        let r = try Self.run(["policy", "check", path, "--from", "2026-12-18"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let week = r.stdout.split(separator: "\n").drop { !$0.contains("the coming week") }.dropFirst().map { $0.trimmingCharacters(in: .whitespaces) }
+        #expect(week == [
+            "Fri 2026-12-18  games 1 h 30 min a day, 07:00-20:00; learning at most 2 h 00 min",
+            "Sat 2026-12-19  games 3 h 00 min a day, 08:00-21:00, 1 h 00 min free; learning at most 2 h 00 min  (weekend)",
+            "Sun 2026-12-20  games 3 h 00 min a day, 08:00-21:00, 1 h 00 min free; learning at most 2 h 00 min  (weekend)",
+            "Mon 2026-12-21  games 4 h 00 min a day, 07:00-20:00; learning at most 2 h 00 min  (Christmas)",
+            "Tue 2026-12-22  games 4 h 00 min a day, 07:00-20:00; learning at most 2 h 00 min  (Christmas)",
+            "Wed 2026-12-23  games 4 h 00 min a day, 07:00-20:00; learning at most 2 h 00 min  (Christmas)",
+            "Thu 2026-12-24  games 4 h 00 min a day, 07:00-20:00; learning at most 2 h 00 min  (Christmas)",
+        ], "\(r.stdout)")
+        let j = try Self.object(try Self.run(["policy", "check", "--json", path, "--from", "2026-12-26"]))
+        let days = try #require(j["week"] as? [[String: Any]])
+        #expect(days.map { $0["schedule"] as? String } == Array(repeating: "Christmas", count: 7))   // the first that holds a day
+        #expect(days.first?["daily_limit_seconds"] as? Int == 4 * 3600 && days.first?["daily_allowance_seconds"] as? Int == 0)
+    }
+
+    static func object(_ r: ReplayBinaryTests.Run) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any], "\(r.stdout)\(r.stderr)")
+    }
+
     @Test("a bad policy: exit 1, every problem with its line")
     func bad() throws {
         let path = try ReplayBinaryTests.temp("check-\(UUID().uuidString).toml", "version = 1\n[points]\nlearning_per_hour = 0\n[rewards]\ndaily_limt = \"1h\"\n")

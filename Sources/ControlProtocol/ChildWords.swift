@@ -11,6 +11,7 @@ public enum ChildWords {
         case "weekly_limit": return "this week's game time is used up"
         case "no_reward_time": return "your game time is used up"
         case "outside_hours": return "games are not allowed at this hour"
+        case "app_limit": return "this game's own time is used up (other games may go on)"
         case "blocked": return "this app is not allowed"
         default: return code
         }

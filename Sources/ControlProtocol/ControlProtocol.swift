@@ -93,7 +93,7 @@ extension ControlReply {
         // Lists (apps, history, sessions, report) are rare and not hot: Foundation's encoder writes
         // them. (A field added to ControlReply must be written here too, or be one of these.)
         if apps != nil || history != nil || sessions != nil || report != nil || request != nil || requests != nil || chores != nil
-            || status?.requests != nil || status?.chores != nil {
+            || status?.requests != nil || status?.chores != nil || status?.appTimeLeft != nil {
             return ControlProtocol.encode(self)
         }
         var w = JSONWriter()
@@ -527,6 +527,14 @@ public struct ControlReply: Codable, Sendable, Equatable {
         public var notices: [Notice]? = nil
         /// The `[[schedules]]` entry in force today (nil: none).
         public var schedule: String? = nil
+        /// Each reward app with a limit of its own or its group's: game time left today (nil: none has).
+        public var appTimeLeft: [AppTime]? = nil
+
+        public struct AppTime: Codable, Sendable, Equatable {
+            public var app: String
+            public var seconds: Int64
+            public init(app: String, seconds: Int64) { self.app = app; self.seconds = seconds }
+        }
         /// With a `daily_allowance`: what is left of today's, and how much it is.
         public var allowanceLeftSeconds: Int64? = nil
         public var allowanceTodaySeconds: Int64? = nil
@@ -577,6 +585,7 @@ public struct ControlReply: Codable, Sendable, Equatable {
             try c.encode(blindSpots, forKey: .blindSpots)
             try c.encodeIfPresent(notices, forKey: .notices)
             try c.encodeIfPresent(schedule, forKey: .schedule)
+            try c.encodeIfPresent(appTimeLeft, forKey: .appTimeLeft)
             try c.encodeIfPresent(allowanceLeftSeconds, forKey: .allowanceLeftSeconds)
             try c.encodeIfPresent(allowanceTodaySeconds, forKey: .allowanceTodaySeconds)
             try c.encodeIfPresent(requests, forKey: .requests)

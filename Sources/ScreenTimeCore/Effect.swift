@@ -40,6 +40,8 @@ public struct Warning: Sendable, Equatable {
     public var remaining: Microseconds
     /// What will stop the games when it runs out.
     public var limit: Reason
+    /// `app_limit`: the app that will be stopped (the others may go on).
+    public var app: String? = nil
 }
 
 public struct StopOrder: Sendable, Equatable {

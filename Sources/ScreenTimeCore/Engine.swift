@@ -67,6 +67,11 @@ public struct Engine: Sendable {
     var budget = RewardBudget()
     /// Requests for time, chore claims, the child's own redemptions today.
     var family = FamilyState()
+    /// Game time of limited apps and groups, and the warnings given before their limits today.
+    var appUse = AppUse()
+    var appWarned: [String: Set<Microseconds>] = [:]
+    /// Some reward app of the policy has a limit of its own or a group's (else none of that is looked at).
+    var hasAppLimits = false
 
     // Enforcement.
     var warned: Set<Microseconds> = []
@@ -95,6 +100,7 @@ public struct Engine: Sendable {
         self.calendar = PolicyCalendar(timeZone: policy.timeZone)
         self.periodicDetector = PeriodicInputDetector(threshold: policy.validation.periodicInputVariation,
                                                       maxGap: policy.validation.idleAfter)
+        self.hasAppLimits = policy.apps.contains { $0.category == .reward && $0.isLimited }
     }
 
     // MARK: - Folding events
@@ -142,6 +148,7 @@ public struct Engine: Sendable {
         }
         judgeAwaiting()
         policy = newPolicy
+        hasAppLimits = newPolicy.apps.contains { $0.category == .reward && $0.isLimited }
         classifier = Classifier(policy: newPolicy)
         calendar = PolicyCalendar(timeZone: newPolicy.timeZone)
         periodicDetector = PeriodicInputDetector(threshold: newPolicy.validation.periodicInputVariation,
@@ -150,12 +157,16 @@ public struct Engine: Sendable {
         if let window = focus, let pid = window.pid {
             focusMatch = classifier.classify(window: window, process: processes[pid]?.facts)
         }
-        stopping = stopping.filter { blockedPids.contains($0.key) || rewardPids.contains($0.key) }
+        stopping = stopping.filter { blockedPids.contains($0.key) || rewardPids.contains($0.key) || $0.key == focus?.pid }
         warned = []
+        appWarned = [:]
         if started {
             let oldWeek = day.weekKey
             enterDay(containing: now)
-            if day.weekKey != oldWeek { budget.startDay(newWeek: true) }
+            if day.weekKey != oldWeek {
+                budget.startDay(newWeek: true)
+                appUse.startDay(newWeek: true)
+            }
             grantAllowance()
             refreshSessions(at: now)
             enforce(at: now)

@@ -42,6 +42,9 @@ extension Engine {
         var clockFaultCount: Int?
         /// Absent from checkpoints written before the family loop.
         var family: FamilyState?
+        /// Absent from checkpoints written before app and group limits.
+        var appUse: AppUse?
+        var appWarned: [String: [Microseconds]]?
 
         struct TrackedPID: Codable, Sendable { var pid: Int32; var process: TrackedProcess }
         struct ToldPID: Codable, Sendable { var pid: Int32; var told: Told }
@@ -68,7 +71,7 @@ extension Engine {
             balance: ledger.balance, budget: budget, warned: warned.sorted(),
             stopping: stopping.keys.sorted().map { Checkpoint.ToldPID(pid: $0, told: stopping[$0]!) },
             paused: paused.sorted(), pauseUndone: pauseUndone.sorted(), clockFaults: clockFaults, clockFaultCount: clockFaultCount,
-            family: family)
+            family: family, appUse: appUse, appWarned: appWarned.mapValues { $0.sorted() })
     }
 
     /// An engine that goes on from a checkpoint, under the policy it was taken with.
@@ -106,6 +109,8 @@ extension Engine {
         clockFaults = c.clockFaults ?? []
         clockFaultCount = c.clockFaultCount ?? clockFaults.count
         family = c.family ?? FamilyState()
+        appUse = c.appUse ?? AppUse()
+        appWarned = (c.appWarned ?? [:]).mapValues { Set($0) }
         if started {
             enterDay(containing: now)
             grantAllowance()

@@ -78,12 +78,20 @@ extension Engine {
             if let pid = focusedRewardPid, stopping[pid] == nil, !paused.contains(pid) { due.insert(pid) }
             for pid in due.sorted() { tellStop(pid, reason: limit, at: t, action: policy.enforcement.action) }
         } else {
+            // Time again: paused games go on, stopped ones are not told again; not those over their
+            // app's own limit.
             if !paused.isEmpty {
-                for pid in paused.sorted() { out.append(.resume(pid: pid, at: clock.wall(at: t))) }
-                paused.removeAll()
-                pauseUndone.removeAll()
+                for pid in paused.sorted() where !overAppLimit(pid) {
+                    out.append(.resume(pid: pid, at: clock.wall(at: t)))
+                    paused.remove(pid)
+                    pauseUndone.remove(pid)
+                }
             }
-            if !stopping.isEmpty { stopping = stopping.filter { $0.value.reason == .blocked } }
+            if !stopping.isEmpty {
+                let engine = self
+                stopping = stopping.filter { $0.value.reason == .blocked || ($0.value.reason == .appLimit && engine.overAppLimit($0.key)) }
+            }
+            enforceAppLimits(at: t, available: available)
             if rewardCounting {
                 var crossed = false
                 for w in policy.enforcement.warnBefore where available <= w && !warned.contains(w) {

@@ -15,6 +15,7 @@ extension Engine {
         if rewardCounting {
             let available = availableNow().seconds
             budget.use(min(t - now, available))
+            useAppTime(min(t - now, available), apps: countingApps)
         }
         now = t
     }
@@ -25,6 +26,8 @@ extension Engine {
             out.append(.dayEnded(DayTotals(start: day.start, rewardUsed: budget.usedToday)))
             enterDay(containing: t)
             budget.startDay(newWeek: day.weekKey != oldWeek)
+            appUse.startDay(newWeek: day.weekKey != oldWeek)
+            appWarned = [:]
             grantAllowance()
             family.forget(before: day.key, chores: policy.chores)
         }
@@ -50,6 +53,7 @@ extension Engine {
             if let last = s.lastUseEnd { consider(last + policy.validation.idleAfter) }
         }
         for told in stopping.values { consider(told.at + retellDelay(told.count)) }
+        if let d = nextAppDeadline() { consider(d) }
         if rewardCounting {
             let available = availableNow().seconds
             if available > 0 {

@@ -133,3 +133,21 @@ extension Policy {
         return r
     }
 }
+
+/// One `[[groups]]` entry: reward apps (those that name it) that share a daily and weekly limit.
+public struct RewardGroup: Sendable, Equatable {
+    public var name: String
+    public var dailyLimit: Microseconds?
+    public var weeklyLimit: Microseconds?
+
+    public init(name: String, dailyLimit: Microseconds? = nil, weeklyLimit: Microseconds? = nil) {
+        self.name = name
+        self.dailyLimit = dailyLimit
+        self.weeklyLimit = weeklyLimit
+    }
+}
+
+extension AppEntry {
+    /// It has a limit of its own or a group's.
+    public var isLimited: Bool { dailyLimit != nil || weeklyLimit != nil || group != nil }
+}

@@ -14,6 +14,8 @@ public struct Policy: Sendable {
     public var chores: [Chore]
     /// `[[schedules]]`, in the order written (the first that holds a day applies).
     public var schedules: [Schedule]
+    /// `[[groups]]`: reward apps that share a limit.
+    public var groups: [RewardGroup]
     /// With `unknown_apps = "reward"`: the entry (last of `apps`) that a focused program no entry
     /// names counts as.
     public private(set) var unknownProgramEntry: Int? = nil
@@ -21,8 +23,9 @@ public struct Policy: Sendable {
 
     public init(timeZone: TimeZone, points: Points, rewards: Rewards, validation: Validation,
                 enforcement: Enforcement, parents: Parents, apps: [AppEntry],
-                requests: Requests = Requests(), chores: [Chore] = [], schedules: [Schedule] = []) {
+                requests: Requests = Requests(), chores: [Chore] = [], schedules: [Schedule] = [], groups: [RewardGroup] = []) {
         self.timeZone = timeZone
+        self.groups = groups
         self.requests = requests
         self.chores = chores
         self.schedules = schedules
@@ -195,9 +198,17 @@ public struct AppEntry: Sendable {
     public var flatpak: String?
     public var appID: String?
     public var title: TitlePattern?
+    /// A reward app's own limits, and the `[[groups]]` it shares a limit with.
+    public var dailyLimit: Microseconds?
+    public var weeklyLimit: Microseconds?
+    public var group: String?
 
     public init(name: String, category: AppCategory, pointsPerHour: Int64? = nil, exe: [ExePattern] = [],
-                flatpak: String? = nil, appID: String? = nil, title: TitlePattern? = nil) {
+                flatpak: String? = nil, appID: String? = nil, title: TitlePattern? = nil,
+                dailyLimit: Microseconds? = nil, weeklyLimit: Microseconds? = nil, group: String? = nil) {
+        self.dailyLimit = dailyLimit
+        self.weeklyLimit = weeklyLimit
+        self.group = group
         self.name = name
         self.category = category
         self.pointsPerHour = pointsPerHour

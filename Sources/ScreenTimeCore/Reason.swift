@@ -20,5 +20,7 @@ public enum Reason: String, Sendable, CaseIterable, Hashable, Codable {
     case dailyLimit = "daily_limit"
     case weeklyLimit = "weekly_limit"
     case outsideHours = "outside_hours"
+    /// (stop, warn) this app's own limit or its group's, for the day or the week (`spec/family.md`).
+    case appLimit = "app_limit"
     case blocked
 }

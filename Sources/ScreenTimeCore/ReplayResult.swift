@@ -149,6 +149,7 @@ public struct ReplayResult: Sendable {
                 w.key("action"); w.string("warn")
                 w.key("remaining_seconds"); w.micros(warn.remaining)
                 w.key("limit"); w.string(warn.limit.rawValue)
+                if let app = warn.app { w.key("app"); w.string(app) }
             case .stop(let stop):
                 time("at", stop.at)
                 w.key("action"); w.string("stop")

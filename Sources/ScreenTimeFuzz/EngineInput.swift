@@ -152,6 +152,7 @@ public struct EngineInput {
             name = "Minetest"
             category = "reward"
             exe = ["/usr/games/minetest"]
+            \(family & 0x40000000 != 0 ? "group = \"Blocks\"\ndaily_limit = \"\(5 + (family >> 5) % 40)m\"" : "")
 
             [[apps]]
             name = "Blocked Game"
@@ -183,6 +184,9 @@ public struct EngineInput {
             every = "once"
 
             """
+        if family & 0x40000000 != 0 {
+            text += "[[groups]]\nname = \"Blocks\"\ndaily_limit = \"\(10 + (family >> 9) % 50)m\"\nweekly_limit = \"\(60 + (family >> 14) % 200)m\"\n\n"
+        }
         if family & 0x20000 != 0 {
             text += """
                 [[schedules]]

@@ -175,7 +175,7 @@ struct PolicyReader {
 
     mutating func read(_ root: TOMLNode, systemZone: () -> TimeZone) -> Policy? {
         let top = fields(root, at: "", known: ["version", "timezone", "points", "rewards", "validation", "enforcement", "parents", "apps",
-                                                     "requests", "chores", "schedules"], label: "")
+                                                     "requests", "chores", "schedules", "groups"], label: "")
         if let v = top["version"] {
             if case .integer(let n) = v, n == 1 {} else {
                 problem("version", "this screentime reads policy version 1; the file says version = \(v.typeNameOrValue)")
@@ -201,14 +201,16 @@ struct PolicyReader {
         let rewards = readRewards(top["rewards"], defaultCountsWhile: defaults.countsWhile)
         let enforcement = readEnforcement(top["enforcement"])
         let parents = readParents(top["parents"])
-        let apps = readApps(top["apps"])
+        let groups = readGroups(top["groups"])
+        let apps = readApps(top["apps"], groups: groups)
         let requests = readRequests(top["requests"])
         let chores = readChores(top["chores"])
         let schedules = readSchedules(top["schedules"])
 
         guard problems.isEmpty else { return nil }
         return Policy(timeZone: zone, points: points, rewards: rewards, validation: validation,
-                      enforcement: enforcement, parents: parents, apps: apps, requests: requests, chores: chores, schedules: schedules)
+                      enforcement: enforcement, parents: parents, apps: apps, requests: requests, chores: chores, schedules: schedules,
+                      groups: groups)
     }
 
     private mutating func readPoints(_ node: TOMLNode?, defaultCap: Microseconds) -> Policy.Points {
@@ -399,7 +401,31 @@ struct PolicyReader {
         return Policy.Parents(users: stringList(f, "users", "parents") ?? [], groups: stringList(f, "groups", "parents") ?? [], passphraseHash: hash)
     }
 
-    private mutating func readApps(_ node: TOMLNode?) -> [AppEntry] {
+    private mutating func readGroups(_ node: TOMLNode?) -> [RewardGroup] {
+        guard let node else { return [] }
+        guard case .array(let items) = node else {
+            problem("groups", "'groups' must be written as [[groups]] tables, not \(node.typeName)")
+            return []
+        }
+        var out: [RewardGroup] = []
+        for (i, item) in items.enumerated() {
+            let path = "groups[\(i)]"
+            let f = fields(item, at: path, known: ["name", "daily_limit", "weekly_limit"], label: " in [[groups]]")
+            guard let name = string(f, "name", path), !name.trimmingCharacters(in: .whitespaces).isEmpty else {
+                problem(f["name"] == nil ? path : join(path, "name"), "a [[groups]] entry needs a name (the apps of the group name it with 'group')")
+                continue
+            }
+            if out.contains(where: { $0.name == name }) { problem(join(path, "name"), "two [[groups]] entries are named \"\(name)\"") }
+            if f["daily_limit"] == nil && f["weekly_limit"] == nil {
+                problem(path, "the group \"\(name)\" limits nothing: give daily_limit or weekly_limit")
+            }
+            out.append(RewardGroup(name: name, dailyLimit: duration(f, "daily_limit", path, allowZero: true),
+                                   weeklyLimit: duration(f, "weekly_limit", path, allowZero: true)))
+        }
+        return out
+    }
+
+    private mutating func readApps(_ node: TOMLNode?, groups: [RewardGroup]) -> [AppEntry] {
         guard let node else { return [] }
         guard case .array(let items) = node else {
             problem("apps", "'apps' must be written as [[apps]] tables, not \(node.typeName)")
@@ -409,7 +435,8 @@ struct PolicyReader {
         var names: Set<String> = []
         for (i, item) in items.enumerated() {
             let path = "apps[\(i)]"
-            let f = fields(item, at: path, known: ["name", "category", "points_per_hour", "exe", "flatpak", "app_id", "title"], label: " in [[apps]]")
+            let f = fields(item, at: path, known: ["name", "category", "points_per_hour", "exe", "flatpak", "app_id", "title",
+                                                   "daily_limit", "weekly_limit", "group"], label: " in [[apps]]")
             guard let name = string(f, "name", path), !name.isEmpty else {
                 if f["name"] == nil { problem(path, "an [[apps]] entry needs a name") }
                 continue
@@ -430,8 +457,17 @@ struct PolicyReader {
             if let t = string(f, "title", path) {
                 do { title = try TitlePattern(t) } catch { problem(join(path, "title"), "'title' is not a valid regular expression: \"\(t)\"") }
             }
+            for key in ["daily_limit", "weekly_limit", "group"] where f[key] != nil && category != .reward {
+                problem(join(path, key), "'\(key)' only applies to reward apps; \"\(name)\" is \(category.rawValue)")
+            }
+            let group = string(f, "group", path)
+            if let g = group, !groups.contains(where: { $0.name == g }) {
+                problem(join(path, "group"), "no [[groups]] entry is named \"\(g)\"" + suggestion(for: g, among: groups.map(\.name)))
+            }
             let entry = AppEntry(name: name, category: category, pointsPerHour: rate, exe: exe,
-                                 flatpak: string(f, "flatpak", path), appID: string(f, "app_id", path), title: title)
+                                 flatpak: string(f, "flatpak", path), appID: string(f, "app_id", path), title: title,
+                                 dailyLimit: duration(f, "daily_limit", path, allowZero: true),
+                                 weeklyLimit: duration(f, "weekly_limit", path, allowZero: true), group: group)
             // (Only when no matcher was written at all: a wrong one was reported already.)
             if ["exe", "flatpak", "app_id", "title"].allSatisfy({ f[$0] == nil }) {
                 problem(path, "the app \"\(name)\" matches nothing: give 'exe', 'flatpak', 'app_id' or 'title'")

@@ -203,8 +203,9 @@ struct Child {
         let told = Notice.about(e, policy: engine.policy).map { tell($0) } ?? ""
         switch e {
         case .warn(let w):
-            log("\(at(w.at)) warn: \(DurationText.words(w.remaining)) of game time left (\(w.limit.rawValue))" + told,
-                ["event": "warn", "remaining_seconds": seconds(w.remaining), "reason": "\(w.limit.rawValue)"])
+            var fields: Logger.Metadata = ["event": "warn", "remaining_seconds": seconds(w.remaining), "reason": "\(w.limit.rawValue)"]
+            fields["app"] = w.app.map { "\($0)" }
+            log("\(at(w.at)) warn: \(DurationText.words(w.remaining)) of \(w.app.map { $0 + "'s" } ?? "game") time left (\(w.limit.rawValue))" + told, fields)
         case .stop(let s):
             let facts = engine.process(s.pid)
             let done = enforcer.stop(s, process: facts)

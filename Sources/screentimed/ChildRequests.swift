@@ -356,6 +356,8 @@ extension Child {
             status.allowanceTodaySeconds = allowance / Seconds.micro
         }
         status.schedule = engine.rules.schedule
+        let apps = engine.appTimeLeftToday
+        if !apps.isEmpty { status.appTimeLeft = apps.map { .init(app: $0.app, seconds: $0.seconds / Seconds.micro) } }
         (status.requests, status.chores) = familyStatus()
         return status
     }

@@ -12,6 +12,11 @@ struct Notice: Equatable {
     /// The notice for an effect; nil for what the child is not told about.
     static func about(_ effect: Effect, policy: Policy) -> Notice? {
         switch effect {
+        case .warn(let w) where w.limit == .appLimit:
+            let last = w.remaining <= (policy.enforcement.warnBefore.min() ?? 0)
+            return Notice(summary: "\(w.app ?? "This game"): \(DurationText.words(w.remaining)) left",
+                          body: "Save your game: it is \(policy.enforcement.action == .pause ? "paused" : "closed") when its own time is used up; other games may go on.",
+                          urgency: last ? .critical : .normal)
         case .warn(let w):
             let last = w.remaining <= (policy.enforcement.warnBefore.min() ?? 0)
             return Notice(summary: "\(DurationText.words(w.remaining)) of game time left",

@@ -62,6 +62,9 @@ struct Status: ParsableCommand {
         if let left = s.allowanceLeftSeconds, let day = s.allowanceTodaySeconds {
             rows.insert(("Free time today", "\(minutes(left)) of \(minutes(day)) left   (used before redeemed minutes)"), at: 3)
         }
+        for a in s.appTimeLeft ?? [] {
+            rows.append((a.app, "\(minutes(a.seconds)) left today   (its own limit)"))
+        }
         if let app = s.currentApp {
             rows.append(("In use", "\(app): \(s.currentCounts ?? s.currentCategory ?? "")"))
         }

@@ -24,8 +24,12 @@ extension Child {
                 return ControlReply(ok: true, status: status(hooks: hooks))
             case .redeem:
                 guard let minutes = request.minutes, (1...100_000).contains(minutes) else { return .refused("redeem needs minutes from 1 to 100000") }
-                if role == .child, request.passphrase == nil { return try childRedeem(request, minutes: minutes, caller: caller) }
-                if let no = refuseUnlessParent("redeem", request, caller: caller, role: role) { return no }
+                let ownPoints = role == .child && request.passphrase == nil
+                if ownPoints, live.engine.policy.rewards.childMayRedeem { return try childRedeem(request, minutes: minutes, caller: caller) }
+                if let no = refuseUnlessParent("redeem", request, caller: caller, role: role) {
+                    // (Still "… is for parents: …": stctl then asks a parent at the keyboard for the passphrase.)
+                    return ownPoints ? .refused((no.error ?? "") + "; a child can ask for the time instead: stctl ask \(minutes)") : no
+                }
                 let before = live.engine.ledger.balance
                 return try saveAndAnswer(.redeem(minutes: minutes, by: parentName(caller, role)), request, asked: "redeem \(minutes)", caller: caller) { effects, engine in
                     if let r = Self.refusal(in: effects) { return .refused("not redeemed: \(r.reason)") }

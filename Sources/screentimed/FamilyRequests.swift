@@ -95,11 +95,8 @@ extension Child {
         }
     }
 
-    /// The child's own redemption: with `child_may_redeem`, within `child_redeem_daily_max`.
+    /// The child's own redemption (the policy has `child_may_redeem`), within `child_redeem_daily_max`.
     mutating func childRedeem(_ request: ControlRequest, minutes: Int64, caller: ControlServer.Caller) throws -> ControlReply {
-        guard live.engine.policy.rewards.childMayRedeem else {
-            return .refused("only a parent can turn points into game time here; ask for time with: stctl ask \(minutes)")
-        }
         let before = live.engine.ledger.balance
         return try saveAndAnswer(.redeem(minutes: minutes, by: RequestDecision.child), request, asked: "redeem \(minutes) child", caller: caller) { effects, engine in
             if let r = Self.refusal(in: effects) { return .refused("not redeemed: \(r.reason)") }

@@ -205,7 +205,7 @@ struct ControlSocketTests {
         let d = try RunningDaemon()
         let childRedeem = try d.stctl(["redeem", "5"], asChild: true)
         #expect(childRedeem.status == 1)
-        #expect(childRedeem.stderr == "stctl: redeem is for parents: run it as root (sudo stctl …) or as a user in the policy's [parents] users or groups, or give the parent passphrase; you are nobody\n")
+        #expect(childRedeem.stderr == "stctl: redeem is for parents: run it as root (sudo stctl …) or as a user in the policy's [parents] users or groups, or give the parent passphrase; you are nobody; a child can ask for the time instead: stctl ask 5\n")
         let childAdjust = try d.stctl(["adjust", "100", "--reason", "I deserve it"], asChild: true)
         #expect(childAdjust.status == 1)
 

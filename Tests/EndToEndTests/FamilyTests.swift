@@ -121,9 +121,10 @@ struct FamilyTests {
         let chores = try d.stctl(["chores"]).stdout
         #expect(chores.contains("Dishes") && chores.contains("approved (root)"), "\(chores)")
 
-        // The child's own redemption needs child_may_redeem; the refusal says how to ask instead.
+        // The child's own redemption needs child_may_redeem; the refusal says a parent must do it, or how to ask instead.
         let redeem = try d.stctl(["redeem", "5"])
-        #expect(redeem.status == 1 && redeem.stderr == "stctl: only a parent can turn points into game time here; ask for time with: stctl ask 5\n", "\(redeem.stderr)")
+        #expect(redeem.status == 1 && redeem.stderr.hasPrefix("stctl: redeem is for parents: ")
+                && redeem.stderr.hasSuffix("; you are stkid65047; a child can ask for the time instead: stctl ask 5\n"), "\(redeem.stderr)")
 
         // A parent at the child's keyboard answers with the passphrase; the answer says so, not the child's name.
         #expect(try d.stctl(["ask", "2"]).status == 0)
@@ -224,7 +225,8 @@ struct FamilyTests {
         let tomCapped = try d.stctl(Self.tom, ["redeem", "6"])
         #expect(tomCapped.status == 1 && tomCapped.stderr == "stctl: not redeemed: a child may redeem 10 min a day, and 5 min were redeemed today\n", "\(tomCapped.stderr)")
         let emmaRedeems = try d.stctl(Self.emma, ["redeem", "1"])
-        #expect(emmaRedeems.status == 1 && emmaRedeems.stderr.contains("only a parent can turn points into game time here"), "\(emmaRedeems.stderr)")
+        #expect(emmaRedeems.status == 1 && emmaRedeems.stderr.contains("redeem is for parents: ")
+                && emmaRedeems.stderr.contains("a child can ask for the time instead: stctl ask 1"), "\(emmaRedeems.stderr)")
         #expect(try d.sql("stkid65049", "SELECT kind || ' ' || points || ' ' || ifnull(note, '') FROM ledger ORDER BY seq") == "chore 20 Dishes\nredeemed -10 child")
         try d.stop()
     }

@@ -67,7 +67,8 @@ struct UnitFileTests {
         let text = try String(contentsOfFile: unit, encoding: .utf8)
         for line in ["Type=notify", "WatchdogSec=30s", "Restart=always", "ProtectSystem=strict", "ProtectHome=read-only",
                      "StateDirectory=screentime", "StateDirectoryMode=0700", "RuntimeDirectory=screentime",
-                     "CapabilityBoundingSet=CAP_KILL CAP_SYS_PTRACE CAP_DAC_OVERRIDE CAP_DAC_READ_SEARCH", "SystemCallFilter=@system-service"] {
+                     "CapabilityBoundingSet=CAP_KILL CAP_SYS_PTRACE CAP_DAC_OVERRIDE CAP_DAC_READ_SEARCH CAP_SETUID CAP_SETGID",
+                     "SystemCallFilter=@system-service", "SystemCallFilter=@setuid"] {
             #expect(text.split(separator: "\n").contains { $0 == line }, "\(line)")
         }
         #expect(text.contains("ExecStart=\(ReplayBinaryTests.root.appendingPathComponent(".build/debug").path)/screentimed --system"))

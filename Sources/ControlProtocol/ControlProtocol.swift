@@ -113,6 +113,7 @@ extension ControlReply {
             w.key("current_app"); text(s.currentApp)
             w.key("current_category"); text(s.currentCategory)
             w.key("current_counts"); text(s.currentCounts)
+            if let g = s.goalSeconds { w.key("goal_seconds"); w.int(g) }
             w.key("hooks"); w.beginArray(); for h in s.hooks { w.string(h) }; w.endArray()
             w.key("learning_today_seconds"); w.int(s.learningTodaySeconds)
             if let notices = s.notices {
@@ -141,6 +142,7 @@ extension ControlReply {
             w.key("reward_today_remaining_seconds"); w.int(s.rewardTodayRemainingSeconds)
             w.key("reward_used_today_seconds"); w.int(s.rewardUsedTodaySeconds)
             if let name = s.schedule { w.key("schedule"); w.string(name) }
+            if let d = s.streakDays { w.key("streak_days"); w.int(d) }
             w.endObject()
         }
         w.key("v"); w.int(Int64(v))
@@ -320,6 +322,8 @@ public struct ControlReply: Codable, Sendable, Equatable {
         public var rewardDailyLimitSeconds: Int64?
         /// The apps used most (learning and reward), by session time, at most five.
         public var topApps: [TopApp]
+        /// With a `daily_goal`: whether the day's credited learning met it.
+        public var goalMet: Bool? = nil
 
         public struct TopApp: Codable, Sendable, Equatable {
             public var app: String
@@ -351,6 +355,7 @@ public struct ControlReply: Codable, Sendable, Equatable {
             try c.encode(rewardUsedSeconds, forKey: .rewardUsedSeconds)
             try c.encode(rewardDailyLimitSeconds, forKey: .rewardDailyLimitSeconds)
             try c.encode(topApps, forKey: .topApps)
+            try c.encodeIfPresent(goalMet, forKey: .goalMet)
         }
     }
 
@@ -527,6 +532,9 @@ public struct ControlReply: Codable, Sendable, Equatable {
         public var notices: [Notice]? = nil
         /// The `[[schedules]]` entry in force today (nil: none).
         public var schedule: String? = nil
+        /// With a `daily_goal`: the goal, and the days in a row it was met (today once it is).
+        public var goalSeconds: Int64? = nil
+        public var streakDays: Int64? = nil
         /// Each reward app with a limit of its own or its group's: game time left today (nil: none has).
         public var appTimeLeft: [AppTime]? = nil
 
@@ -585,6 +593,8 @@ public struct ControlReply: Codable, Sendable, Equatable {
             try c.encode(blindSpots, forKey: .blindSpots)
             try c.encodeIfPresent(notices, forKey: .notices)
             try c.encodeIfPresent(schedule, forKey: .schedule)
+            try c.encodeIfPresent(goalSeconds, forKey: .goalSeconds)
+            try c.encodeIfPresent(streakDays, forKey: .streakDays)
             try c.encodeIfPresent(appTimeLeft, forKey: .appTimeLeft)
             try c.encodeIfPresent(allowanceLeftSeconds, forKey: .allowanceLeftSeconds)
             try c.encodeIfPresent(allowanceTodaySeconds, forKey: .allowanceTodaySeconds)

@@ -70,6 +70,8 @@ public struct Engine: Sendable {
     /// Game time of limited apps and groups, and the warnings given before their limits today.
     var appUse = AppUse()
     var appWarned: [String: Set<Microseconds>] = [:]
+    /// Days in a row with the learning goal met.
+    var streak = Streak()
     /// Some reward app of the policy has a limit of its own or a group's (else none of that is looked at).
     var hasAppLimits = false
 

@@ -45,6 +45,8 @@ extension Engine {
         /// Absent from checkpoints written before app and group limits.
         var appUse: AppUse?
         var appWarned: [String: [Microseconds]]?
+        /// Absent from checkpoints written before goals and streaks.
+        var streak: Streak?
 
         struct TrackedPID: Codable, Sendable { var pid: Int32; var process: TrackedProcess }
         struct ToldPID: Codable, Sendable { var pid: Int32; var told: Told }
@@ -71,7 +73,8 @@ extension Engine {
             balance: ledger.balance, budget: budget, warned: warned.sorted(),
             stopping: stopping.keys.sorted().map { Checkpoint.ToldPID(pid: $0, told: stopping[$0]!) },
             paused: paused.sorted(), pauseUndone: pauseUndone.sorted(), clockFaults: clockFaults, clockFaultCount: clockFaultCount,
-            family: family, appUse: appUse, appWarned: appWarned.mapValues { $0.sorted() })
+            family: family, appUse: appUse, appWarned: appWarned.mapValues { $0.sorted() },
+            streak: streak)
     }
 
     /// An engine that goes on from a checkpoint, under the policy it was taken with.
@@ -111,6 +114,7 @@ extension Engine {
         family = c.family ?? FamilyState()
         appUse = c.appUse ?? AppUse()
         appWarned = (c.appWarned ?? [:]).mapValues { Set($0) }
+        streak = c.streak ?? Streak()
         if started {
             enterDay(containing: now)
             grantAllowance()

@@ -88,6 +88,7 @@ extension Engine {
         out.append(.sessionClosed(record))
         if record.points > 0 {
             out.append(.ledger(ledger.append(.earned, points: record.points, at: record.end, note: record.app)))
+            checkGoal(at: record.end)
         }
     }
 

@@ -28,6 +28,7 @@ extension Engine {
             budget.startDay(newWeek: day.weekKey != oldWeek)
             appUse.startDay(newWeek: day.weekKey != oldWeek)
             appWarned = [:]
+            streak.dayEnded()
             grantAllowance()
             family.forget(before: day.key, chores: policy.chores)
         }

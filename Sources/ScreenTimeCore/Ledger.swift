@@ -7,6 +7,8 @@ public struct LedgerEntry: Sendable, Equatable, Codable {
         case chore
         /// Minutes a parent gave without points (an approved request paid as a gift).
         case gifted
+        /// A streak bonus (`note`: the streak's days).
+        case bonus
     }
 
     /// Trusted wall time (µs since the epoch).

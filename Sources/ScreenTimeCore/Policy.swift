@@ -48,10 +48,19 @@ public struct Policy: Sendable {
         public var learningPerHour: Int64
         public var perRewardMinute: Int64
         public var dailyLearningCap: Microseconds
-        public init(learningPerHour: Int64, perRewardMinute: Int64, dailyLearningCap: Microseconds) {
+        /// Credited learning in a day that meets the day's goal (nil: no goal).
+        public var dailyGoal: Microseconds?
+        /// Every this many days in a row with the goal met pay `streakBonusPoints`.
+        public var streakBonusDays: Int?
+        public var streakBonusPoints: Int64?
+        public init(learningPerHour: Int64, perRewardMinute: Int64, dailyLearningCap: Microseconds, dailyGoal: Microseconds? = nil,
+                    streakBonusDays: Int? = nil, streakBonusPoints: Int64? = nil) {
             self.learningPerHour = learningPerHour
             self.perRewardMinute = perRewardMinute
             self.dailyLearningCap = dailyLearningCap
+            self.dailyGoal = dailyGoal
+            self.streakBonusDays = streakBonusDays
+            self.streakBonusPoints = streakBonusPoints
         }
     }
 

@@ -9,6 +9,8 @@ public struct ReplayResult: Sendable {
     /// Clock readings that could not be true (nothing was counted by them).
     public var clockFaults: [ClockFault] = []
     public var balance: Int64 = 0
+    /// Days in a row with the learning goal met, at the end of the timeline.
+    public var streakDays = 0
     /// The days that ended, with what the engine alone knew of them (not part of the replay output).
     public var days: [DayTotals] = []
     /// Every request for time and every chore claim, in the state they ended in, oldest first.
@@ -50,6 +52,7 @@ public struct ReplayResult: Sendable {
 
     public mutating func finish(_ engine: Engine) {
         balance = engine.ledger.balance
+        streakDays = engine.streakDays
         reward = engine.reward
         sessions.sort { ($0.start, $0.end) < ($1.start, $1.end) }
     }
@@ -63,6 +66,7 @@ public struct ReplayResult: Sendable {
         }
         w.beginObject()
         w.key("balance"); w.int(balance)
+        w.key("streak_days"); w.int(Int64(streakDays))
         w.key("sessions"); w.beginArray()
         for s in sessions {
             w.beginObject()
@@ -90,12 +94,14 @@ public struct ReplayResult: Sendable {
             w.key("kind"); w.string(e.kind.rawValue)
             w.key("points"); w.int(e.points)
             w.key("balance_after"); w.int(e.balanceAfter)
-            if let n = e.note {
+            if e.kind == .bonus, let n = e.note, let days = Int64(n) {
+                w.key("streak_days"); w.int(days)
+            } else if let n = e.note {
                 switch e.kind {
                 case .earned: w.key("app")
                 case .redeemed, .gifted: w.key("by")
                 case .chore: w.key("chore")
-                case .adjusted, .expired: w.key("reason")
+                case .adjusted, .expired, .bonus: w.key("reason")
                 }
                 w.string(n)
             }

@@ -111,6 +111,9 @@ public struct EngineInput {
 
             """
         if c.below(2) == 0 { text += "daily_learning_cap = \"\(30 + c.below(120))m\"\n" }
+        if family & 0x80000000 != 0 {
+            text += "daily_goal = \"\(1 + (family >> 3) % 60)m\"\nstreak_bonus_days = \(1 + (family >> 7) % 4)\nstreak_bonus_points = 25\n"
+        }
         text += "[rewards]\n"
         if c.below(2) == 0 { text += "daily_limit = \"\(30 + c.below(90))m\"\n" }
         if c.below(3) == 0 { text += "weekly_limit = \"\(60 + c.below(200))m\"\n" }

@@ -214,11 +214,26 @@ struct PolicyReader {
     }
 
     private mutating func readPoints(_ node: TOMLNode?, defaultCap: Microseconds) -> Policy.Points {
-        let f = node.map { fields($0, at: "points", known: ["learning_per_hour", "per_reward_minute", "daily_learning_cap"], label: " in [points]") } ?? [:]
+        let f = node.map { fields($0, at: "points", known: ["learning_per_hour", "per_reward_minute", "daily_learning_cap", "daily_goal",
+                                                          "streak_bonus_days", "streak_bonus_points"], label: " in [points]") } ?? [:]
+        let goal = duration(f, "daily_goal", "points")
+        let days = integer(f, "streak_bonus_days", "points", min: 1, max: 366).map { Int($0) }
+        let bonus = integer(f, "streak_bonus_points", "points", min: 1)
+        if (days != nil || bonus != nil) && goal == nil && f["daily_goal"] == nil {
+            problem(f["streak_bonus_days"] != nil ? "points.streak_bonus_days" : "points.streak_bonus_points",
+                    "a streak bonus needs a 'daily_goal' in [points]: the streak counts days that met it")
+        }
+        if f["streak_bonus_points"] != nil && f["streak_bonus_days"] == nil {
+            problem("points.streak_bonus_points", "'streak_bonus_points' needs 'streak_bonus_days' (every how many days in a row it is paid)")
+        }
+        if f["streak_bonus_days"] != nil && f["streak_bonus_points"] == nil {
+            problem("points.streak_bonus_days", "'streak_bonus_days' needs 'streak_bonus_points' (what the bonus pays)")
+        }
         return Policy.Points(
             learningPerHour: integer(f, "learning_per_hour", "points", min: 1) ?? 60,
             perRewardMinute: integer(f, "per_reward_minute", "points", min: 1) ?? 2,
-            dailyLearningCap: duration(f, "daily_learning_cap", "points", allowZero: true) ?? defaultCap)
+            dailyLearningCap: duration(f, "daily_learning_cap", "points", allowZero: true) ?? defaultCap,
+            dailyGoal: goal, streakBonusDays: days, streakBonusPoints: bonus)
     }
 
     private mutating func readRewards(_ node: TOMLNode?, defaultCountsWhile: Policy.CountsWhile) -> Policy.Rewards {

@@ -300,6 +300,11 @@ struct Child {
                 + "; balance \(entry.balanceAfter)", level: .notice, fields)
         case .chore:
             return      // told with the chore's approval
+        case .bonus:
+            fields["event"] = "bonus"
+            fields["streak_days"] = entry.note.map { "\($0)" }
+            log("\(at) streak bonus: \(entry.note ?? "?") days in a row with the learning goal met, +\(entry.points) points; balance \(entry.balanceAfter)",
+                level: .notice, fields)
         case .gifted:
             fields["event"] = "gift"
             fields["reward_seconds"] = "\((entry.rewardSeconds ?? 0) / Seconds.micro)"

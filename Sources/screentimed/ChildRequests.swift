@@ -272,12 +272,13 @@ extension Child {
                 apps[s.app] = (a.category, a.seconds + s.seconds, a.credited + s.creditedSeconds)
             }
             let entries = ledger.filter { $0.at >= b.start && $0.at < b.end }
+            let credited = learning.reduce(0) { $0 + $1.creditedSeconds }
             func points(_ kind: LedgerEntry.Kind) -> Int64 { entries.filter { $0.kind == kind }.reduce(0) { $0 + $1.points } }
             let rewardUsed = b.start == engine.today.start ? engine.reward.usedToday : used[b.start]
             let day = String(RFC3339.format(micros: b.start, utcOffsetSeconds: engine.utcOffset(at: b.start)).prefix(10))
             // The day's own limit: a schedule may set one.
             let limit = CalendarDate.key(of: day).flatMap { engine.policy.rules(forDay: $0).dailyLimit }.map { $0 / Seconds.micro }
-            return ControlReply.ReportDay(
+            var report = ControlReply.ReportDay(
                 day: day,
                 learningCreditedSeconds: learning.reduce(0) { $0 + $1.creditedSeconds } / Seconds.micro,
                 learningRefusedSeconds: reasons.values.reduce(0, +) / Seconds.micro,
@@ -288,6 +289,8 @@ extension Child {
                 topApps: apps.sorted { ($1.value.seconds, $0.key) < ($0.value.seconds, $1.key) }.prefix(5)
                     .map { .init(app: $0.key, category: $0.value.category.rawValue, seconds: $0.value.seconds / Seconds.micro,
                                  creditedSeconds: $0.value.credited / Seconds.micro) })
+            report.goalMet = engine.policy.points.dailyGoal.map { credited >= $0 }
+            return report
         }
     }
 
@@ -360,6 +363,10 @@ extension Child {
             status.allowanceTodaySeconds = allowance / Seconds.micro
         }
         status.schedule = engine.rules.schedule
+        if let goal = policy.points.dailyGoal {
+            status.goalSeconds = goal / Seconds.micro
+            status.streakDays = Int64(engine.streakDays)
+        }
         let apps = engine.appTimeLeftToday
         if !apps.isEmpty { status.appTimeLeft = apps.map { .init(app: $0.app, seconds: $0.seconds / Seconds.micro) } }
         (status.requests, status.chores) = familyStatus()

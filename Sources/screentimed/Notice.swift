@@ -37,6 +37,9 @@ struct Notice: Equatable {
                               urgency: .normal)
             }
             return Notice(summary: "\(r.app): no points this time", body: notCounted.joined(separator: " "), urgency: .normal)
+        case .ledger(let e) where e.kind == .bonus:
+            return Notice(summary: "+\(e.points) points: \(e.note ?? "") days in a row!",
+                          body: "You met your learning goal \(e.note ?? "") days in a row.", urgency: .normal)
         case .request(let r):
             switch r.state {
             case .approved:

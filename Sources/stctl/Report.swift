@@ -62,6 +62,7 @@ struct Report: ParsableCommand {
                     line += ", \(minutes(d.learningRefusedSeconds)) not (\(why.joined(separator: ", ")))"
                 }
             }
+            if d.goalMet == true { line += "  ★ goal met" }
             out.append(line)
         }
 

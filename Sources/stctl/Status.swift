@@ -62,6 +62,11 @@ struct Status: ParsableCommand {
         if let left = s.allowanceLeftSeconds, let day = s.allowanceTodaySeconds {
             rows.insert(("Free time today", "\(minutes(left)) of \(minutes(day)) left   (used before redeemed minutes)"), at: 3)
         }
+        if let goal = s.goalSeconds {
+            let streak = s.streakDays ?? 0
+            rows.append(("Goal today", "\(minutes(min(s.learningTodaySeconds, goal))) of \(minutes(goal))" + (s.learningTodaySeconds >= goal ? " — met!" : "")
+                         + "   (\(streak) \(streak == 1 ? "day" : "days") in a row)"))
+        }
         for a in s.appTimeLeft ?? [] {
             rows.append((a.app, "\(minutes(a.seconds)) left today   (its own limit)"))
         }

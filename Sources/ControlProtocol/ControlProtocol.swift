@@ -74,8 +74,9 @@ extension ControlRequest {
             case ("request_id", .string(let s)): request.requestID = s
             case ("chore", .string(let s)): request.chore = s
             case ("gift", .bool(let b)): request.gift = b
+            case ("policy", .string(let s)): request.policy = s
             case ("v", _), ("command", _), ("minutes", _), ("points", _), ("reason", _), ("event", _), ("hook", _), ("days", _), ("day", _),
-                 ("passphrase", _), ("user", _), ("id", _), ("request_id", _), ("chore", _), ("gift", _):
+                 ("passphrase", _), ("user", _), ("id", _), ("request_id", _), ("chore", _), ("gift", _), ("policy", _):
                 throw Malformed()
             default: break
             }
@@ -92,7 +93,7 @@ extension ControlReply {
     public var line: [UInt8] {
         // Lists (apps, history, sessions, report) are rare and not hot: Foundation's encoder writes
         // them. (A field added to ControlReply must be written here too, or be one of these.)
-        if apps != nil || history != nil || sessions != nil || report != nil || request != nil || requests != nil || chores != nil
+        if apps != nil || history != nil || sessions != nil || report != nil || request != nil || requests != nil || chores != nil || simulation != nil
             || status?.requests != nil || status?.chores != nil || status?.appTimeLeft != nil {
             return ControlProtocol.encode(self)
         }
@@ -195,6 +196,9 @@ public struct ControlRequest: Codable, Sendable, Equatable {
         /// Parents: approve (pay) or reject (`reason`) the pending claim of a chore (`chore`).
         case choreApprove = "chore_approve"
         case choreReject = "chore_reject"
+        /// Parents: the last `days` days replayed under the policy in `policy` (its text) beside the
+        /// policies that were in force; changes nothing.
+        case simulate
         /// The watched child's desktop hook: one event (focus, input, idle, lock), stamped by the daemon.
         case hookEvent = "hook_event"
         /// The child and parents: the programs seen lately and how the policy classifies them.
@@ -239,6 +243,8 @@ public struct ControlRequest: Codable, Sendable, Equatable {
     public var chore: String?
     /// `approve`: the minutes are a gift, not paid with the child's points.
     public var gift: Bool?
+    /// `simulate`: the text of the policy to try.
+    public var policy: String?
 
     public init(_ command: Command, minutes: Int64? = nil, points: Int64? = nil, reason: String? = nil, event: String? = nil, hook: String? = nil) {
         self.v = ControlProtocol.version
@@ -283,11 +289,14 @@ public struct ControlReply: Codable, Sendable, Equatable {
     public var requests: [RequestLine]?
     /// chores: each chore of the policy and where it stands; chore_done and the answers: the one.
     public var chores: [ChoreLine]?
+    /// simulate: day by day, oldest first.
+    public var simulation: [SimulatedDay]?
 
     public init(ok: Bool, error: String? = nil, status: Status? = nil, balance: Int64? = nil, cost: Int64? = nil, apps: [SeenApp]? = nil,
                 history: [LedgerLine]? = nil, sessions: [SessionLine]? = nil, report: [ReportDay]? = nil, note: String? = nil,
-                request: RequestLine? = nil, requests: [RequestLine]? = nil, chores: [ChoreLine]? = nil) {
+                request: RequestLine? = nil, requests: [RequestLine]? = nil, chores: [ChoreLine]? = nil, simulation: [SimulatedDay]? = nil) {
         self.ok = ok
+        self.simulation = simulation
         self.request = request
         self.requests = requests
         self.chores = chores
@@ -448,6 +457,32 @@ public struct ControlReply: Codable, Sendable, Equatable {
     }
 
     public static func refused(_ why: String) -> ControlReply { ControlReply(ok: false, error: why) }
+
+    /// One day of `stctl simulate`: what the policies in force made of it, what the new one makes,
+    /// and the difference (new − old).
+    public struct SimulatedDay: Codable, Sendable, Equatable {
+        public var day: String
+        public var old: Figures
+        public var new: Figures
+        public var difference: Figures
+
+        public struct Figures: Codable, Sendable, Equatable {
+            public var points: Int64
+            public var learningCreditedSeconds: Int64
+            public var learningRefusedSeconds: Int64
+            /// By reason, the largest first (in `difference`: each reason's change).
+            public var refused: [SessionLine.Refusal]
+            public var gameSeconds: Int64
+            public init(points: Int64, learningCreditedSeconds: Int64, learningRefusedSeconds: Int64, refused: [SessionLine.Refusal], gameSeconds: Int64) {
+                self.points = points; self.learningCreditedSeconds = learningCreditedSeconds; self.learningRefusedSeconds = learningRefusedSeconds
+                self.refused = refused; self.gameSeconds = gameSeconds
+            }
+        }
+
+        public init(day: String, old: Figures, new: Figures, difference: Figures) {
+            self.day = day; self.old = old; self.new = new; self.difference = difference
+        }
+    }
 
     /// A child's request for game time, as `stctl requests` shows it.
     public struct RequestLine: Codable, Sendable, Equatable {

@@ -138,6 +138,8 @@ public struct LiveState {
     }
 
     public var unsavedEvents: Int { batch.events.count }
+    /// The event lines not saved yet (a simulation reads them after the stored ones).
+    public var unsavedEventLines: [String] { batch.events }
 
     /// Told the ledger's new chain head (entry number, hash) after each save that added entries:
     /// the daemon logs it where the child cannot take it back (the journal), so that a state

@@ -21,6 +21,10 @@ public struct LogReplay {
     /// The ledger entries written since the start.
     public private(set) var ledger: [LedgerEntry] = []
     public private(set) var sessions = 0
+    /// Told every effect as it comes (`stctl simulate` gathers them).
+    public var observer: (([Effect]) -> Void)? = nil
+    /// False: the stored policies recorded later are not adopted (a simulation keeps its own).
+    public var followsStoredPolicies = true
 
     private let policies: [(seq: Int64, fromEvent: Int64, text: String)]
     private let path: String
@@ -91,8 +95,22 @@ public struct LogReplay {
     /// Adopts the policies recorded after the last event.
     public mutating func adoptRemaining() throws { try adopt(upTo: .max) }
 
+    /// Replaces the policy from here on (a simulation); the stored ones after are not adopted.
+    public mutating func substitute(_ policy: Policy, text: String) {
+        followsStoredPolicies = false
+        engine.adopt(policy, into: &effects)
+        policyText = text
+        collect()
+    }
+
+    /// Judges what is open at the last event (as `screentimed replay` does at its end).
+    public mutating func finish() {
+        engine.finish(into: &effects)
+        collect()
+    }
+
     private mutating func adopt(upTo seq: Int64) throws {
-        while next < policies.count, policies[next].fromEvent <= seq {
+        while followsStoredPolicies, next < policies.count, policies[next].fromEvent <= seq {
             engine.adopt(try LogReplay.parse(policies[next], path), into: &effects)
             policyText = policies[next].text
             policySeq = policies[next].seq
@@ -102,6 +120,7 @@ public struct LogReplay {
     }
 
     private mutating func collect() {
+        if let observer, !effects.isEmpty { observer(effects) }
         for e in effects {
             switch e {
             case .ledger(let l): ledger.append(l)

@@ -88,6 +88,9 @@ extension Child {
                 case .success(let what): return ControlReply(ok: true, note: what)
                 case .failure(let why): return .refused(why.description)
                 }
+            case .simulate:
+                if let no = refuseUnlessParent("simulate", request, caller: caller, role: role) { return no }
+                return try simulate(request)
             case .ask, .requests, .approve, .deny, .chores, .choreDone, .choreApprove, .choreReject:
                 return try answerFamily(request, from: caller, role: role, strangerRefused: strangerRefused)
             case .hookEvent:

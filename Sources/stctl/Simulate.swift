@@ -1,0 +1,51 @@
+import ArgumentParser
+import ControlProtocol
+import Foundation
+
+/// `stctl simulate NEW-POLICY.toml`: what a policy would have done to the child's last days.
+struct SimulateCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "simulate",
+        abstract: "Parents: replay the child's last days under a new policy, beside the one in force; changes nothing.",
+        discussion: "Per day: points earned, learning counted and not counted, game time played — old, new, and the difference.")
+
+    @Argument(help: "The policy to try (TOML).")
+    var file: String
+
+    @Option(name: .long, help: "How many days back, today included (1-31, default 7).")
+    var days: Int64 = 7
+
+    @OptionGroup var client: ClientOptions
+    @OptionGroup var parent: ParentOptions
+
+    func run() throws {
+        try reporting {
+            guard let data = FileManager.default.contents(atPath: file), let text = String(data: data, encoding: .utf8) else {
+                throw Failure("stctl: \(file): cannot be read (no such file, or not UTF-8 text)", code: 2)
+            }
+            var request = ControlRequest(.simulate, days: days, day: nil)
+            request.policy = text
+            try client.finish(try parent.send(request, with: client)) { reply in Self.text(reply.simulation ?? []) }
+        }
+    }
+
+    /// One line per day: "Mon 11-23  points 45 → 22 (−23) · learning 45 min → 45 min · not counted 5 min → 5 min · games 1 h 30 min → 1 h 00 min (−30 min)"
+    static func text(_ days: [ControlReply.SimulatedDay]) -> String {
+        func change(_ d: Int64, _ show: (Int64) -> String) -> String { d == 0 ? "" : " (\(d > 0 ? "+" : "−")\(show(abs(d))))" }
+        func pair(_ k: KeyPath<ControlReply.SimulatedDay.Figures, Int64>, _ d: ControlReply.SimulatedDay, _ show: (Int64) -> String) -> String {
+            let a: String = show(d.old[keyPath: k])
+            let b: String = show(d.new[keyPath: k])
+            return a + " → " + b + change(d.difference[keyPath: k], show)
+        }
+        let count: (Int64) -> String = { String($0) }
+        var rows: [[String]] = [["DAY", "POINTS", "LEARNING COUNTED", "NOT COUNTED", "GAME TIME"]]
+        for d in days {
+            let label: String = Report.weekday(d.day) + " " + String(d.day.suffix(5))
+            rows.append([label, pair(\.points, d, count), pair(\.learningCreditedSeconds, d, minutes),
+                         pair(\.learningRefusedSeconds, d, minutes), pair(\.gameSeconds, d, minutes)])
+        }
+        let total = { (k: KeyPath<ControlReply.SimulatedDay.Figures, Int64>) in days.reduce(Int64(0)) { $0 + $1.new[keyPath: k] - $1.old[keyPath: k] } }
+        return table(rows) + "\nOver \(days.count) days the new policy gives \(total(\.points) >= 0 ? "+" : "")\(total(\.points)) points and "
+            + "\(total(\.gameSeconds) >= 0 ? "+" : "−")\(minutes(abs(total(\.gameSeconds)))) of game time. Nothing was changed."
+    }
+}

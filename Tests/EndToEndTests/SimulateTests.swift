@@ -1,0 +1,101 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `stctl simulate` against the real daemon (issue #18): a stored week replayed under a policy
+/// with half the rate gives half the points each day, and the state is not touched.
+///
+/// The child is uid 65054, which no other test uses.
+@Suite("stctl simulate, end to end", .serialized)
+struct SimulateTests {
+    static let child: UInt32 = TestUser.ensure(uid: 65054, name: "stkid65054")
+
+    static func policy(rate: Int) -> String {
+        """
+        version = 1
+        timezone = "UTC"
+        [points]
+        learning_per_hour = \(rate)
+        [[apps]]
+        name = "GCompris"
+        category = "learning"
+        exe = ["/usr/bin/gcompris-qt"]
+        """
+    }
+
+    /// 40 minutes of GCompris at 10:00 UTC on each of the six days before today.
+    static func week() -> String {
+        var utc = Calendar(identifier: .gregorian)
+        utc.timeZone = TimeZone(identifier: "UTC")!
+        let today = utc.startOfDay(for: Date())
+        let f = ISO8601DateFormatter()
+        return (1...6).reversed().map { back -> String in
+            let start = utc.date(byAdding: .hour, value: 10, to: utc.date(byAdding: .day, value: -back, to: today)!)!
+            let end = start.addingTimeInterval(40 * 60)
+            let pid = 5000 + back
+            return """
+                {"at": "\(f.string(from: start))", "event": "process_started", "pid": \(pid), "exe": "/usr/bin/gcompris-qt", "start_ticks": \(pid * 10)}
+                {"at": "\(f.string(from: start))", "event": "focus_changed", "pid": \(pid)}
+                {"at": "\(f.string(from: end))", "event": "process_exited", "pid": \(pid)}
+                """
+        }.joined(separator: "\n") + "\n"
+    }
+
+    static func digest(_ path: String) throws -> String {
+        guard FileManager.default.fileExists(atPath: path) else { return "absent" }
+        return try ReplayBinaryTests.runBinary("/usr/bin/sha256sum", [path]).stdout
+    }
+
+    @Test("a week under half the rate: half the points every day, the difference said, nothing changed in the state")
+    func halfTheRate() throws {
+        _ = Self.child
+        let events = FileManager.default.temporaryDirectory.appendingPathComponent("screentime-week-\(UUID().uuidString).jsonl").path
+        try Self.week().write(toFile: events, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: events) }
+        _ = chmod(events, 0o644)
+        let d = try LiveDaemon(policy: Self.policy(rate: 60), arguments: ["--sample-every", "1h", "--no-logind", "--no-notifications"],
+                               importing: events, uid: Self.child)
+        _ = try d.waitFor("watching uid")
+        usleep(1_500_000)   // the start saved
+        let half = d.base + "/half.toml"
+        try Self.policy(rate: 30).write(toFile: half, atomically: true, encoding: .utf8)
+        _ = chmod(half, 0o644)
+        let files = [d.database, d.database + "-wal"]
+        let before = try files.map(Self.digest)
+
+        let root = { (args: [String]) in try ReplayBinaryTests.runBinary(ControlSocketTests.stctl, args + ["--socket", d.socket]) }
+        let r = try root(["simulate", half, "--json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let reply = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any], "\(r.stdout)")
+        let days = try #require(reply["simulation"] as? [[String: Any]])
+        #expect(days.count == 7)
+        func figure(_ day: [String: Any], _ side: String, _ key: String) -> Int { (day[side] as? [String: Any])?[key] as? Int ?? -1 }
+        // The six days with learning (where "today" falls depends on the calendar the daemon
+        // carried forward from the imported log, which has no monotonic clock): 40 points old,
+        // 20 new; every other day nothing either way.
+        let learned = days.filter { figure($0, "old", "learning_credited_seconds") > 0 }
+        #expect(learned.count == 6, "\(days)")
+        for day in learned {
+            #expect(figure(day, "old", "points") == 40 && figure(day, "new", "points") == 20 && figure(day, "difference", "points") == -20, "\(day)")
+            #expect(figure(day, "old", "learning_credited_seconds") == 2400 && figure(day, "new", "learning_credited_seconds") == 2400, "\(day)")
+        }
+        for day in days where figure(day, "old", "learning_credited_seconds") == 0 {
+            #expect(figure(day, "old", "points") == 0 && figure(day, "new", "points") == 0, "\(day)")
+        }
+        let text = try root(["simulate", half])
+        #expect(text.stdout.contains("40 → 20 (−20)") && text.stdout.hasSuffix("Over 7 days the new policy gives -120 points and +0 s of game time. Nothing was changed.\n"), "\(text.stdout)")
+        // Nothing was written: the state is the same, byte for byte; the balance too.
+        usleep(1_200_000)
+        #expect(try files.map(Self.digest) == before)
+        #expect(try d.status()["balance"] as? Int == 240)
+
+        // Only parents may; a policy with a problem is refused with its line.
+        let asChild = try d.stctl(["simulate", half])
+        #expect(asChild.status == 1 && asChild.stderr.hasPrefix("stctl: simulate is for parents: "), "\(asChild.stderr)")
+        let bad = d.base + "/bad.toml"
+        try "version = 1\n[points]\nlearning_per_hour = 0\n".write(toFile: bad, atomically: true, encoding: .utf8)
+        let refused = try root(["simulate", bad])
+        #expect(refused.status == 1 && refused.stderr == "stctl: the new policy cannot be used: line 3: 'learning_per_hour' must be from 1 to 1000000, not 0\n", "\(refused.stderr)")
+        try d.stop()
+    }
+}

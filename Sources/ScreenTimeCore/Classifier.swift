@@ -55,7 +55,12 @@ struct Classifier {
                 guard let got = w.appID, got.equalsIgnoringCase(id) else { continue }
             }
             if let title = entry.title {
-                guard let got = w.title, title.matches(got) else { continue }
+                // The title's text, or (not kept, `[privacy]`) the entries whose patterns it matched.
+                if let got = w.title {
+                    guard title.matches(got) else { continue }
+                } else {
+                    guard w.titleApps?.contains(entry.name) == true else { continue }
+                }
             }
             guard entry.hasIdentity || entry.hasWindowMatchers else { continue }
             return AppMatch(entry: i, trusted: entry.category != .learning || (exe.map { isTrusted(entry, $0) } ?? false))

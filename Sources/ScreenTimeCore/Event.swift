@@ -140,13 +140,17 @@ public struct FocusedWindow: Sendable, Equatable, Codable {
     /// Added by screentime: the Flatpak id the compositor gives the window (GNOME Shell's
     /// sandboxed app id). A hint recorded in the log, as the sampler's `flatpak`; never identity.
     public var flatpak: String?
+    /// Added by screentime (`title_apps`): the title was not kept (`[privacy]`), but these
+    /// entries' `title` patterns matched it: what the title said, and no more.
+    public var titleApps: [String]?
 
-    public init(pid: Int32?, appID: String? = nil, title: String? = nil, hookLost: Bool? = nil, flatpak: String? = nil) {
+    public init(pid: Int32?, appID: String? = nil, title: String? = nil, hookLost: Bool? = nil, flatpak: String? = nil, titleApps: [String]? = nil) {
         self.pid = pid
         self.appID = appID
         self.title = title
         self.hookLost = hookLost
         self.flatpak = flatpak
+        self.titleApps = titleApps
     }
 }
 

@@ -66,7 +66,8 @@ public enum EventLog {
             let pid: Int32? = f.value("pid") == .null ? nil : try f.pid("pid")
             let lost = try f.optionalBool("hook_lost") == true && pid == nil
             kind = .focusChanged(FocusedWindow(pid: pid, appID: try f.optionalString("app_id"), title: try f.optionalString("title"),
-                                               hookLost: lost ? true : nil, flatpak: try f.optionalString("flatpak")))
+                                               hookLost: lost ? true : nil, flatpak: try f.optionalString("flatpak"),
+                                               titleApps: try f.optionalStrings("title_apps")))
         case "input":
             let count = try f.optionalInt("count") ?? 1
             guard count >= 0 else { throw LineError(reason: "'count' must not be negative") }
@@ -161,6 +162,7 @@ public enum EventLog {
             if let v = f.title { w.key("title"); w.string(v) }
             if let v = f.flatpak { w.key("flatpak"); w.string(v) }
             if f.hookLost == true { w.key("hook_lost"); w.bool(true) }
+            if let v = f.titleApps { w.key("title_apps"); w.beginArray(); for a in v { w.string(a) }; w.endArray() }
         case .input(let count):
             w.key("count"); w.int(count)
         case .idleChanged(let idle, let since):

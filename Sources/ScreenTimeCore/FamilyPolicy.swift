@@ -151,3 +151,22 @@ extension AppEntry {
     /// It has a limit of its own or a group's.
     public var isLimited: Bool { dailyLimit != nil || weeklyLimit != nil || group != nil }
 }
+
+/// `[privacy]` (seed 000: no behavioural tracking): what the daemon keeps of what it sees.
+public enum Privacy {
+    /// The focused window as the log keeps it: with `keep_titles`, as it was; else without the
+    /// title's text. What the policy needs of the title stays: the names of the entries whose
+    /// `title` pattern it matched (`title_apps`), or a learning app's name when the title was
+    /// just that name (a look-alike claim the engine judges).
+    public static func redact(_ w: FocusedWindow, policy: Policy) -> FocusedWindow {
+        guard !policy.keepTitles, let title = w.title else { return w }
+        var out = w
+        out.title = nil
+        let matched = policy.apps.filter { $0.title?.matches(title) == true }.map(\.name)
+        if !matched.isEmpty { out.titleApps = matched }
+        if let named = policy.apps.first(where: { $0.category == .learning && $0.name.lowercased() == title.lowercased() }) {
+            out.title = named.name
+        }
+        return out
+    }
+}

@@ -16,6 +16,8 @@ public struct Policy: Sendable {
     public var schedules: [Schedule]
     /// `[[groups]]`: reward apps that share a limit.
     public var groups: [RewardGroup]
+    /// `[privacy] keep_titles`: window titles are kept in the log as they were.
+    public var keepTitles: Bool
     /// With `unknown_apps = "reward"`: the entry (last of `apps`) that a focused program no entry
     /// names counts as.
     public private(set) var unknownProgramEntry: Int? = nil
@@ -23,8 +25,10 @@ public struct Policy: Sendable {
 
     public init(timeZone: TimeZone, points: Points, rewards: Rewards, validation: Validation,
                 enforcement: Enforcement, parents: Parents, apps: [AppEntry],
-                requests: Requests = Requests(), chores: [Chore] = [], schedules: [Schedule] = [], groups: [RewardGroup] = []) {
+                requests: Requests = Requests(), chores: [Chore] = [], schedules: [Schedule] = [], groups: [RewardGroup] = [],
+                keepTitles: Bool = false) {
         self.timeZone = timeZone
+        self.keepTitles = keepTitles
         self.groups = groups
         self.requests = requests
         self.chores = chores

@@ -175,7 +175,7 @@ struct PolicyReader {
 
     mutating func read(_ root: TOMLNode, systemZone: () -> TimeZone) -> Policy? {
         let top = fields(root, at: "", known: ["version", "timezone", "points", "rewards", "validation", "enforcement", "parents", "apps",
-                                                     "requests", "chores", "schedules", "groups"], label: "")
+                                                     "requests", "chores", "schedules", "groups", "privacy"], label: "")
         if let v = top["version"] {
             if case .integer(let n) = v, n == 1 {} else {
                 problem("version", "this screentime reads policy version 1; the file says version = \(v.typeNameOrValue)")
@@ -206,11 +206,13 @@ struct PolicyReader {
         let requests = readRequests(top["requests"])
         let chores = readChores(top["chores"])
         let schedules = readSchedules(top["schedules"])
+        let privacy = top["privacy"].map { fields($0, at: "privacy", known: ["keep_titles"], label: " in [privacy]") } ?? [:]
+        let keepTitles = boolean(privacy, "keep_titles", "privacy") ?? false
 
         guard problems.isEmpty else { return nil }
         return Policy(timeZone: zone, points: points, rewards: rewards, validation: validation,
                       enforcement: enforcement, parents: parents, apps: apps, requests: requests, chores: chores, schedules: schedules,
-                      groups: groups)
+                      groups: groups, keepTitles: keepTitles)
     }
 
     private mutating func readPoints(_ node: TOMLNode?, defaultCap: Microseconds) -> Policy.Points {

@@ -99,7 +99,9 @@ extension Child {
                 }
                 guard let text = request.event else { return .refused("hook_event needs an event") }
                 let now = clocks()
-                let event = try EventLog.decode(hookEvent: text, at: now.wall, mono: now.mono)
+                var event = try EventLog.decode(hookEvent: text, at: now.wall, mono: now.mono)
+                // Titles are kept only as far as the policy needs them ([privacy], docs/state.md).
+                if case .focusChanged(let w) = event.kind { event.kind = .focusChanged(Privacy.redact(w, policy: live.engine.policy)) }
                 // System mode: the hooks the daemon starts run as root; what the child's own
                 // processes send can make accounting stricter (idle, locked), never credit time.
                 if system, peer.uid != 0, !event.kind.onlyStricter, let refusal = compositorRefusal(event, from: peer, who: who) {

@@ -98,4 +98,42 @@ struct SimulateTests {
         #expect(refused.status == 1 && refused.stderr == "stctl: the new policy cannot be used: line 3: 'learning_per_hour' must be from 1 to 1000000, not 0\n", "\(refused.stderr)")
         try d.stop()
     }
+
+    @Test("privacy: a window's title is not kept; a title a policy pattern matched is kept as the app's name only; keep_titles keeps them")
+    func titles() throws {
+        _ = Self.child
+        let policy = Self.policy(rate: 60) + """
+
+            [[apps]]
+            name = "Khan Academy"
+            category = "learning"
+            exe = ["/usr/bin/chromium"]
+            title = "(?i)khan academy"
+            """
+        for keep in [false, true] {
+            let d = try LiveDaemon(policy: policy + (keep ? "\n[privacy]\nkeep_titles = true\n" : ""),
+                                   arguments: ["--sample-every", "1h", "--no-logind", "--no-notifications"], uid: Self.child)
+            _ = try d.waitFor("watching uid")
+            for title in ["Emma's diary, private", "Fractions | Khan Academy"] {
+                let r = try d.stctl(["hook", "event", #"{"event": "focus_changed", "pid": 4242, "title": "\#(title)"}"#])
+                #expect(r.status == 0, "\(r.stderr)")
+            }
+            let lines = try d.poll("SELECT count(*) FROM event WHERE line LIKE '%focus_changed%'") { $0 == "2" }
+            _ = lines
+            let stored = try d.sql("SELECT line FROM event WHERE line LIKE '%focus_changed%' ORDER BY seq").split(separator: "\n")
+            try d.stop()
+            // Not in the log, nor anywhere in the state's files (the database and its write-ahead log).
+            let everything = [d.database, d.database + "-wal"].compactMap { FileManager.default.contents(atPath: $0) }.reduce(Data(), +)
+            let diary = everything.range(of: Data("Emma's diary".utf8)) != nil
+            let fractions = everything.range(of: Data("Fractions".utf8)) != nil
+            if keep {
+                #expect(stored.count == 2 && stored[0].contains(#""title":"Emma's diary, private""#), "\(stored)")
+                #expect(diary && fractions)
+            } else {
+                #expect(stored.count == 2 && !stored[0].contains(#""title""#) && !stored[0].contains("title_apps"), "\(stored)")
+                #expect(stored.count == 2 && stored[1].contains(#""title_apps":["Khan Academy"]"#) && !stored[1].contains(#""title""#), "\(stored)")
+                #expect(!diary && !fractions)
+            }
+        }
+    }
 }

@@ -95,6 +95,7 @@ func testPolicy(_ overrides: [String: String?] = [:], apps extra: String = "") -
         ("validation", [("strictness", "\"moderate\"")]),
         ("enforcement", [("warn_before", "[\"5m\", \"1m\"]"), ("action", "\"terminate\""), ("grace", "\"15s\"")]),
         ("requests", []),
+        ("privacy", []),
     ]
     var text = ""
     var used = Set<String>()

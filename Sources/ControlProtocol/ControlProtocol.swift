@@ -93,7 +93,7 @@ extension ControlReply {
     public var line: [UInt8] {
         // Lists (apps, history, sessions, report) are rare and not hot: Foundation's encoder writes
         // them. (A field added to ControlReply must be written here too, or be one of these.)
-        if apps != nil || history != nil || sessions != nil || report != nil || request != nil || requests != nil || chores != nil || simulation != nil
+        if apps != nil || history != nil || sessions != nil || report != nil || request != nil || requests != nil || chores != nil || simulation != nil || export != nil
             || status?.requests != nil || status?.chores != nil || status?.appTimeLeft != nil {
             return ControlProtocol.encode(self)
         }
@@ -196,6 +196,10 @@ public struct ControlRequest: Codable, Sendable, Equatable {
         /// Parents: approve (pay) or reject (`reason`) the pending claim of a chore (`chore`).
         case choreApprove = "chore_approve"
         case choreReject = "chore_reject"
+        /// Parents: everything kept about the child, as one JSON document (`export`).
+        case export
+        /// Parents: removes the events and sessions before `day` (the ledger stays whole).
+        case forget
         /// Parents: the last `days` days replayed under the policy in `policy` (its text) beside the
         /// policies that were in force; changes nothing.
         case simulate
@@ -291,6 +295,8 @@ public struct ControlReply: Codable, Sendable, Equatable {
     public var chores: [ChoreLine]?
     /// simulate: day by day, oldest first.
     public var simulation: [SimulatedDay]?
+    /// export: everything kept about the child, one JSON document (docs/state.md).
+    public var export: String?
 
     public init(ok: Bool, error: String? = nil, status: Status? = nil, balance: Int64? = nil, cost: Int64? = nil, apps: [SeenApp]? = nil,
                 history: [LedgerLine]? = nil, sessions: [SessionLine]? = nil, report: [ReportDay]? = nil, note: String? = nil,
@@ -663,8 +669,11 @@ public struct ControlReply: Codable, Sendable, Equatable {
 public struct FrameReader: Sendable {
     private var pending: [UInt8] = []
     public private(set) var overflowed = false
+    /// The longest line taken: the daemon reads requests of at most `ControlProtocol.maxFrame`;
+    /// stctl takes longer replies (an export).
+    let maxFrame: Int
 
-    public init() {}
+    public init(maxFrame: Int = ControlProtocol.maxFrame) { self.maxFrame = maxFrame }
 
     /// Adds bytes; returns the complete lines. After an overflow it returns nothing more.
     public mutating func append(_ bytes: [UInt8]) -> [[UInt8]] {
@@ -675,11 +684,11 @@ public struct FrameReader: Sendable {
         var start = pending.startIndex
         defer { pending.removeSubrange(..<start) }
         while let nl = pending[start...].firstIndex(of: 10) {
-            guard nl - start <= ControlProtocol.maxFrame else { overflowed = true; return lines }
+            guard nl - start <= maxFrame else { overflowed = true; return lines }
             lines.append(Array(pending[start..<nl]))
             start = nl + 1
         }
-        if pending.count - start > ControlProtocol.maxFrame { overflowed = true }
+        if pending.count - start > maxFrame { overflowed = true }
         return lines
     }
 }

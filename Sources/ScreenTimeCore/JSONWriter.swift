@@ -29,6 +29,8 @@ public struct JSONWriter {
     public mutating func int(_ v: Int64) { separate(); output += String(v); afterValue() }
     public mutating func bool(_ v: Bool) { separate(); output += v ? "true" : "false"; afterValue() }
     public mutating func null() { separate(); output += "null"; afterValue() }
+    /// A value that is JSON already (a stored event line), as it is.
+    public mutating func raw(_ json: String) { separate(); output += json; afterValue() }
 
     /// Microseconds written as seconds with up to six decimals.
     public mutating func micros(_ v: Microseconds) {

@@ -25,7 +25,12 @@ public struct Retention {
     /// numbering goes on from it); 0 when none is old enough.
     @discardableResult
     public func run(on store: Store, now: Microseconds) throws -> Int {
-        let cutoff = now - keep
+        try run(on: store, before: now - keep)
+    }
+
+    /// Removes events dated before `cutoff` (trusted calendar time), as `run(on:now:)` does.
+    @discardableResult
+    public func run(on store: Store, before cutoff: Microseconds) throws -> Int {
         let base = try store.logBase()
         guard var replay = try LogReplay(store: store, start: base.map { .base($0) } ?? .firstEvent) else { return 0 }
         let first = replay.eventSeq

@@ -332,6 +332,21 @@ public final class Store: Sendable {
         }
     }
 
+    /// `stctl forget`: removes the sessions that started before `wall`, and the days that began
+    /// before it; returns how many sessions. (The ledger is never touched.)
+    public func forgetSessions(before wall: Microseconds) throws(StoreError) -> Int {
+        do {
+            return try pool.write { db in
+                try db.execute(sql: "DELETE FROM session WHERE start_micros < ?", arguments: [wall])
+                let sessions = db.changesCount
+                try db.execute(sql: "DELETE FROM day WHERE start_micros < ?", arguments: [wall])
+                return sessions
+            }
+        } catch {
+            throw StoreError(description: "\(path): could not remove old sessions: \(Store.explain(error))")
+        }
+    }
+
     // MARK: Reading
 
     /// The event log, or its part after `seq` (at most `limit` events).

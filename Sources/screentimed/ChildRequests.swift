@@ -88,6 +88,16 @@ extension Child {
                 case .success(let what): return ControlReply(ok: true, note: what)
                 case .failure(let why): return .refused(why.description)
                 }
+            case .export:
+                if let no = refuseUnlessParent("export", request, caller: caller, role: role) { return no }
+                var reply = ControlReply(ok: true)
+                reply.export = try exportAll()
+                return reply
+            case .forget:
+                if let no = refuseUnlessParent("forget", request, caller: caller, role: role) { return no }
+                guard let day = request.day, let bounds = dayBounds(day) else { return .refused("forget needs a day as YYYY-MM-DD (what is before it is removed)") }
+                guard bounds.start <= live.engine.today.start else { return .refused("forget removes what is before a day up to today; \(day) is later") }
+                return try forget(before: bounds.start, day: day, by: parentName(caller, role))
             case .simulate:
                 if let no = refuseUnlessParent("simulate", request, caller: caller, role: role) { return no }
                 return try simulate(request)

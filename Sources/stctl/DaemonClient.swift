@@ -52,7 +52,7 @@ struct ClientOptions: ParsableArguments {
         }
         connection.setTimeout(seconds: 5)
         guard connection.write(ControlProtocol.encode(request)) else { throw LostAnswer(description: "stctl: \(socketPath): the daemon closed the connection") }
-        var reader = FrameReader()
+        var reader = FrameReader(maxFrame: 1 << 30)     // a reply may be long (an export)
         while true {
             guard let bytes = connection.read() else { throw LostAnswer(description: "stctl: \(socketPath): no answer from the daemon") }
             if let line = reader.append(bytes).first {

@@ -49,3 +49,42 @@ struct SimulateCommand: ParsableCommand {
             + "\(total(\.gameSeconds) >= 0 ? "+" : "−")\(minutes(abs(total(\.gameSeconds)))) of game time. Nothing was changed."
     }
 }
+
+/// `stctl export`: everything kept about the child, as JSON on standard output.
+struct ExportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "export",
+        abstract: "Parents: everything screentime keeps about the child, as one JSON document.",
+        discussion: "The policies, the event log, the ledger (with its hashes), the sessions, the days, and the last week's requests and chores (docs/state.md).")
+
+    @OptionGroup var client: ClientOptions
+    @OptionGroup var parent: ParentOptions
+
+    func run() throws {
+        try reporting {
+            try client.finish(try parent.send(ControlRequest(.export), with: client)) { reply in reply.export ?? "" }
+        }
+    }
+}
+
+/// `stctl forget --before DATE`: removes the events and sessions from before a day.
+struct ForgetCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "forget",
+        abstract: "Parents: remove the events and sessions from before a day; the ledger stays whole and checkable.",
+        discussion: "Through the same machinery as retention (docs/state.md): the state keeps where the log begins, and screentimed check still proves the ledger.")
+
+    @Option(name: .long, help: "The first day kept (YYYY-MM-DD); everything before it is removed.")
+    var before: String
+
+    @OptionGroup var client: ClientOptions
+    @OptionGroup var parent: ParentOptions
+
+    func run() throws {
+        try reporting {
+            try client.finish(try parent.send(ControlRequest(.forget, days: nil, day: before), with: client)) { reply in
+                reply.note.map { $0.prefix(1).uppercased() + $0.dropFirst() + "." } ?? ""
+            }
+        }
+    }
+}

@@ -9,7 +9,8 @@ struct Stctl: ParsableCommand {
         discussion: "Talks to screentimed over its control socket; parents run redeem, adjust, approve, deny and chore approve/reject as root or as a user named in the policy; the child asks (ask) and claims chores (chore done).",
         version: ControlProtocol.release,
         subcommands: [Status.self, History.self, Sessions.self, Report.self, Redeem.self, Adjust.self, Ask.self, Requests.self, Approve.self,
-                      Deny.self, Chores.self, ChoreCommand.self, SimulateCommand.self, Apps.self, Hook.self, PolicyCommand.self])
+                      Deny.self, Chores.self, ChoreCommand.self, SimulateCommand.self, ExportCommand.self,
+                      ForgetCommand.self, Apps.self, Hook.self, PolicyCommand.self])
 
     /// `stctl adjust -5 --reason …` takes 5 points away: a negative number there is the points,
     /// not an option (the parser would take it for one), so it is passed after `--`.

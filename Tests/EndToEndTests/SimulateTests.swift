@@ -136,4 +136,44 @@ struct SimulateTests {
             }
         }
     }
+
+    @Test("export gives everything kept, as JSON; forget removes the events and sessions before a day, the ledger stays whole and check passes")
+    func exportAndForget() throws {
+        _ = Self.child
+        let events = FileManager.default.temporaryDirectory.appendingPathComponent("screentime-week-\(UUID().uuidString).jsonl").path
+        try Self.week().write(toFile: events, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: events) }
+        _ = chmod(events, 0o644)
+        let d = try LiveDaemon(policy: Self.policy(rate: 60), arguments: ["--sample-every", "1h", "--no-logind", "--no-notifications"],
+                               importing: events, uid: Self.child)
+        _ = try d.waitFor("watching uid")
+        let root = { (args: [String]) in try ReplayBinaryTests.runBinary(ControlSocketTests.stctl, args + ["--socket", d.socket]) }
+
+        let exported = try root(["export"])
+        #expect(exported.status == 0, "\(exported.stderr)")
+        let all = try #require(try JSONSerialization.jsonObject(with: Data(exported.stdout.utf8)) as? [String: Any], "\(exported.stdout.prefix(300))")
+        #expect(all["child"] as? String == "stkid65054")
+        #expect((all["ledger"] as? [[String: Any]])?.map { $0["points"] as? Int } == Array(repeating: 40, count: 6))
+        #expect((all["sessions"] as? [[String: Any]])?.count == 6)
+        let logged = try #require(all["events"] as? [[String: Any]])
+        #expect(logged.filter { $0["event"] as? String == "process_started" && $0["exe"] as? String == "/usr/bin/gcompris-qt" }.count == 6)
+        #expect((all["policies"] as? [[String: Any]])?.isEmpty == false)
+        let asChild = try d.stctl(["export"])
+        #expect(asChild.status == 1 && asChild.stderr.hasPrefix("stctl: export is for parents: "), "\(asChild.stderr)")
+
+        // Forget what is before three days ago: three of the six days go, events and sessions.
+        var utc = Calendar(identifier: .gregorian)
+        utc.timeZone = TimeZone(identifier: "UTC")!
+        let cut = utc.date(byAdding: .day, value: -3, to: utc.startOfDay(for: Date()))!
+        let day = ISO8601DateFormatter().string(from: cut).prefix(10)
+        let forgot = try root(["forget", "--before", String(day)])
+        #expect(forgot.status == 0, "\(forgot.stderr)")
+        #expect(forgot.stdout.hasPrefix("Removed ") && forgot.stdout.contains(" events and 3 sessions from before \(day); the ledger is unchanged."), "\(forgot.stdout)")
+        #expect(try d.sql("SELECT count(*) FROM session") == "3")
+        #expect(try d.sql("SELECT count(*) FROM ledger") == "6")
+        #expect(try d.status()["balance"] as? Int == 240)
+        let later = try root(["forget", "--before", "2999-01-01"])
+        #expect(later.status == 1 && later.stderr.contains("is later"), "\(later.stderr)")
+        try d.stop()   // and `screentimed check` passes on what is left
+    }
 }

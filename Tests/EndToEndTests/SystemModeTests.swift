@@ -144,9 +144,10 @@ struct SystemModeTests {
         #expect(EnforcementTests.ends(emmaGame, within: 15))
         #expect(Date().timeIntervalSince(t0) > 2.5, "emma's game ran only \(Date().timeIntervalSince(t0)) s")
         #expect(emmaGame.terminationStatus == SIGTERM && tomGame.terminationStatus == SIGTERM)
-        let log = try d.waitFor("stkid65005: ")
-        #expect(log.contains("stkid65006: ") && log.contains("stop SuperTuxKart (pid \(tomGame.processIdentifier), \(game)): no_reward_time"), "\(log)")
-        #expect(log.contains("stop SuperTuxKart (pid \(emmaGame.processIdentifier), \(game)): daily_limit"), "\(log)")
+        // (The daemon logs a stop just after its signal: a game may be gone before the line is written.)
+        _ = try d.waitFor("stop SuperTuxKart (pid \(tomGame.processIdentifier), \(game)): no_reward_time")
+        let log = try d.waitFor("stop SuperTuxKart (pid \(emmaGame.processIdentifier), \(game)): daily_limit")
+        #expect(log.contains("stkid65005: ") && log.contains("stkid65006: "), "\(log)")
 
         // Each ledger holds only its own child's entries.
         #expect(try d.sql("stkid65005", "SELECT kind || ' ' || points FROM ledger ORDER BY seq") == "adjusted 10\nredeemed -1")
@@ -524,7 +525,7 @@ struct SystemModeTests {
         #expect((try FileManager.default.attributesOfItem(atPath: "/proc/\(hook)")[.ownerAccountID] as? Int) == 0, "the hook runs as root")
         try sway.foot(appID: "gcompris", title: "GCompris")
         var status: [String: Any] = [:]
-        for _ in 0..<500 {
+        for _ in 0..<1500 {     // 30 s: foot starting and being sampled, on a loaded machine
             status = (try? d.json(Self.emma, ["status"])) ?? [:]
             if status["current_app"] as? String == "GCompris" { break }
             usleep(20_000)

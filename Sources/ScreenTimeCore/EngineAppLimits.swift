@@ -36,7 +36,7 @@ extension Engine {
         return out
     }
 
-    /// What is left of an app's own limits and its group's, today and this week, and which binds
+    /// The least of what is left of an app's own limits and its group's, today and this week
     /// (nil: the app has none).
     func appRoom(_ entry: Int) -> Microseconds? {
         let app = policy.apps[entry]

@@ -24,6 +24,10 @@ struct X11HookTests {
         category = "learning"
         exe = ["/usr/bin/xterm"]
         app_id = "LearningApp"
+        # What the hook reports is checked, titles too: kept here (by default only as far as the
+        # policy needs them, docs/state.md).
+        [privacy]
+        keep_titles = true
         """
 
     static func startHook(_ x: X11Session, _ d: LiveDaemon) throws -> Process {
@@ -155,7 +159,8 @@ struct SwayHookTests {
     @Test("focus changes of real foot windows arrive with their pid, app id and title; sway going away ends the hook")
     func focus() throws {
         let sway = try SwaySession()
-        let d = try LiveDaemon(arguments: ["--sample-every", "1h", "--no-logind"])
+        let d = try LiveDaemon(policy: "version = 1\ntimezone = \"UTC\"\n[privacy]\nkeep_titles = true\n",   // the titles reported are checked
+                               arguments: ["--sample-every", "1h", "--no-logind"])
         _ = try d.waitFor("watching uid")
         try sway.foot(appID: "learning.app", title: "GCompris")
         try sway.foot(appID: "notes.app", title: "Notes")

@@ -30,6 +30,10 @@ struct GnomeShellTests {
         category = "learning"
         exe = ["/usr/bin/foot"]
         app_id = "learning.app"
+        # What the extension reports is checked, titles too: kept here (by default only as far as
+        # the policy needs them, docs/state.md).
+        [privacy]
+        keep_titles = true
         """
 
     /// The extension packed for GNOME 43 by the repository's own tool, in a folder of root's (the

@@ -26,10 +26,8 @@ extension Engine {
         guard hasAppLimits, !locked else { return [] }
         var out: Set<Int> = []
         func add(_ pid: Int32) {
-            guard stopping[pid] == nil, !paused.contains(pid) else { return }
-            if let m = processes[pid]?.match ?? (pid == focus?.pid ? focusMatch : nil), policy.apps[m.entry].category == .reward {
-                out.insert(m.entry)
-            }
+            guard stopping[pid] == nil, !paused.contains(pid), let e = rewardEntry(of: pid), policy.apps[e].category == .reward else { return }
+            out.insert(e)
         }
         if policy.rewards.countsWhile == .running { for pid in rewardPids { add(pid) } }
         if let pid = focusedRewardPid { add(pid) }

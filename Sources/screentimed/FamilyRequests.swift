@@ -135,26 +135,34 @@ extension Child {
         return (all.filter { $0.state == .pending } + all.filter { $0.state != .pending }.reversed()).map { requestLine($0, engine) }
     }
 
+    /// A chore as a list shows it: where it stands (`state`), and the claim it stands by, if any.
+    func choreLine(_ chore: String, points: Int64, every: String, state: String, note: String?, claim: ChoreClaim?,
+                   _ engine: Engine) -> ControlReply.ChoreLine {
+        func at(_ w: Microseconds) -> String { RFC3339.format(micros: w, utcOffsetSeconds: engine.utcOffset(at: w)) }
+        return ControlReply.ChoreLine(child: system ? name : nil, chore: chore, points: points, every: every, state: state, note: note,
+                                      claimedAt: claim.map { at($0.at) }, decidedAt: claim?.decidedAt.map(at), by: claim?.by, answer: claim?.answer)
+    }
+
+    /// A claim as a list shows it, with its chore's points and period (the policy's now).
+    func claimLine(_ c: ChoreClaim, note: String?, _ engine: Engine) -> ControlReply.ChoreLine {
+        let chore = engine.policy.chores.first { $0.name == c.chore }
+        return choreLine(c.chore, points: c.points ?? chore?.points ?? 0, every: chore?.every.words ?? "no longer in the policy",
+                         state: c.state.rawValue, note: note, claim: c, engine)
+    }
+
     /// Each chore of the policy as it stands in this period; then older claims still waiting.
     func choreLines(of engine: Engine? = nil) -> [ControlReply.ChoreLine] {
         let engine = engine ?? live.engine
-        func at(_ w: Microseconds) -> String { RFC3339.format(micros: w, utcOffsetSeconds: engine.utcOffset(at: w)) }
-        func line(_ chore: String, points: Int64, every: String, state: String, note: String?, claim: ChoreClaim?) -> ControlReply.ChoreLine {
-            ControlReply.ChoreLine(child: system ? name : nil, chore: chore, points: points, every: every, state: state, note: note,
-                                   claimedAt: claim.map { at($0.at) }, decidedAt: claim?.decidedAt.map(at), by: claim?.by, answer: claim?.answer)
-        }
         var lines: [ControlReply.ChoreLine] = []
         var shown: [ChoreClaim] = []
         for (chore, claim, notDue) in engine.choresToday {
             if let claim { shown.append(claim) }
             let state = claim?.state.rawValue ?? (notDue == nil ? "open" : "not_due")
-            lines.append(line(chore.name, points: chore.points, every: chore.every.words, state: state,
-                              note: claim == nil ? notDue : nil, claim: claim))
+            lines.append(choreLine(chore.name, points: chore.points, every: chore.every.words, state: state,
+                                   note: claim == nil ? notDue : nil, claim: claim, engine))
         }
         for c in engine.choreClaims where c.state == .pending && !shown.contains(c) {
-            let chore = engine.policy.chores.first { $0.name == c.chore }
-            lines.append(line(c.chore, points: chore?.points ?? 0, every: chore?.every.words ?? "no longer in the policy",
-                              state: "pending", note: "claimed on an earlier day", claim: c))
+            lines.append(claimLine(c, note: "claimed on an earlier day", engine))
         }
         return lines
     }
@@ -166,13 +174,7 @@ extension Child {
         let today = engine.today
         func recent(_ decided: Microseconds?) -> Bool { decided.map { $0 >= today.start } ?? false }
         let requests = engine.requests.filter { $0.state == .pending || recent($0.decidedAt) }.map { requestLine($0, engine) }
-        func at(_ w: Microseconds) -> String { RFC3339.format(micros: w, utcOffsetSeconds: engine.utcOffset(at: w)) }
-        let chores = engine.choreClaims.filter { $0.state == .pending || recent($0.decidedAt) }.map { c in
-            let chore = engine.policy.chores.first { $0.name == c.chore }
-            return ControlReply.ChoreLine(child: system ? name : nil, chore: c.chore, points: c.points ?? chore?.points ?? 0,
-                                          every: chore?.every.words ?? "no longer in the policy", state: c.state.rawValue, note: nil,
-                                          claimedAt: at(c.at), decidedAt: c.decidedAt.map(at), by: c.by, answer: c.answer)
-        }
+        let chores = engine.choreClaims.filter { $0.state == .pending || recent($0.decidedAt) }.map { claimLine($0, note: nil, engine) }
         return (requests.isEmpty ? nil : requests, chores.isEmpty ? nil : chores)
     }
 }

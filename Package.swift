@@ -14,6 +14,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
     ],
     targets: [
         // The engine: events in, effects out. Pure; Foundation at most.
@@ -28,6 +29,7 @@ let package = Package(
         .target(name: "ScreenTimeStore", dependencies: [
             "ScreenTimeCore", "ScreenTimePolicy",
             .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "Crypto", package: "swift-crypto"),
         ]),
         // Requests and replies of the control socket, and their framing: shared by daemon and stctl.
         .target(name: "ControlProtocol", dependencies: ["ScreenTimeCore"]),

@@ -281,7 +281,7 @@ public final class Store: Sendable {
 
     /// The hash of a ledger entry: SHA-256 over its fields and the hash before it.
     static func hash(seq: Int64, _ e: LedgerEntry, previous: String) -> String {
-        SHA256.hex("\(seq)|\(e.at)|\(e.kind.rawValue)|\(e.points)|\(e.balanceAfter)|\(e.note ?? "")|\(e.rewardSeconds.map(String.init) ?? "")|\(previous)")
+        LedgerHash.hex("\(seq)|\(e.at)|\(e.kind.rawValue)|\(e.points)|\(e.balanceAfter)|\(e.note ?? "")|\(e.rewardSeconds.map(String.init) ?? "")|\(previous)")
     }
 
     // MARK: Retention
@@ -449,6 +449,13 @@ public final class Store: Sendable {
             }
             return used
         }
+    }
+
+    /// Gives back what SQLite holds and does not need now (its page caches; the pool's reading
+    /// connections, opened again when next needed): the daemon calls it when it lets go of
+    /// start-up pages (ResidentMemory).
+    public func releaseMemory() {
+        if let p = pool as? DatabasePool { p.releaseMemory() } else if let q = pool as? DatabaseQueue { q.releaseMemory() }
     }
 
     /// `PRAGMA integrity_check`: "ok", or what SQLite found.

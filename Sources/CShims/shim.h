@@ -36,3 +36,11 @@ extern int setresuid(uid_t ruid, uid_t euid, uid_t suid);
 extern int setresgid(gid_t rgid, gid_t egid, gid_t sgid);
 static inline int screentime_setresuid(uid_t r, uid_t e, uid_t s) { return setresuid(r, e, s); }
 static inline int screentime_setresgid(gid_t r, gid_t e, gid_t s) { return setresgid(r, e, s); }
+
+#include <malloc.h>
+
+// glibc's allocator gives its free memory back to the system (ResidentMemory); Glibc's Swift
+// module leaves <malloc.h> out. Returns 1 when memory was released.
+static inline int screentime_malloc_trim(void) {
+    return malloc_trim(0);
+}

@@ -38,6 +38,9 @@ struct Daemon {
     let service = ServiceManager()
     var nextWatchdog: Int64 = 0
     var nextStatus: Int64 = 0
+    /// When the pages of code and data that only start-up used are next let go (ResidentMemory):
+    /// once the first samples are taken, then hourly, for what a day's rare paths mapped.
+    var nextMemoryRelease: Int64 = SystemClock.monoMicros() + Seconds.of(15)
     /// A test-only fault (`SCREENTIME_TEST_WEDGE_AFTER=SECONDS`): the run loop stops turning that
     /// long after the start, as a hung daemon would, so that a test sees the watchdog go quiet.
     let wedgeAt: Int64? = ProcessInfo.processInfo.environment["SCREENTIME_TEST_WEDGE_AFTER"].flatMap(Int64.init)
@@ -92,6 +95,7 @@ struct Daemon {
         service.ready(status: summary())
         while !requests.stop.load(ordering: .relaxed) {
             keepServiceInformed()
+            letGoOfUnusedMemory()
             if requests.reload.exchange(false, ordering: .relaxed) {
                 for i in children.indices { children[i].reloadPolicy(announce: announcer()) }
                 knowPrograms()
@@ -122,6 +126,7 @@ struct Daemon {
                 }
             }
             if service.watchdogEvery != nil { wait = min(wait, max(0, nextWatchdog - SystemClock.monoMicros())) }
+            wait = min(wait, max(0, nextMemoryRelease - SystemClock.monoMicros()))
             if let due = hooks?.nextDue { wait = min(wait, max(0, due - SystemClock.monoMicros())) }
             if let quiet = server?.nextTimeout { wait = min(wait, max(0, quiet - SystemClock.monoMicros())) }
             // Requests left from the last turn: answered in this one, after a look at the sockets.
@@ -242,6 +247,18 @@ struct Daemon {
             service.status(summary())
             nextStatus = now + Seconds.of(10)
         }
+    }
+
+    /// What start-up (and, later, the day's rare paths) mapped and no longer uses is let go of:
+    /// SQLite's caches, the program's clean pages (ResidentMemory).
+    private mutating func letGoOfUnusedMemory() {
+        let now = SystemClock.monoMicros()
+        guard now >= nextMemoryRelease else { return }
+        for child in children { child.live.store.releaseMemory() }
+        let released = ResidentMemory.releaseFilePages()
+        log("let go of \(released.bytes / 1024) KiB of program pages not in use; resident now \(ResidentMemory.residentBytes() / 1024) KiB",
+            level: .debug, ["event": "memory_released"])
+        nextMemoryRelease = now + Seconds.of(3600)
     }
 
     /// User mode: "balance 54 points; game time left 20 min; 3 processes watched; hooks: x11".

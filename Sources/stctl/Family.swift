@@ -6,6 +6,7 @@ import Foundation
 
 struct Ask: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "ask",
         abstract: "The child: ask a parent for more game time.",
         discussion: "The request waits for a parent (stctl requests, stctl approve); it expires when nobody answers in time ([requests] expire_after).")
 
@@ -31,6 +32,7 @@ struct Ask: ParsableCommand {
 
 struct Requests: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "requests",
         abstract: "Requests for game time: waiting ones first, then the last week's.",
         discussion: "Parents answer with stctl approve ID or stctl deny ID. In system mode, a parent sees the requests of every child they are a parent of.")
 
@@ -69,6 +71,7 @@ struct Requests: ParsableCommand {
 
 struct Approve: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "approve",
         abstract: "Parents: say yes to a request for game time.",
         discussion: "Paid with the child's points like a redemption (refused when the balance cannot pay), or with --gift at no cost. --minutes grants fewer than asked.")
 
@@ -102,7 +105,7 @@ struct Approve: ParsableCommand {
 }
 
 struct Deny: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Parents: say no to a request for game time.")
+    static let configuration = CommandConfiguration(commandName: "deny", abstract: "Parents: say no to a request for game time.")
 
     @Argument(help: "The request's id (stctl requests lists them).")
     var id: String
@@ -126,6 +129,7 @@ struct Deny: ParsableCommand {
 
 struct Chores: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "chores",
         abstract: "The chores of the policy and where each stands today.",
         discussion: "The child claims one with stctl chore done NAME; a parent answers with stctl chore approve NAME or stctl chore reject NAME.")
 

@@ -4,6 +4,7 @@ import Foundation
 
 struct Report: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "report",
         abstract: "For parents at a glance: learning, points, game time and apps, day by day.",
         discussion: """
             By default the last 7 days, today included. Learning is counted by the day its session \

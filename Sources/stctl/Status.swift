@@ -6,6 +6,7 @@ import ScreenTimeLinux
 
 struct Status: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "status",
         abstract: "Points, game time left now and today, learning today, and what the app in use counts as.",
         discussion: """
             --json prints the status object of docs/protocol.md. --format waybar prints one line of JSON for waybar's \
@@ -178,6 +179,7 @@ struct Status: ParsableCommand {
 
 struct Redeem: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "redeem",
         abstract: "Parents: turn points into minutes of game time.",
         discussion: "Refused, and nothing changes, when the balance cannot pay. Needs root or a user in the policy's [parents] users.")
 
@@ -197,7 +199,7 @@ struct Redeem: ParsableCommand {
 }
 
 struct Adjust: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Parents: give or take points, with a reason.")
+    static let configuration = CommandConfiguration(commandName: "adjust", abstract: "Parents: give or take points, with a reason.")
 
     @Argument(help: "Points: positive for a bonus, negative for a penalty.")
     var points: Int64
@@ -219,6 +221,7 @@ struct Adjust: ParsableCommand {
 
 struct Hook: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "hook",
         abstract: "Desktop hooks: report what the daemon cannot see by itself.",
         subcommands: [HookX11.self, HookSway.self, HookKDE.self, HookEvent.self])
 }
@@ -299,6 +302,7 @@ struct HookEvent: ParsableCommand {
 
 struct Apps: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "apps",
         abstract: "The programs started lately and how the policy counts them, so that a parent can name what is unknown.",
         discussion: "Unknown programs are neither learning nor games: add an [[apps]] entry for them (docs/policy.md).")
 
@@ -337,7 +341,7 @@ func table(_ rows: [[String]], rightAligned: Set<Int> = [], gap: Int = 2) -> Str
 }
 
 struct History: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "The points ledger: what was earned, bought, given and taken.")
+    static let configuration = CommandConfiguration(commandName: "history", abstract: "The points ledger: what was earned, bought, given and taken.")
 
     @Option(name: .long, help: "How many days back, today included (default 7).")
     var days: Int64 = 7
@@ -370,6 +374,7 @@ struct History: ParsableCommand {
 
 struct Sessions: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "sessions",
         abstract: "One day's sessions: what counted, and why the rest did not.",
         discussion: "Times are in the policy's time zone. Sessions appear once they are judged (a few minutes after they end).")
 

@@ -105,7 +105,8 @@ func start(_ path: String, _ arguments: [String], environment: [String: String]?
     let ours = (rss: after.0.rssKiB, cpu: cpu(before.0, after.0)), theirs = (rss: after.1.rssKiB, cpu: cpu(before.1, after.1))
     func mib(_ kib: Int) -> String { String(format: "%.1f MiB", Double(kib) / 1024) }
     print("system mode, two children, \(total) processes, over \(minutes) min, side by side: screentimed --system (release, 1 Hz) RSS \(mib(ours.rss)), CPU \(String(format: "%.2f", ours.cpu)) % of a core; timekprd (Timekpr-nExT \(timekprVersion())) RSS \(mib(theirs.rss)), CPU \(String(format: "%.2f", theirs.cpu)) % of a core")
-    print("  screentimed/timekprd: RSS \(String(format: "%.2f", Double(ours.rss) / Double(max(1, theirs.rss)))), CPU \(theirs.cpu > 0 ? String(format: "%.2f", ours.cpu / theirs.cpu) : "n/a (timekprd used none)")")
+    print("  screentimed/timekprd: RSS \(String(format: "%.2f", Double(ours.rss) / Double(max(1, theirs.rss)))) (target ≤ 0.33), CPU \(theirs.cpu > 0 ? String(format: "%.2f", ours.cpu / theirs.cpu) : "n/a (timekprd used none)") (target ≤ 0.20)")
+    print(residentBreakdown(of: screentimed.processIdentifier).split(separator: "\n").map { "  " + $0 }.joined(separator: "\n"))
 }
 
 func timekprVersion() -> String {
@@ -119,4 +120,47 @@ func timekprVersion() -> String {
     let data = out.fileHandleForReading.readDataToEndOfFile()
     p.waitUntilExit()
     return String(decoding: data, as: UTF8.self)
+}
+
+func mebibytes(_ kib: Int) -> String { String(format: "%.1f MiB", Double(kib) / 1024) }
+
+/// Where a process's resident pages come from, from /proc/PID/smaps: the program's own file
+/// (code and data as mapped), its anonymous memory (heap, stacks, written copies of data), and
+/// each shared library, largest first.
+func residentBreakdown(of pid: Int32) -> String {
+    // Read to its end (Foundation stops short on a /proc file, whose size says 0).
+    guard let smaps = ProcFS.contents(of: "/proc/\(pid)/smaps").map({ String(decoding: $0, as: UTF8.self) }) else { return "smaps: unreadable" }
+    let program = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/exe")) ?? ""
+    var byOrigin: [String: (rss: Int, anon: Int)] = [:]
+    var origin = ""
+    for line in smaps.split(separator: "\n") {
+        let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+        guard let first = fields.first else { continue }
+        if first.contains("-"), fields.count >= 5, first.first?.isHexDigit == true {
+            let path = fields.count > 5 ? String(fields[5]) : ""
+            origin = path == program ? "the program (\((program as NSString).lastPathComponent))" : path.hasPrefix("/") ? (path as NSString).lastPathComponent : "anonymous (heap, stacks)"
+        } else if first == "Rss:", let kib = Int(fields[1]) {
+            byOrigin[origin, default: (0, 0)].rss += kib
+        } else if first == "Anonymous:", let kib = Int(fields[1]) {
+            byOrigin[origin, default: (0, 0)].anon += kib
+        }
+    }
+    let total = byOrigin.values.reduce(0) { $0 + $1.rss }
+    return (["resident \(mebibytes(total)), of which:"] + byOrigin.sorted { $0.value.rss > $1.value.rss }.prefix(8).map { name, v in
+        "\(String(format: "%6d", v.rss)) KiB \(name)" + (v.anon > 0 && !name.hasPrefix("anonymous") ? " (\(v.anon) KiB of it written copies)" : "")
+    }).joined(separator: "\n")
+}
+
+/// The median wall time of `command` (seconds) over 200 runs of hyperfine, without a shell; nil
+/// when hyperfine is missing or fails.
+func hyperfineMedian(_ command: [String]) -> Double? {
+    guard FileManager.default.isExecutableFile(atPath: "/usr/bin/hyperfine") else { return nil }
+    let json = dir + "/hyperfine.json"
+    let line = command.map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
+    guard let p = start("/usr/bin/hyperfine", ["-N", "--warmup", "20", "--runs", "200", "--export-json", json, line]) else { return nil }
+    p.waitUntilExit()
+    guard p.terminationStatus == 0, let data = FileManager.default.contents(atPath: json),
+          let top = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+          let results = top["results"] as? [[String: Any]], let median = results.first?["median"] as? Double else { return nil }
+    return median
 }

@@ -23,7 +23,7 @@ let package = Package(
         .target(name: "ScreenTimePolicy", dependencies: [
             "ScreenTimeCore",
             .product(name: "TOMLKit", package: "TOMLKit"),
-        ]),
+        ], swiftSettings: onlyWhatIsImported),
         // The state of a child in SQLite: event log, policy history, hash-chained ledger, sessions,
         // checkpoints; and LiveState, which keeps the engine and the store in step.
         .target(name: "ScreenTimeStore", dependencies: [
@@ -59,7 +59,7 @@ let package = Package(
         .executableTarget(name: "stctl", dependencies: [
             "ScreenTimeCore", "ScreenTimePolicy", "ScreenTimeLinux", "ControlProtocol", "DesktopHooks",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        ]),
+        ], swiftSettings: onlyWhatIsImported),
         // Coverage-guided fuzz targets (docs/fuzzing.md): the readers a child's input reaches, and
         // the engine. `make fuzz` builds screentime-fuzz with libFuzzer; built plainly it runs saved inputs.
         .target(name: "ScreenTimeFuzz", dependencies: ["ScreenTimeCore", "ScreenTimePolicy", "ControlProtocol"]),
@@ -81,3 +81,9 @@ let package = Package(
         .testTarget(name: "EndToEndTests", dependencies: ["ScreenTimeCore", "ScreenTimePolicy", "ScreenTimeLinux", "TestSupport"], exclude: ["Scripts"]),
     ]
 )
+
+/// stctl imports FoundationEssentials, never all of Foundation (docs/benchmarks.md: a third of
+/// its start-up time). TOMLKit imports Foundation, and without this setting Foundation's
+/// String methods (contains, range(of:)) would be chosen over the standard library's in every
+/// file that sees TOMLKit, linking all of Foundation in.
+var onlyWhatIsImported: [SwiftSetting] { [.enableUpcomingFeature("MemberImportVisibility")] }

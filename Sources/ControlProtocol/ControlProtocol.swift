@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import ScreenTimeCore
 
 /// The control socket's language (docs/protocol.md): one JSON object per line, each with the

@@ -1,5 +1,6 @@
 import ControlProtocol
-import Foundation
+import FoundationEssentials
+import Glibc
 import ScreenTimeCore
 import ScreenTimeLinux
 

@@ -1,9 +1,10 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import ScreenTimeCore
 import ScreenTimeLinux
 
 /// The sway desktop hook (`stctl hook sway`): follows the focused window through sway's IPC
-/// (`$SWAYSOCK`: the i3 IPC framing, `GET_TREE` once, then the `window` and `workspace` events)
+/// (`$SWAYSOCK`: the i3 IPC framing; the `window` and `workspace` events, and `GET_TREE` once for the start)
 /// and reports it; returns when sway goes away. Idle comes from logind, or from `swayidle`
 /// calling `stctl hook event`.
 public struct SwayHook {
@@ -33,11 +34,17 @@ public struct SwayHook {
                 messages.append(bytes)
             }
         }
-        guard ipc.write(SwayMessages.frame(.getTree, "")), let tree = next() else { return }
-        let focused = tree.body.flatMap(SwayHook.focusedWindow(in:))
-        try report(focused)
-        guard ipc.write(SwayMessages.frame(.subscribe, #"["window","workspace"]"#)) else { return }
+        // Subscribed first, then the tree asked for: the other way round, a window focused
+        // between the two (one starting as the hook starts) would be missed until the next
+        // focus change. Sway answers in order, so the events before the tree's answer are older
+        // than the tree, and the tree's focus is reported after them.
+        guard ipc.write(SwayMessages.frame(.subscribe, #"["window","workspace"]"#)),
+              ipc.write(SwayMessages.frame(.getTree, "")) else { return }
         while let m = next() {
+            if m.type == MessageType.getTree.rawValue {
+                try report(m.body.flatMap(SwayHook.focusedWindow(in:)))
+                continue
+            }
             guard m.type & 0x8000_0000 != 0, let body = m.body else { continue }
             switch (m.type & 0x7FFF_FFFF, body["change"]?.string) {
             case (3, "focus"), (3, "title"):

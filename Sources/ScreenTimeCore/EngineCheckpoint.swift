@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 extension Engine {
     /// Everything the engine knows at one moment, to start again from there instead of from the

@@ -68,6 +68,11 @@ public enum CalendarDate {
         return back == (y, m, d) ? key : nil      // 2027-02-30 is not a date
     }
 
+    /// The day key of a year, month (1-12) and day of the month, as a calendar gives them.
+    public static func key(year: Int, month: Int, day: Int) -> Int64 {
+        RFC3339.daysFromCivil(year: Int64(year), month: Int64(month), day: Int64(day))
+    }
+
     /// The day key's date, "2026-12-21".
     public static func text(of key: Int64) -> String {
         let (y, m, d) = RFC3339.civilFromDays(key)

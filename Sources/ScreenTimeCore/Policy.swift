@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A parent's rules, validated (`spec/policy.md`). Built from TOML by `ScreenTimePolicy`; the
 /// engine reads nothing else.
@@ -307,21 +308,25 @@ enum Glob {
     }
 }
 
-/// A regular expression on window titles. Compiled once when the policy is loaded.
+/// A regular expression on window titles (Swift's Regex: the syntax of ICU and PCRE, `(?i)` at
+/// the start ignores case), matched anywhere in the title, on Unicode scalars as ICU matches.
+/// Compiled once when the policy is loaded. Swift's own Regex, not Foundation's
+/// NSRegularExpression: that was the one part of the engine that needed all of Foundation, which
+/// stctl, loading policies too, then carried and paid for at every start (docs/benchmarks.md).
 public struct TitlePattern: @unchecked Sendable {
-    // NSRegularExpression is immutable and documented as safe to share between threads.
-    private let regex: NSRegularExpression
+    // A Regex is an immutable value; its compiled program is made once, atomically (and here
+    // before the pattern is shared, by the match on ""). Regex<AnyRegexOutput> is not declared
+    // Sendable only because AnyRegexOutput (the captures of a match) is not.
+    private let regex: Regex<AnyRegexOutput>
     public let text: String
 
     public init(_ text: String) throws {
-        var pattern = text
-        var options: NSRegularExpression.Options = []
-        if pattern.hasPrefix("(?i)") { pattern.removeFirst(4); options.insert(.caseInsensitive) }
-        self.regex = try NSRegularExpression(pattern: pattern, options: options)
+        self.regex = try Regex(text).matchingSemantics(.unicodeScalar)
         self.text = text
+        _ = try? regex.firstMatch(in: "")
     }
 
     public func matches(_ title: String) -> Bool {
-        regex.firstMatch(in: title, range: NSRange(title.startIndex..., in: title)) != nil
+        (try? regex.firstMatch(in: title)) != nil
     }
 }

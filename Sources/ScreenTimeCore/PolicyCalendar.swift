@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Calendar days and weeks in the policy's time zone (never the session's `TZ`). Weeks start on
 /// Monday. Days are looked up once each; the engine keeps the current one.

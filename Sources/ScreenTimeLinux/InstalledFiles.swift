@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Where this program is installed, for what `make install` puts beside it (the X11 hook next to
 /// stctl and screentimed, the KWin script under ../share).

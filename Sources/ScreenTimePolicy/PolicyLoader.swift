@@ -1,4 +1,9 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+// Named time zones ("Europe/Berlin") are ICU's, in FoundationInternationalization: without it,
+// TimeZone(identifier:) knows only UTC and fixed offsets. Its TimeZone.knownTimeZoneIdentifiers
+// (the suggestion for a misspelt zone, below) also keeps its time zones in a static program.
+import FoundationInternationalization
 import ScreenTimeCore
 
 /// A policy that cannot be used, with every problem found: `policy.toml:14: unknown key
@@ -25,7 +30,7 @@ public enum PolicyLoader {
 
     /// The policy and the text it was read from (the store keeps the text), from one read of the file.
     public static func loadWithText(path: String) throws(PolicyError) -> (policy: Policy, text: String) {
-        let name = (path as NSString).lastPathComponent
+        let name = path.split(separator: "/").last.map(String.init) ?? path
         guard let data = FileManager.default.contents(atPath: path) else {
             let why = FileManager.default.fileExists(atPath: path) ? "cannot be read (check its permissions)" : "no such file"
             throw PolicyError(file: path, problems: [.init(line: 0, message: why)])
@@ -56,11 +61,11 @@ public enum PolicyLoader {
 public enum SystemTimeZone {
     public static func current() -> TimeZone {
         if let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/etc/localtime"),
-           let r = target.range(of: "zoneinfo/"), let tz = TimeZone(identifier: String(target[r.upperBound...])) {
+           let r = target.firstRange(of: "zoneinfo/"), let tz = TimeZone(identifier: String(target[r.upperBound...])) {
             return tz
         }
         if let s = try? String(contentsOfFile: "/etc/timezone", encoding: .utf8),
-           let tz = TimeZone(identifier: s.trimmingCharacters(in: .whitespacesAndNewlines)) {
+           let word = s.split(whereSeparator: \.isWhitespace).first, let tz = TimeZone(identifier: String(word)) {
             return tz
         }
         return TimeZone(identifier: "UTC")!
@@ -189,7 +194,8 @@ struct PolicyReader {
             if let tz = TimeZone(identifier: name), name.contains("/") || name == "UTC" || name == "GMT" {
                 zone = tz
             } else {
-                problem("timezone", "unknown time zone \"\(name)\" (use a name from /usr/share/zoneinfo, such as \"Europe/Berlin\")")
+                let near = suggestion(for: name, among: TimeZone.knownTimeZoneIdentifiers)
+                problem("timezone", "unknown time zone \"\(name)\"" + (near.isEmpty ? " (use a name from /usr/share/zoneinfo, such as \"Europe/Berlin\")" : near))
             }
         } else {
             zone = systemZone()
@@ -286,7 +292,7 @@ struct PolicyReader {
                 problem(join(path, "weekly_limit"), "'weekly_limit' is never per day: set it in [rewards]")
             }
             let f = fields(item, at: path, known: known + ["weekly_limit"], label: " in [[schedules]]")
-            guard let name = string(f, "name", path), !name.trimmingCharacters(in: .whitespaces).isEmpty else {
+            guard let name = string(f, "name", path), !name.allSatisfy(\.isWhitespace) else {
                 problem(f["name"] == nil ? path : join(path, "name"), "a [[schedules]] entry needs a name (stctl status shows it on its days)")
                 continue
             }
@@ -344,7 +350,7 @@ struct PolicyReader {
         for (i, item) in items.enumerated() {
             let path = "chores[\(i)]"
             let f = fields(item, at: path, known: ["name", "points", "every"], label: " in [[chores]]")
-            guard let name = string(f, "name", path), !name.trimmingCharacters(in: .whitespaces).isEmpty else {
+            guard let name = string(f, "name", path), !name.allSatisfy(\.isWhitespace) else {
                 if f["name"] == nil { problem(path, "a [[chores]] entry needs a name") } else { problem(join(path, "name"), "a chore's name must not be empty") }
                 continue
             }
@@ -428,7 +434,7 @@ struct PolicyReader {
         for (i, item) in items.enumerated() {
             let path = "groups[\(i)]"
             let f = fields(item, at: path, known: ["name", "daily_limit", "weekly_limit"], label: " in [[groups]]")
-            guard let name = string(f, "name", path), !name.trimmingCharacters(in: .whitespaces).isEmpty else {
+            guard let name = string(f, "name", path), !name.allSatisfy(\.isWhitespace) else {
                 problem(f["name"] == nil ? path : join(path, "name"), "a [[groups]] entry needs a name (the apps of the group name it with 'group')")
                 continue
             }

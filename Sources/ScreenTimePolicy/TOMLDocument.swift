@@ -161,7 +161,7 @@ struct KeyLines {
             let lineNo = n + 1
             var line = Substring(raw)
             if let close = inMultiline {
-                guard let r = line.range(of: close) else { continue }
+                guard let r = line.firstRange(of: close) else { continue }
                 inMultiline = nil
                 line = line[r.upperBound...]
                 depth += KeyLines.bracketBalance(line, multiline: &inMultiline)
@@ -235,7 +235,7 @@ struct KeyLines {
             let rest = s[i...]
             for q in ["\"\"\"", "'''"] where rest.hasPrefix(q) {
                 let after = s.index(i, offsetBy: 3)
-                if let r = s[after...].range(of: q) { i = r.upperBound } else { multiline = q; return balance }
+                if let r = s[after...].firstRange(of: q) { i = r.upperBound } else { multiline = q; return balance }
             }
             guard i < s.endIndex else { break }
             let c = s[i]

@@ -1,6 +1,7 @@
 import ArgumentParser
 import ControlProtocol
-import Foundation
+import FoundationEssentials
+import Glibc
 import ScreenTimeCore
 import ScreenTimeLinux
 
@@ -75,7 +76,7 @@ struct ClientOptions: ParsableArguments {
             print(String(decoding: ControlProtocol.encode(reply).dropLast(), as: UTF8.self))
         }
         guard reply.ok else {
-            if !json { FileHandle.standardError.write(Data("stctl: \(reply.error ?? "refused")\n".utf8)) }
+            if !json { StandardError.write("stctl: \(reply.error ?? "refused")\n") }
             throw ExitCode(1)
         }
         if !json {
@@ -122,7 +123,7 @@ extension ParsableCommand {
     /// Runs `body`, turning a `Failure` into its message and exit status.
     func reporting(_ body: () throws -> Void) throws {
         do { try body() } catch let f as Failure {
-            FileHandle.standardError.write(Data((f.description + "\n").utf8))
+            StandardError.write(f.description + "\n")
             throw ExitCode(f.code)
         }
     }

@@ -1,6 +1,8 @@
 import ArgumentParser
 import ControlProtocol
-import Foundation
+import FoundationEssentials
+import Glibc
+import ScreenTimeCore
 
 // The family loop (docs/family.md): a child asks for time and claims chores; a parent answers.
 
@@ -245,5 +247,5 @@ private func today() -> String {
     var t = time(nil)
     var parts = tm()
     localtime_r(&t, &parts)
-    return String(format: "%04d-%02d-%02d", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1, Int(parts.tm_mday))
+    return CalendarDate.text(of: CalendarDate.key(year: Int(parts.tm_year) + 1900, month: Int(parts.tm_mon) + 1, day: Int(parts.tm_mday)))
 }

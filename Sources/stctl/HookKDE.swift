@@ -2,7 +2,8 @@ import ArgumentParser
 import ControlProtocol
 import DesktopHooks
 import Dispatch
-import Foundation
+import FoundationEssentials
+import Glibc
 import ScreenTimeLinux
 
 struct HookKDE: ParsableCommand {
@@ -32,7 +33,7 @@ struct HookKDE: ParsableCommand {
         guard FileManager.default.isReadableFile(atPath: path) else {
             throw Failure("stctl: the KWin script is not there: \(path) is missing" + (script == nil ? " (make install puts it there; or pass --script)" : ""), code: 2)
         }
-        let log: (String) -> Void = { FileHandle.standardError.write(Data("stctl hook kde: \($0)\n".utf8)) }
+        let log: (String) -> Void = { StandardError.write("stctl hook kde: \($0)\n") }
         let client = HookClient(hook: "kde", socketPath: socket ?? ControlProtocol.defaultSocketPath, user: user, log: log)
         let stop = KDEHook.Stop()
         let queue = DispatchQueue(label: "stctl.hook.kde.signals")

@@ -1,6 +1,8 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import ScreenTimeCore
+import ScreenTimeLinux
 import ScreenTimePolicy
 
 /// `stctl policy check FILE`: is this policy good, and what does it say, in a few lines.
@@ -37,7 +39,7 @@ struct PolicyCheck: ParsableCommand {
                 w.endObject()
                 print(w.output)
             } else {
-                FileHandle.standardError.write(Data((error.description + "\n").utf8))
+                StandardError.write(error.description + "\n")
             }
             throw ExitCode(1)
         }
@@ -101,6 +103,6 @@ struct PolicyCheck: ParsableCommand {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = zone
         let c = calendar.dateComponents([.year, .month, .day], from: Date())
-        return CalendarDate.key(of: String(format: "%04d-%02d-%02d", c.year ?? 1970, c.month ?? 1, c.day ?? 1))
+        return CalendarDate.key(year: c.year ?? 1970, month: c.month ?? 1, day: c.day ?? 1)
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import ControlProtocol
-import Foundation
+import FoundationEssentials
+import Glibc
 
 struct Report: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -142,7 +143,7 @@ struct Report: ParsableCommand {
     /// RFC 4180: a header line, then a line per day; lists as `name=seconds` joined by `;`.
     static func csv(_ days: [ControlReply.ReportDay]) -> String {
         func field(_ s: String) -> String {
-            s.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) ? "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : s
+            s.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) ? "\"" + s.replacing("\"", with: "\"\"") + "\"" : s
         }
         var lines = [csvHeader.joined(separator: ",")]
         for d in days {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import ControlProtocol
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// `stctl simulate NEW-POLICY.toml`: what a policy would have done to the child's last days.
 struct SimulateCommand: ParsableCommand {

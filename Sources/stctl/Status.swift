@@ -1,7 +1,8 @@
 import ArgumentParser
 import ControlProtocol
 import DesktopHooks
-import Foundation
+import FoundationEssentials
+import Glibc
 import ScreenTimeLinux
 
 struct Status: ParsableCommand {
@@ -86,7 +87,7 @@ struct Status: ParsableCommand {
     static func text(_ s: ControlReply.Status) -> String {
         let rows = rows(s)
         let width = rows.map(\.0.count).max() ?? 0
-        var lines = rows.map { $0.0.padding(toLength: width + 3, withPad: " ", startingAt: 0) + $0.1 }
+        var lines = rows.map { $0.0 + String(repeating: " ", count: width + 3 - $0.0.count) + $0.1 }
         lines += s.blindSpots.map { "Note: \($0)" }
         return lines.joined(separator: "\n")
     }
@@ -119,7 +120,7 @@ struct Status: ParsableCommand {
         let order = ["Game time now", "Game time today", "Free time today", "Redeemed, left", "Points", "Learning today", "In use"]
         let rows = rows(s).sorted { (order.firstIndex(of: $0.0) ?? order.count) < (order.firstIndex(of: $1.0) ?? order.count) }
         // The terminal's rows space their remarks out ("42   (+0 today; …)"); a tooltip needs one space.
-        let lines = rows.map { "\($0.0): \($0.1.replacingOccurrences(of: "   (", with: " ("))" } + s.blindSpots.map { "Note: \($0)" }
+        let lines = rows.map { "\($0.0): \($0.1.replacing("   (", with: " ("))" } + s.blindSpots.map { "Note: \($0)" }
         return lines.joined(separator: "\n")
     }
 
@@ -173,7 +174,7 @@ struct Status: ParsableCommand {
 
     /// Waybar reads text and tooltip as Pango markup: an app named "Tux & Math" must not break it.
     static func pango(_ s: String) -> String {
-        s.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
+        s.replacing("&", with: "&amp;").replacing("<", with: "&lt;").replacing(">", with: "&gt;")
     }
 }
 
@@ -269,7 +270,7 @@ struct HookSway: ParsableCommand {
         guard let ipc = swaysock ?? ProcessInfo.processInfo.environment["SWAYSOCK"] else {
             throw Failure("stctl: SWAYSOCK is not set: run this inside the sway session (exec stctl hook sway in sway's config)", code: 2)
         }
-        let log: (String) -> Void = { FileHandle.standardError.write(Data("stctl hook sway: \($0)\n".utf8)) }
+        let log: (String) -> Void = { StandardError.write("stctl hook sway: \($0)\n") }
         let client = HookClient(hook: "sway", socketPath: socket ?? ControlProtocol.defaultSocketPath, user: user, log: log)
         do {
             try SwayHook(swaySocket: ipc, client: client).run()
@@ -319,7 +320,7 @@ struct Apps: ParsableCommand {
                 let rows: [[String]] = [["COUNTS AS", "APP", "STARTS", "LAST", "PROGRAM"]] + apps.map { a in
                     let counts = a.category.map { $0 == "learning" && !a.trusted ? "learning (untrusted)" : $0 } ?? "unknown"
                     let program = a.exe + (a.flatpak.map { " (flatpak \($0))" } ?? "")
-                    return [counts, a.app ?? "-", String(a.starts), String(a.lastStarted.prefix(16)).replacingOccurrences(of: "T", with: " "), program]
+                    return [counts, a.app ?? "-", String(a.starts), String(a.lastStarted.prefix(16)).replacing("T", with: " "), program]
                 }
                 return table(rows)
             }
@@ -363,7 +364,7 @@ struct History: ParsableCommand {
                     case "chore": what = "chore done"
                     default: what = e.points >= 0 ? "bonus" : "penalty"
                     }
-                    return [String(e.at.prefix(16)).replacingOccurrences(of: "T", with: " "), what,
+                    return [String(e.at.prefix(16)).replacing("T", with: " "), what,
                             e.points > 0 ? "+\(e.points)" : String(e.points), String(e.balanceAfter), e.note ?? ""]
                 }
                 return table(rows)

@@ -25,6 +25,48 @@ struct Status: ParsableCommand {
 
     @OptionGroup var client: ClientOptions
 
+    /// `stctl status`'s arguments read without ArgumentParser's reflection (Stctl.main): only
+    /// `--socket PATH`, `--user NAME`, `--json` and `--format text|waybar|i3blocks` (each also as
+    /// `--option=value`), once each and in a combination `validate` accepts; nil for anything else,
+    /// which then goes through ArgumentParser and its messages.
+    struct QuickArguments {
+        let command: Status
+
+        init?(_ arguments: [String]) {
+            var socket: String?, user: String?, json = false, format = Format.text
+            var seen = Set<String>()
+            var rest = arguments[...]
+            while let word = rest.popFirst() {
+                let name = String(word.prefix { $0 != "=" })
+                guard seen.insert(name).inserted else { return nil }
+                var value: String? = nil
+                if name.count < word.count { value = String(word.dropFirst(name.count + 1)) }
+                switch name {
+                case "--json":
+                    guard value == nil else { return nil }
+                    json = true
+                case "--socket", "--user", "--format":
+                    if value == nil { value = rest.popFirst() }
+                    guard let v = value, !v.isEmpty, !v.hasPrefix("-") else { return nil }
+                    if name == "--socket" { socket = v } else if name == "--user" { user = v } else {
+                        guard let f = Format(rawValue: v) else { return nil }
+                        format = f
+                    }
+                default:
+                    return nil
+                }
+            }
+            guard !(json && format != .text) else { return nil }
+            var command = Status()
+            command.format = format
+            command.client = ClientOptions()
+            command.client.socket = socket
+            command.client.user = user
+            command.client.json = json
+            self.command = command
+        }
+    }
+
     func validate() throws {
         if client.json, format != .text {
             throw ValidationError("--json and --format \(format.rawValue) do not go together: --json prints the daemon's status object, --format \(format.rawValue) a status bar's line; use one of them")

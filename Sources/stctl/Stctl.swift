@@ -21,14 +21,13 @@ struct Stctl: ParsableCommand {
             let points = arguments.remove(at: k)
             arguments += ["--", points]
         }
-        // `stctl status` is what a child and a status bar run most (a bar every few seconds): it is
-        // parsed by its own command alone. Through the root, ArgumentParser first builds every
-        // command's arguments by reflection, which was two thirds of the process's time (6 ms of 9;
-        // docs/benchmarks.md). What it does not take whole (help, a mistake) goes the usual way,
-        // with the usual messages.
-        if arguments.first == "status", !arguments.contains(where: { ["-h", "--help", "--version", "help"].contains($0) }),
-           let status = try? Status.parse(Array(arguments.dropFirst())) {
-            do { try status.run() } catch { exit(withError: error) }
+        // `stctl status` is what a child and a status bar run most (a bar every few seconds): its
+        // few arguments are read here, by hand. ArgumentParser reads a command's arguments by
+        // reflection, which was more than half of the process's instructions, 11 million of 20
+        // (callgrind; docs/benchmarks.md). Anything else — help, a mistake, an option this does
+        // not know — goes the usual way, with the usual messages.
+        if arguments.first == "status", let status = Status.QuickArguments(Array(arguments.dropFirst())) {
+            do { try status.command.run() } catch { exit(withError: error) }
             return
         }
         main(arguments)

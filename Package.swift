@@ -39,10 +39,12 @@ let package = Package(
         .systemLibrary(name: "CCrypt", providers: [.apt(["libcrypt-dev"])]),
         // pidfd_open and pidfd_send_signal, through syscall(2).
         .systemLibrary(name: "CShims"),
+        // The kernel's process events (netlink's proc connector), in C of its own: the kernel's headers stay out of Swift's sight.
+        .target(name: "CProcessEvents"),
         // The Linux shell: the /proc sampler, clocks, user accounts, sockets, sd-bus (logind), the journal.
         // Each C call wrapped once.
         .target(name: "ScreenTimeLinux", dependencies: [
-            "ScreenTimeCore", "CSystemd", "CCrypt", "CShims",
+            "ScreenTimeCore", "CSystemd", "CCrypt", "CShims", "CProcessEvents",
             .product(name: "Logging", package: "swift-log"),
         ]),
         // Xlib with XScreenSaver and X-Resource, for the X11 hook only: Debian's libx11-dev,

@@ -296,28 +296,40 @@ func processCount() -> Int { (try? FileManager.default.contentsOfDirectory(atPat
     sleep(4)
     let total = processCount(), child = fullScan()
     let sampler = ProcSampler(uids: [65534])
+    // The same, told of execs and ends by the kernel's process events.
+    let hearing = ProcSampler(uids: [65534], kernelEvents: ProcessEvents.listen())
     var out: [Event.Kind] = []
     // The first sample looks at every process (as after the pids went round).
     let first = ContinuousClock.now
     sampler.sample(at: SystemClock.monoMicros(), into: &out)
     let firstTime = seconds(ContinuousClock.now - first)
+    hearing.sample(at: SystemClock.monoMicros(), into: &out)
     out.removeAll()
-    // Interleaved, so that both see the same machine at the same moments.
-    var sampleTimes: [Double] = [], scanTimes: [Double] = []
+    // Interleaved, so that all three see the same machine at the same moments.
+    var sampleTimes: [Double] = [], scanTimes: [Double] = [], hearingTimes: [Double] = []
     for _ in 0..<300 {
         var t = ContinuousClock.now
         sampler.sample(at: SystemClock.monoMicros(), into: &out)
         sampleTimes.append(seconds(ContinuousClock.now - t))
         out.removeAll(keepingCapacity: true)
         t = ContinuousClock.now
+        hearing.sample(at: SystemClock.monoMicros(), into: &out)
+        hearingTimes.append(seconds(ContinuousClock.now - t))
+        out.removeAll(keepingCapacity: true)
+        t = ContinuousClock.now
         sink &+= fullScan()
         scanTimes.append(seconds(ContinuousClock.now - t))
     }
-    sampleTimes.sort(); scanTimes.sort()
+    sampleTimes.sort(); scanTimes.sort(); hearingTimes.sort()
     let sample = sampleTimes[150], scan = scanTimes[150]
     func us(_ t: Double) -> String { String(format: "%.0f µs", t * 1e6) }
     print("/proc sampler, \(total) processes, \(child) of them the child's: one sample \(us(sample)) (median of 300; target < 1 ms); a C-style full scan (readdir + stat of every pid) \(us(scan)); sample/scan \(String(format: "%.1f", sample / scan * 100)) % (target < 10 %)")
     print("  samples: 90th percentile \(us(sampleTimes[270])), slowest \(us(sampleTimes[299])); the first sample, which looks at every process, \(us(firstTime))")
+    if hearing.hearsKernel {
+        print("  with the kernel's process events: one sample \(us(hearingTimes[150])) (median), 90th percentile \(us(hearingTimes[270])); samples with events lost: \(hearing.samplesWithEventsLost) of 300")
+    } else {
+        print("  with the kernel's process events: not measured (\(hearing.kernelEventsFailure ?? "?"))")
+    }
 
     guard let binaries, minutes > 0 else { return }
     // The release daemon as the child, sampling once a second, for `minutes`.

@@ -14,6 +14,10 @@ import ScreenTimeCore
 /// processes shows whether the pids went round or were set back in between. Only those pids are opened (or, when
 /// there are many, only those of /proc's listing). When that cannot be known (the first sample,
 /// pids that went round, a /proc of another pid namespace), every process in /proc is looked at.
+///
+/// Cheaper still with the kernel's process events (`ProcessEvents`): then a watched process costs
+/// nothing a sample unless the kernel named it (it exec'd or ended) or events were lost; its image
+/// is not read. The exe link is still read every `exeEvery` samples and in a process's first seconds.
 public final class ProcSampler {
     public let uids: Set<UInt32>
     /// How often a tracked process's CPU time is read (and reported when it changed).
@@ -55,6 +59,15 @@ public final class ProcSampler {
     private var buffer: [UInt8] = []
     private var gone: [Int32] = []
     private var samples = 0
+    /// The kernel's process events, while they work (nil: every process's image is read each sample).
+    private var kernelEvents: ProcessEvents?
+    private var news = ProcessEvents.News()
+    /// Why the kernel's events are not used (nil while they are): they could not be had, or failed.
+    public private(set) var kernelEventsFailure: String?
+    /// Samples in which events had been lost, so that every process's image was read.
+    public private(set) var samplesWithEventsLost = 0
+    /// How many times a tracked process's image was read to learn whether it still runs.
+    public private(set) var imagesRead = 0
 
     /// More new pids than this: take them from /proc's listing rather than opening each.
     static let openLimit = 256
@@ -66,11 +79,25 @@ public final class ProcSampler {
     static let exeEvery = 30
     static let recentLimit = 256
 
-    public init(uids: Set<UInt32>, cpuEvery: Microseconds = Seconds.of(60), fs: ProcFS = ProcFS(), flatpakApps: FlatpakApps = FlatpakApps()) {
+    /// `kernelEvents`: the kernel's process events, or why there are none. They are used only
+    /// when /proc shows this process's pid namespace (the events name pids as the kernel's first
+    /// namespace sees them).
+    public init(uids: Set<UInt32>, cpuEvery: Microseconds = Seconds.of(60), fs: ProcFS = ProcFS(), flatpakApps: FlatpakApps = FlatpakApps(),
+                kernelEvents: Result<ProcessEvents, ProcessEvents.ListenError>? = nil) {
         self.uids = uids
         self.flatpakApps = flatpakApps
         self.cpuEvery = cpuEvery
         self.fs = fs
+        switch kernelEvents {
+        case .success(let events) where fs.showsOwnPids && ProcSampler.inFirstPidNamespace:
+            self.kernelEvents = events
+        case .success:
+            kernelEventsFailure = "process events: this /proc is not of the kernel's first pid namespace"
+        case .failure(let error):
+            kernelEventsFailure = error.description
+        case nil:
+            kernelEventsFailure = "not asked for"
+        }
         // A uid without an entry in the user database has no groups the daemon could know of.
         for uid in uids { accounts[uid] = UserAccount.lookup(uid: uid) ?? UserAccount(uid: uid, name: "uid \(uid)", groups: []) }
     }
@@ -85,6 +112,20 @@ public final class ProcSampler {
 
     /// How many processes are tracked now (the watched uids').
     public var trackedCount: Int { tracked.count }
+
+    /// Whether the kernel's process events tell this sampler of execs and ends.
+    public var hearsKernel: Bool { kernelEvents != nil }
+
+    /// The kernel's events name pids as its first pid namespace sees them; in a container they
+    /// would name other processes than /proc's.
+    static let inFirstPidNamespace: Bool = {
+        // The first namespace's init sees itself as pid 1 and has no parent namespace pids: its
+        // NSpid line holds one number. Elsewhere the line lists one pid per namespace level.
+        guard let status = ProcFS.contents(of: "/proc/self/status") else { return false }
+        let text = String(decoding: status, as: UTF8.self)
+        guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("NSpid:") }) else { return false }
+        return line.dropFirst("NSpid:".count).split(whereSeparator: { $0 == " " || $0 == "\t" }).count == 1
+    }()
 
     /// One look at /proc; appends what changed since the last one.
     public func sample(at mono: Microseconds, into out: inout [Event.Kind]) {
@@ -146,18 +187,29 @@ public final class ProcSampler {
     private func followTracked(at mono: Microseconds, into out: inout [Event.Kind]) {
         gone.removeAll(keepingCapacity: true)
         samples &+= 1
+        // Read every sample, so that the socket's buffer holds only what came since the last.
+        var heard = false
+        if let events = kernelEvents {
+            switch events.read(into: &news) {
+            case .heard: heard = true
+            case .lost: samplesWithEventsLost += 1
+            case .broken(let why):
+                kernelEvents = nil
+                kernelEventsFailure = why
+            }
+        }
         for (index, pid) in order.enumerated() {
             var t = tracked[pid]!
             let young = mono - t.since < Self.recentFor
             // The exe link of every process is read at least every `exeEvery` samples, for an
             // image shared with another process (vfork, CLONE_VM), which outlives an exec.
             let due = (index &+ samples) % Self.exeEvery == 0
-            if !young, !due, let image = t.image, fs.stillRuns(image) {
+            if !young, !due, let image = t.image, heard ? !news.names(pid) : stillRuns(image) {
                 if mono - t.cpuReadAt >= cpuEvery { readCPU(&t, mono: mono, into: &out); tracked[pid] = t }
                 continue
             }
             var execd = false
-            if let image = t.image, !fs.stillRuns(image) {
+            if let image = t.image, !stillRuns(image) {
                 fs.release(image)
                 t.image = nil
                 execd = true
@@ -216,6 +268,11 @@ public final class ProcSampler {
             out.append(.processExited(pid: pid))
         }
         order.removeAll { tracked[$0] == nil }
+    }
+
+    private func stillRuns(_ image: ProcessImage) -> Bool {
+        imagesRead += 1
+        return fs.stillRuns(image)
     }
 
     private func readCPU(_ t: inout Tracked, mono: Microseconds, into out: inout [Event.Kind]) {

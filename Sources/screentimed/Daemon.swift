@@ -66,6 +66,15 @@ struct Daemon {
         sampler.programs = KnownPrograms(paths: children.flatMap { $0.live.engine.policy.apps.flatMap { $0.exe.compactMap(\.literalPath) } })
     }
 
+    /// Whether the kernel's process events say when a watched process execs, or each one is looked at every sample.
+    func logHowProcessesAreFollowed(level: Logger.Level = .info) {
+        if sampler.hearsKernel {
+            log("processes: the kernel tells of execs and ends (process events)", level: level, ["event": "process_events"])
+        } else {
+            log("processes: each watched one looked at every sample (\(sampler.kernelEventsFailure ?? "no process events"))", level: level, ["event": "process_events"])
+        }
+    }
+
     /// Hands what the sampler saw to the child whose process it is.
     mutating func route(_ kind: Event.Kind) {
         let i: Int?
@@ -92,6 +101,7 @@ struct Daemon {
             + children.map { "\(system ? $0.name + ": " : "")state in \($0.live.store.path); policy \($0.policyPath)" }.joined(separator: "; ")
             + (server.map { "; socket \($0.listener.path)" } ?? ""), ["event": "started"])
         knowPrograms()
+        logHowProcessesAreFollowed()
         service.ready(status: summary())
         while !requests.stop.load(ordering: .relaxed) {
             keepServiceInformed()
@@ -103,7 +113,9 @@ struct Daemon {
             if SystemClock.monoMicros() >= nextSample {
                 for i in children.indices { children[i].checkPausedGames() }
                 kinds.removeAll(keepingCapacity: true)
+                let heard = sampler.hearsKernel
                 sampler.sample(at: SystemClock.monoMicros(), into: &kinds)
+                if heard, !sampler.hearsKernel { logHowProcessesAreFollowed(level: .warning) }
                 for k in kinds { route(k) }
                 nextSample = SystemClock.monoMicros() + sampleEvery
             }

@@ -337,4 +337,126 @@ struct ProcSamplerTests {
         let events = Self.sample(s) { Self.started($0, pid: p.processIdentifier).contains { $0.exe.hasSuffix("/supertuxkart") } }
         #expect(Self.started(events, pid: p.processIdentifier).last?.uid == Self.child)
     }
+
+    /// A shell of the child's that execs a game when the test writes to `fifo` (and until then
+    /// starts nothing: a polling loop's `sleep`s would be processes of their own).
+    static func shellExecingOnWord(_ dir: String) throws -> (Process, fifo: String) {
+        let fifo = "\(dir)/go"
+        guard mkfifo(fifo, 0o600) == 0, chown(fifo, child, child) == 0 else { throw FixtureFailure("mkfifo \(fifo): \(errno)") }
+        return (try spawn(["/bin/sh", "-c", "read x < \(fifo); exec \(dir)/supertuxkart 30"]), fifo)
+    }
+
+    /// Lets the shell exec, and waits until it has.
+    static func say(_ fifo: String, andWaitForExecOf p: Process, to program: String) {
+        let fd = open(fifo, O_WRONLY)
+        _ = write(fd, "go\n", 3)
+        close(fd)
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline, (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(p.processIdentifier)/exe")) != program {
+            usleep(10_000)
+        }
+    }
+
+    /// Samples as if every process were past its first seconds (in which each is looked at fully).
+    static func later() -> Microseconds { SystemClock.monoMicros() + Seconds.of(10) }
+
+    @Test("with the kernel's process events a process is looked into only when the kernel names it: its exec is seen in the next sample, its end too")
+    func kernelEvents() throws {
+        let dir = try AppCopies.folder()
+        let (p, fifo) = try Self.shellExecingOnWord(dir)
+        defer { Self.end(p) }
+        let s = ProcSampler(uids: [Self.child], kernelEvents: ProcessEvents.listen())
+        let polling = ProcSampler(uids: [Self.child])
+        #expect(s.hearsKernel)
+        #expect(s.kernelEventsFailure == nil)
+        #expect(!polling.hearsKernel)
+        let pid = p.processIdentifier
+        var events: [Event.Kind] = []
+        let deadline = Date().addingTimeInterval(20)
+        while Self.started(events, pid: pid).isEmpty, Date() < deadline { s.sample(at: Self.later(), into: &events); usleep(20_000) }
+        #expect(Self.started(events, pid: pid).map(\.exe).contains { $0.hasSuffix("/dash") })
+        _ = Self.sample(polling) { !Self.started($0, pid: pid).isEmpty }
+        // 60 samples in which the shell waits: polling reads its image each time; with the
+        // kernel's events only on the samples in which every process's exe link is due anyway.
+        let (fromEvents, fromPolling) = (s.imagesRead, polling.imagesRead)
+        var quiet: [Event.Kind] = []
+        for _ in 0..<60 {
+            s.sample(at: Self.later(), into: &quiet)
+            polling.sample(at: Self.later(), into: &quiet)
+        }
+        #expect(Self.started(quiet, pid: pid).isEmpty)
+        #expect(polling.imagesRead - fromPolling >= 58)
+        #expect(s.imagesRead - fromEvents <= 60 / ProcSampler.exeEvery + 1)
+        Self.say(fifo, andWaitForExecOf: p, to: "\(dir)/supertuxkart")
+        events.removeAll()
+        s.sample(at: Self.later(), into: &events)
+        #expect(Self.started(events, pid: pid).map(\.exe) == ["\(dir)/supertuxkart"])
+        kill(pid, SIGKILL)
+        p.waitUntilExit()
+        events.removeAll()
+        s.sample(at: Self.later(), into: &events)
+        #expect(events.contains(.processExited(pid: pid)))
+        #expect(s.samplesWithEventsLost == 0)
+    }
+
+    @Test("events lost to a flood of execs (a buffer run over): every process's image is read, so the exec hidden in the flood is still seen")
+    func kernelEventsLost() throws {
+        let dir = try AppCopies.folder()
+        let (p, fifo) = try Self.shellExecingOnWord(dir)
+        defer { Self.end(p) }
+        // The smallest buffer the kernel allows: a few messages.
+        let s = ProcSampler(uids: [Self.child], kernelEvents: ProcessEvents.listen(receiveBuffer: 1))
+        #expect(s.hearsKernel)
+        let pid = p.processIdentifier
+        var events: [Event.Kind] = []
+        let deadline = Date().addingTimeInterval(20)
+        while Self.started(events, pid: pid).isEmpty, Date() < deadline { s.sample(at: Self.later(), into: &events); usleep(20_000) }
+        s.sample(at: Self.later(), into: &events)    // its image is opened now
+        #expect(Self.started(events, pid: pid).count == 1)
+        // 300 programs started and ended run the buffer over before the game's exec comes.
+        let flood = Process()
+        flood.executableURL = URL(fileURLWithPath: "/bin/sh")
+        flood.arguments = ["-c", "i=0; while [ $i -lt 300 ]; do /bin/true; i=$((i+1)); done"]
+        try flood.run()
+        flood.waitUntilExit()
+        let lostBefore = s.samplesWithEventsLost
+        Self.say(fifo, andWaitForExecOf: p, to: "\(dir)/supertuxkart")
+        events.removeAll()
+        s.sample(at: Self.later(), into: &events)
+        #expect(s.samplesWithEventsLost == lostBefore + 1)
+        #expect(Self.started(events, pid: pid).map(\.exe) == ["\(dir)/supertuxkart"])
+        #expect(s.hearsKernel)
+    }
+
+    @Test("without the kernel's events (not asked for, or refused) every watched process's image is read each sample, and the sampler says why")
+    func polling() throws {
+        let dir = try AppCopies.folder()
+        let p = try Self.spawn(["\(dir)/gcompris-qt", "30"])
+        defer { Self.end(p) }
+        let s = ProcSampler(uids: [Self.child], kernelEvents: .failure(ProcessEvents.ListenError("--no-process-events")))
+        #expect(!s.hearsKernel)
+        #expect(s.kernelEventsFailure == "--no-process-events")
+        _ = Self.sample(s) { !Self.started($0, pid: p.processIdentifier).isEmpty }
+        var events: [Event.Kind] = []
+        s.sample(at: Self.later(), into: &events)    // past its first seconds: its image is opened
+        let before = s.imagesRead
+        for _ in 0..<10 { s.sample(at: Self.later(), into: &events) }
+        #expect(s.imagesRead - before == 10)
+    }
+
+    @Test("the kernel tells of a program's exec and end by its process id")
+    func processEvents() throws {
+        let events = try ProcessEvents.listen().get()
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/bin/true")
+        try p.run()
+        p.waitUntilExit()
+        var news = ProcessEvents.News()
+        #expect(events.read(into: &news) == .heard)
+        #expect(news.execd.contains(p.processIdentifier))
+        #expect(news.ended.contains(p.processIdentifier))
+        #expect(!news.lost)
+        #expect(events.read(into: &news) == .heard)
+        #expect(!news.names(p.processIdentifier))
+    }
 }

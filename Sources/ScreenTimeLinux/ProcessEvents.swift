@@ -90,8 +90,8 @@ public final class ProcessEvents {
         guard fd >= 0 else { return .failure(ListenError(code: errno, "process events")) }
         let events = ProcessEvents(fd: fd, nonce: nonce)
         // Events of other processes may come before the answer; they are no news yet.
-        var waited: Int32 = 0
-        while waited <= wait {
+        let deadline = SystemClock.monoMicros() + Int64(wait) * 1000
+        while SystemClock.monoMicros() <= deadline {
             var kind: Int32 = 0, value: Int32 = 0
             switch screentime_process_events_next(fd, nonce, &kind, &value) {
             case 1 where kind == SCREENTIME_KERNEL_ANSWER:
@@ -100,9 +100,7 @@ public final class ProcessEvents {
                 continue
             case 0:
                 var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-                let step: Int32 = 50
-                _ = poll(&p, 1, step)
-                waited += step
+                _ = poll(&p, 1, 50)
             default:
                 if errno == ENOBUFS { continue }
                 return .failure(ListenError(code: errno, "process events"))

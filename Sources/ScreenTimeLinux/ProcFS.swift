@@ -165,28 +165,59 @@ public final class ProcFS {
         return true
     }
 
-    public enum Link { case read, gone, hidden }
+    public enum Link {
+        case read, gone, hidden
+        /// Read through another thread of the process: its first thread has ended while others run.
+        case readThroughThread
+    }
 
     /// Where the process's exe link points, into `buffer`: `gone` when the process is (or is a
     /// zombie, or a kernel thread), `hidden` when it may not be looked at (a non-dumpable process).
+    /// A process whose first thread ended while others run shows as a zombie, without exe link,
+    /// memory or maps, though it runs on: a program can do that on purpose to look ended. Its exe
+    /// link is then read through one of its other threads (`readThroughThread`).
     public func exe(of folder: ProcessFolder, into buffer: inout [UInt8]) -> Link {
         let size = Int(PATH_MAX) + 1
         if buffer.count != size {
             buffer.removeAll(keepingCapacity: true)
             buffer.append(contentsOf: repeatElement(0, count: size))
         }
-        let n = at(folder, "exe") { dir, file in
-            buffer.withUnsafeMutableBytes { Glibc.readlinkat(dir, file, $0.baseAddress!.assumingMemoryBound(to: CChar.self), size - 1) }
+        func readLink(_ file: String) -> Int {
+            at(folder, file) { dir, file in
+                buffer.withUnsafeMutableBytes { Glibc.readlinkat(dir, file, $0.baseAddress!.assumingMemoryBound(to: CChar.self), size - 1) }
+            }
+        }
+        var n = readLink("exe")
+        var link = Link.read
+        if n <= 0, errno == ENOENT, let thread = otherThread(of: folder) {
+            n = readLink(thread + "exe")
+            link = .readThroughThread
         }
         guard n > 0 else { return errno == EACCES || errno == EPERM ? .hidden : .gone }
         buffer.removeLast(size - n)
-        return .read
+        return link
     }
 
     /// Opens the program the process runs (/proc/PID/exe, followed as the kernel does: a renamed,
     /// deleted or memfd program too); -1 when it may not be read. The caller closes it.
     public func openProgram(of folder: ProcessFolder) -> Int32 {
-        at(folder, "exe") { openat($0, $1, O_RDONLY | O_CLOEXEC) }
+        let fd = at(folder, "exe") { openat($0, $1, O_RDONLY | O_CLOEXEC) }
+        guard fd < 0, errno == ENOENT, let thread = otherThread(of: folder) else { return fd }
+        return at(folder, thread + "exe") { openat($0, $1, O_RDONLY | O_CLOEXEC) }
+    }
+
+    /// Another thread of the process than its first, as "task/TID/" (nil: there is none). Looked
+    /// for only when the first thread's files are gone (see `exe(of:into:)`).
+    private func otherThread(of folder: ProcessFolder) -> String? {
+        let fd = at(folder, "task") { openat($0, $1, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+        guard fd >= 0 else { return nil }
+        guard let dir = fdopendir(fd) else { Glibc.close(fd); return nil }
+        defer { closedir(dir) }
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if let tid = Int32(name), tid != folder.pid { return "task/\(name)/" }
+        }
+        return nil
     }
 
     public func close(_ fd: Int32) { if fd >= 0 { Glibc.close(fd) } }
@@ -195,6 +226,8 @@ public final class ProcFS {
     public func mappedFiles(of folder: ProcessFolder) -> [(device: UInt64, inode: UInt64, path: String)] {
         var bytes: [UInt8] = []
         guard read(folder, "maps", into: &bytes) else { return [] }
+        // Empty once the first thread has ended; another thread's are the process's.
+        if bytes.isEmpty, let thread = otherThread(of: folder) { _ = read(folder, thread + "maps", into: &bytes) }
         var out: [(device: UInt64, inode: UInt64, path: String)] = []
         var seen = Set<[UInt64]>()
         for line in bytes.split(separator: 10) {
@@ -215,10 +248,18 @@ public final class ProcFS {
     /// Opens the process's memory (/proc/PID/mem, or /proc/PID/maps where Yama's ptrace_scope
     /// forbids that), which stays bound to the program image it has now: once the process execs
     /// another program or exits, reading gives nothing.
+    /// Once the process's first thread has ended, its own files show no memory: another thread's do.
     public func image(of folder: ProcessFolder) -> ProcessImage? {
-        var fd = at(folder, "mem") { openat($0, $1, O_RDONLY | O_CLOEXEC) }
+        guard let image = image(of: folder, "") else { return nil }
+        guard !stillRuns(image), let thread = otherThread(of: folder), let theirs = self.image(of: folder, thread) else { return image }
+        release(image)
+        return theirs
+    }
+
+    private func image(of folder: ProcessFolder, _ thread: String) -> ProcessImage? {
+        var fd = at(folder, thread + "mem") { openat($0, $1, O_RDONLY | O_CLOEXEC) }
         if fd >= 0 { return ProcessImage(fd: fd, isMemory: true) }
-        fd = at(folder, "maps") { openat($0, $1, O_RDONLY | O_CLOEXEC) }
+        fd = at(folder, thread + "maps") { openat($0, $1, O_RDONLY | O_CLOEXEC) }
         return fd >= 0 ? ProcessImage(fd: fd, isMemory: false) : nil
     }
 

@@ -43,6 +43,9 @@ public final class ProcSampler {
         /// Started through the dynamic loader, the program it runs not known yet: looked at
         /// again while young (the loader maps the program just after it starts).
         var loaderProgramUnknown = false
+        /// Its first thread has ended while others run (`ProcFS.Link.readThroughThread`): its image
+        /// is read every sample, as the kernel's events tell of its end only as one thread's.
+        var firstThreadEnded = false
     }
     private var tracked: [Int32: Tracked] = [:]
     /// The tracked pids in ascending order, so that events come in the same order every run.
@@ -204,7 +207,7 @@ public final class ProcSampler {
             // The exe link of every process is read at least every `exeEvery` samples, for an
             // image shared with another process (vfork, CLONE_VM), which outlives an exec.
             let due = (index &+ samples) % Self.exeEvery == 0
-            if !young, !due, let image = t.image, heard ? !news.names(pid) : stillRuns(image) {
+            if !young, !due, let image = t.image, heard && !t.firstThreadEnded ? !news.names(pid) : stillRuns(image) {
                 if mono - t.cpuReadAt >= cpuEvery { readCPU(&t, mono: mono, into: &out); tracked[pid] = t }
                 continue
             }
@@ -229,7 +232,8 @@ public final class ProcSampler {
                 continue
             case .hidden:
                 break    // made non-dumpable by itself: still the same program
-            case .read:
+            case .read, .readThroughThread:
+                t.firstThreadEnded = link == .readThroughThread
                 if execd || young {
                     // An exec may change the owner (setuid); a young process may still drop to the child's.
                     guard let uid = fs.owner(of: t.folder), uids.contains(uid) else { gone.append(pid); continue }
@@ -326,8 +330,9 @@ public final class ProcSampler {
             fs.release(folder)
             return
         }
-        switch fs.exe(of: folder, into: &exe) {
-        case .read: break
+        let link = fs.exe(of: folder, into: &exe)
+        switch link {
+        case .read, .readThroughThread: break
         case .gone:    // kernel threads, zombies
             fs.release(folder)
             return
@@ -342,7 +347,8 @@ public final class ProcSampler {
         out.append(.processCPU(pid: folder.pid, cpuMillis: stat.cpuMillis))
         tracked[folder.pid] = Tracked(folder: folder, image: nil, since: stat.startMicros, uid: uid, startTicks: stat.startTicks,
                                       exe: exe, cpuMillis: stat.cpuMillis, cpuReadAt: mono,
-                                      loaderProgramUnknown: f.contentOf == nil && ProcSampler.isLoader(f.exe))
+                                      loaderProgramUnknown: f.contentOf == nil && ProcSampler.isLoader(f.exe),
+                                      firstThreadEnded: link == .readThroughThread)
         let at = order.firstIndex { $0 > folder.pid } ?? order.endIndex
         order.insert(folder.pid, at: at)
     }

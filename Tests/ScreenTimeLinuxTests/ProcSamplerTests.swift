@@ -459,4 +459,30 @@ struct ProcSamplerTests {
         #expect(events.read(into: &news) == .heard)
         #expect(!news.names(p.processIdentifier))
     }
+
+    @Test("a process whose first thread ended while others run (it then shows as a zombie) is seen, with its program, until it really ends", arguments: [false, true])
+    func firstThreadEnded(hearingKernel: Bool) throws {
+        // The main thread ends itself (pthread_exit) after starting one that runs on.
+        let p = try Self.spawn(["/usr/bin/python3", "-c",
+            "import ctypes, threading, time\nthreading.Thread(target=time.sleep, args=(60,)).start()\nctypes.CDLL(None).pthread_exit(None)"])
+        defer { Self.end(p) }
+        let pid = p.processIdentifier
+        func status() -> String { (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? "" }
+        let deadline = Date().addingTimeInterval(20)
+        while !(status().contains("State:\tZ") && status().contains("Threads:\t2")), Date() < deadline { usleep(10_000) }
+        #expect(status().contains("State:\tZ") && status().contains("Threads:\t2"), "\(status())")
+        let s = ProcSampler(uids: [Self.child], kernelEvents: hearingKernel ? ProcessEvents.listen() : nil)
+        #expect(s.hearsKernel == hearingKernel)
+        var events: [Event.Kind] = []
+        s.sample(at: Self.later(), into: &events)
+        #expect(Self.started(events, pid: pid).map(\.exe).contains { $0.hasPrefix("/usr/bin/python3") })
+        // A minute of samples (each process's exe link is read once in 30 of them anyway): it runs on.
+        for _ in 0..<(2 * ProcSampler.exeEvery) { s.sample(at: Self.later(), into: &events) }
+        #expect(!events.contains(.processExited(pid: pid)))
+        kill(pid, SIGKILL)
+        p.waitUntilExit()
+        events.removeAll()
+        s.sample(at: Self.later(), into: &events)
+        #expect(events.contains(.processExited(pid: pid)))
+    }
 }

@@ -130,7 +130,6 @@ public final class ProcFS {
         return ProcFS.readAll(fd, into: &buffer)
     }
 
-    /// A small file by its path (/proc/PID/stat, a cgroup's cgroup.procs); nil when it cannot be read.
     /// A process's environment (`/proc/PID/environ`); empty when it cannot be read.
     public static func environment(of pid: Int32) -> [String: String] {
         var out: [String: String] = [:]
@@ -142,6 +141,7 @@ public final class ProcFS {
         return out
     }
 
+    /// A small file by its path (/proc/PID/stat, a cgroup's cgroup.procs); nil when it cannot be read.
     public static func contents(of path: String) -> [UInt8]? {
         let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
@@ -218,6 +218,18 @@ public final class ProcFS {
             if let tid = Int32(name), tid != folder.pid { return "task/\(name)/" }
         }
         return nil
+    }
+
+    /// The ids of the process's threads, its first among them (`/proc/PID/task`); empty when it is gone.
+    public static func threads(of pid: Int32) -> [Int32] {
+        guard let dir = opendir("/proc/\(pid)/task") else { return [] }
+        defer { closedir(dir) }
+        var out: [Int32] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if let tid = Int32(name) { out.append(tid) }
+        }
+        return out
     }
 
     public func close(_ fd: Int32) { if fd >= 0 { Glibc.close(fd) } }

@@ -83,9 +83,19 @@ public final class ProcessHandle: @unchecked Sendable {
 
     /// Whether it runs (or could: sleeping, waiting), as opposed to stopped by a signal, traced,
     /// in uninterruptible sleep (a stop takes effect when it returns) or ended. Nil: gone.
+    /// A process whose first thread ended while others run shows as a zombie (ProcFS.exe says
+    /// more): then its other threads say whether it runs, or a game paused that way and sent
+    /// SIGCONT by another of the child's processes would look paused still.
     public var runs: Bool? {
         guard let stat = ProcessHandle.stat(of: pid), isAlive else { return nil }
-        switch stat.state {
+        guard stat.state == UInt8(ascii: "Z") else { return Self.running(stat.state) }
+        return ProcFS.threads(of: pid).contains { tid in
+            tid != pid && ProcFS.contents(of: "/proc/\(pid)/task/\(tid)/stat").flatMap(StatLine.init).map { Self.running($0.state) } == true
+        }
+    }
+
+    private static func running(_ state: UInt8) -> Bool {
+        switch state {
         case UInt8(ascii: "R"), UInt8(ascii: "S"), UInt8(ascii: "I"), UInt8(ascii: "W"): return true
         default: return false
         }

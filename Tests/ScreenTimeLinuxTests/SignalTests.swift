@@ -50,6 +50,33 @@ struct SignalTests {
         #expect(group.mayTouch(p.processIdentifier))
     }
 
+    @Test("a game whose first thread ended (it shows as a zombie) is seen paused, and seen running again when another process sends it SIGCONT")
+    func pauseAfterFirstThreadEnded() throws {
+        let p = try ProcSamplerTests.spawn(["/usr/bin/python3", "-c",
+            "import ctypes, threading, time\nthreading.Thread(target=time.sleep, args=(60,)).start()\nctypes.CDLL(None).pthread_exit(None)"])
+        defer { ProcSamplerTests.end(p) }
+        let pid = p.processIdentifier
+        func status() -> String { (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? "" }
+        var tries = 0
+        while !(status().contains("State:\tZ") && status().contains("Threads:\t2")), tries < 2000 { usleep(10_000); tries += 1 }
+        try #require(status().contains("State:\tZ") && status().contains("Threads:\t2"), "\(status())")
+        let handle = try ProcessHandle(pid: pid, startTicks: try #require(ProcessHandle.stat(of: pid)?.startTicks))
+        #expect(handle.isAlive)
+        #expect(handle.runs == true)
+        try handle.send(.pause)
+        tries = 0
+        while handle.runs != false, tries < 1000 { usleep(10_000); tries += 1 }
+        #expect(handle.runs == false)
+        // Another of the child's processes lets it go on: the daemon must see it run again.
+        kill(pid, SIGCONT)
+        tries = 0
+        while handle.runs != true, tries < 1000 { usleep(10_000); tries += 1 }
+        #expect(handle.runs == true)
+        try handle.send(.kill)
+        p.waitUntilExit()
+        #expect(handle.runs == nil)
+    }
+
     @Test("the processes a game started go with it; others of the same user do not")
     func members() throws {
         // A shell that starts two sleeps; and a sleep of the same user that the shell did not start.

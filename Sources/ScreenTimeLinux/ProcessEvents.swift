@@ -6,11 +6,14 @@ import Glibc
 /// process every sample to learn whether it exec'd: the kernel says so before the new program runs
 /// its first instruction. They are only a hint of where to look: the sampler reads /proc as before
 /// for every process named, and for all of them when events were lost (the socket's buffer ran
-/// over, as a child starting thousands of programs at once can make it), so nothing can be hidden
-/// by flooding.
+/// over, as a child starting thousands of programs at once can make it), so a flood hides nothing.
+/// But the kernel's silence is not proof: any user can make it stop sending these events to
+/// everyone, with no error to anyone (its count of listeners can be talked down), and nothing here
+/// tells that silence from a quiet machine yet. So the daemon uses them only when asked
+/// (`screentimed --process-events`).
 ///
-/// Listening needs root before Linux 6.6; a user-mode daemon on an older kernel (Debian 12's 6.1)
-/// looks at every process instead, as it did before.
+/// Listening needs CAP_NET_ADMIN before Linux 6.6; a user-mode daemon on an older kernel (Debian
+/// 12's 6.1) looks at every process instead, as it did before.
 public final class ProcessEvents {
     /// What was heard since the last read.
     public struct News: Sendable {
@@ -54,7 +57,7 @@ public final class ProcessEvents {
             self.code = code
             switch code {
             case EPERM, EACCES:
-                description = "\(what): this kernel lets only root hear of processes (Linux 6.6 lets anyone)"
+                description = "\(what): this kernel lets only a process with CAP_NET_ADMIN hear of processes (Linux 6.6 lets anyone)"
             case EPROTONOSUPPORT, ENOENT:
                 description = "\(what): this kernel has no process events (CONFIG_PROC_EVENTS)"
             default:
@@ -62,7 +65,7 @@ public final class ProcessEvents {
             }
         }
 
-        /// Not listening, for a reason of the caller's (`--no-process-events`).
+        /// Not listening, for a reason of the caller's (process events are off by default).
         public init(_ description: String) {
             code = 0
             self.description = description

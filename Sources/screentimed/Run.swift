@@ -56,8 +56,8 @@ struct Run: ParsableCommand {
     @Flag(name: .long, help: "Do not ask logind for idle, lock and sleep (desktop hooks only).")
     var noLogind = false
 
-    @Flag(name: .long, help: "Do not listen to the kernel's process events: look at every watched process each sample to see whether it exec'd.")
-    var noProcessEvents = false
+    @Flag(name: .long, help: "Experimental, off by default: hear of execs and ends from the kernel's process events instead of looking at every watched process each sample (docs/observing.md says why it is off).")
+    var processEvents = false
 
     @Option(name: .long, help: "Events older than this many days are removed from the event log; the ledger and sessions stay whole (0 keeps every event).")
     var keepLogDays: Int = Retention.defaultKeepDays
@@ -126,7 +126,8 @@ struct Run: ParsableCommand {
         ProcFS.raiseOpenFileLimit()
         var server = ControlServer(listener: listener, idleTimeout: quiet)
         if system { server.perUser = 8 }
-        let events = noProcessEvents ? .failure(ProcessEvents.ListenError("--no-process-events")) : ProcessEvents.listen()
+        // Off unless asked for: any user can make the kernel stop sending them (docs/observing.md).
+        let events = processEvents ? ProcessEvents.listen() : .failure(ProcessEvents.ListenError("process events are off; --process-events turns them on"))
         var daemon = Daemon(children: children, sampler: ProcSampler(uids: Set(children.map(\.uid)), cpuEvery: cpu,
                                                                      flatpakApps: FlatpakApps(root: flatpakRoot), kernelEvents: events),
                             server: server, sampleEvery: every, system: system, logger: logger)

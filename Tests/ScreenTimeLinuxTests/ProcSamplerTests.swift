@@ -433,9 +433,9 @@ struct ProcSamplerTests {
         let dir = try AppCopies.folder()
         let p = try Self.spawn(["\(dir)/gcompris-qt", "30"])
         defer { Self.end(p) }
-        let s = ProcSampler(uids: [Self.child], kernelEvents: .failure(ProcessEvents.ListenError("--no-process-events")))
+        let s = ProcSampler(uids: [Self.child], kernelEvents: .failure(ProcessEvents.ListenError("process events are off")))
         #expect(!s.hearsKernel)
-        #expect(s.kernelEventsFailure == "--no-process-events")
+        #expect(s.kernelEventsFailure == "process events are off")
         _ = Self.sample(s) { !Self.started($0, pid: p.processIdentifier).isEmpty }
         var events: [Event.Kind] = []
         s.sample(at: Self.later(), into: &events)    // past its first seconds: its image is opened

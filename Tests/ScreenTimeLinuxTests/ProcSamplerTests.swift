@@ -11,10 +11,11 @@ import Testing
 struct ProcSamplerTests {
     static let child: UInt32 = 65002
 
-    static func spawn(_ args: [String]) throws -> Process {
+    /// Starts `args` as `uid` (the child, unless a suite that runs beside this one needs a uid of its own).
+    static func spawn(_ args: [String], uid: UInt32 = child) throws -> Process {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-        p.arguments = ["--reuid=\(child)", "--regid=\(child)", "--clear-groups"] + args
+        p.arguments = ["--reuid=\(uid)", "--regid=\(uid)", "--clear-groups"] + args
         try p.run()
         return p
     }
@@ -236,22 +237,22 @@ struct ProcSamplerTests {
     /// Starts `args` as the child with a pid far above those handed out lately (through
     /// ns_last_pid, as root may). A pid the test then hands out again is one no other test has
     /// known: were it a recent one, another test's late `kill` of its own exited process could hit it.
-    static func spawnAtFreshPid(_ args: [String]) throws -> Process {
+    static func spawnAtFreshPid(_ args: [String], uid: UInt32 = child) throws -> Process {
         let loadavg = try String(contentsOfFile: "/proc/loadavg", encoding: .utf8)
         let last = Int(loadavg.split(separator: " ").last?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 0
         let max = Int(try String(contentsOfFile: "/proc/sys/kernel/pid_max", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 32768
         if last + 3000 < max {
             try "\(last + 2000)".write(toFile: "/proc/sys/kernel/ns_last_pid", atomically: false, encoding: .utf8)
         }
-        return try spawn(args)
+        return try spawn(args, uid: uid)
     }
 
     /// Starts `args` as the child so that it gets `pid` (through ns_last_pid, as root may); nil
     /// when another process keeps taking that pid first.
-    static func spawn(_ args: [String], asPid pid: Int32) throws -> Process? {
+    static func spawn(_ args: [String], asPid pid: Int32, uid: UInt32 = child) throws -> Process? {
         for _ in 0..<10 {
             try "\(pid - 1)".write(toFile: "/proc/sys/kernel/ns_last_pid", atomically: false, encoding: .utf8)
-            let p = try spawn(args)
+            let p = try spawn(args, uid: uid)
             if p.processIdentifier == pid { return p }
             end(p)
         }
@@ -261,12 +262,12 @@ struct ProcSamplerTests {
     /// Starts `first` at a fresh pid, lets `meanwhile` look at it, ends it, and starts `second` at
     /// the same pid. Another test's process may take that pid first; then it is tried again with
     /// another one. Nil when that happened every time.
-    static func reusePid(first: [String], second: [String], meanwhile: (Process) throws -> Void) throws -> Process? {
+    static func reusePid(first: [String], second: [String], uid: UInt32 = child, meanwhile: (Process) throws -> Void) throws -> Process? {
         for _ in 0..<5 {
-            let a = try spawnAtFreshPid(first)
+            let a = try spawnAtFreshPid(first, uid: uid)
             try meanwhile(a)
             end(a)
-            if let b = try spawn(second, asPid: a.processIdentifier) { return b }
+            if let b = try spawn(second, asPid: a.processIdentifier, uid: uid) { return b }
         }
         return nil
     }

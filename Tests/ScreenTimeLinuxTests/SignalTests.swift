@@ -6,10 +6,14 @@ import Testing
 /// pidfd signals against real processes.
 @Suite("Signals through pidfds", .serialized)
 struct SignalTests {
+    /// Their processes' uid: not the sampler suite's child, whose tests count that uid's processes
+    /// and run beside these. No other test uses it.
+    static let child: UInt32 = 65012
+
     @Test("a pid reused by another process is not signalled: the old handle answers that its process is gone")
     func reusedPid() throws {
         var opened: ProcessHandle? = nil
-        let reused = try ProcSamplerTests.reusePid(first: ["/bin/sleep", "30"], second: ["/bin/sleep", "30"]) { first in
+        let reused = try ProcSamplerTests.reusePid(first: ["/bin/sleep", "30"], second: ["/bin/sleep", "30"], uid: Self.child) { first in
             let pid = first.processIdentifier
             opened = try ProcessHandle(pid: pid, startTicks: try #require(ProcessHandle.stat(of: pid)?.startTicks))
             #expect(opened?.isAlive == true)
@@ -30,7 +34,7 @@ struct SignalTests {
 
     @Test("SIGSTOP and SIGCONT reach the process; the daemon's own ancestors are never members of a game")
     func pauseAndResume() throws {
-        let p = try ProcSamplerTests.spawn(["/bin/sleep", "30"])
+        let p = try ProcSamplerTests.spawn(["/bin/sleep", "30"], uid: Self.child)
         defer { ProcSamplerTests.end(p) }
         let handle = try ProcessHandle(pid: p.processIdentifier)
         func state() -> String? {
@@ -43,7 +47,7 @@ struct SignalTests {
         try handle.send(.resume)
         for _ in 0..<1000 where state() == "T" { usleep(10_000) }
         #expect(state() == "S")
-        let group = ProcessGroup(uids: [0, ProcSamplerTests.child])
+        let group = ProcessGroup(uids: [0, Self.child])
         #expect(!group.mayTouch(getpid()))
         #expect(!group.mayTouch(getppid()))
         #expect(!group.mayTouch(1))
@@ -53,7 +57,7 @@ struct SignalTests {
     @Test("a game whose first thread ended (it shows as a zombie) is seen paused, and seen running again when another process sends it SIGCONT")
     func pauseAfterFirstThreadEnded() throws {
         let p = try ProcSamplerTests.spawn(["/usr/bin/python3", "-c",
-            "import ctypes, threading, time\nthreading.Thread(target=time.sleep, args=(60,)).start()\nctypes.CDLL(None).pthread_exit(None)"])
+            "import ctypes, threading, time\nthreading.Thread(target=time.sleep, args=(60,)).start()\nctypes.CDLL(None).pthread_exit(None)"], uid: Self.child)
         defer { ProcSamplerTests.end(p) }
         let pid = p.processIdentifier
         func status() -> String { (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? "" }
@@ -80,11 +84,11 @@ struct SignalTests {
     @Test("the processes a game started go with it; others of the same user do not")
     func members() throws {
         // A shell that starts two sleeps; and a sleep of the same user that the shell did not start.
-        let game = try ProcSamplerTests.spawn(["/bin/sh", "-c", "sleep 30 & sleep 30 & wait"])
+        let game = try ProcSamplerTests.spawn(["/bin/sh", "-c", "sleep 30 & sleep 30 & wait"], uid: Self.child)
         defer { ProcSamplerTests.end(game) }
-        let other = try ProcSamplerTests.spawn(["/bin/sleep", "30"])
+        let other = try ProcSamplerTests.spawn(["/bin/sleep", "30"], uid: Self.child)
         defer { ProcSamplerTests.end(other) }
-        let group = ProcessGroup(uids: [ProcSamplerTests.child])
+        let group = ProcessGroup(uids: [Self.child])
         var found: [(pid: Int32, startTicks: Int64)] = []
         // Killed through pidfds: by pid, a sleep gone meanwhile could be another test's process.
         defer { for m in found { try? ProcessHandle(pid: m.pid, startTicks: m.startTicks).send(.kill) } }

@@ -64,7 +64,7 @@ demo: build
 
 test: test-deps
 	$(SWIFT) build --build-tests
-	since=$$(date +%s); $(SWIFT) test; status=$$?; tools/check-leftovers $$since || status=1; exit $$status
+	SWIFT=$(SWIFT) tools/swift-test
 	tools/check-install
 	tools/check-deb
 	@if [ -x $(SHARED)/tools/check-scenario ]; then \
@@ -80,9 +80,8 @@ test: test-deps
 SANITIZER ?= thread
 sanitize: test-deps
 	$(SWIFT) build --build-tests --build-path .build-$(SANITIZER) --sanitize=$(SANITIZER)
-	since=$$(date +%s); LSAN_OPTIONS=suppressions=$(CURDIR)/tools/lsan.supp:print_suppressions=0 \
-	  $(SWIFT) test --skip-build --build-path .build-$(SANITIZER) --sanitize=$(SANITIZER) --skip EndToEndTests; \
-	  status=$$?; tools/check-leftovers $$since || status=1; exit $$status
+	LSAN_OPTIONS=suppressions=$(CURDIR)/tools/lsan.supp:print_suppressions=0 SWIFT=$(SWIFT) LOG=.build-$(SANITIZER)/swift-test.log \
+	  tools/swift-test --skip-build --build-path .build-$(SANITIZER) --sanitize=$(SANITIZER) --skip EndToEndTests
 
 # Coverage-guided fuzzing (docs/fuzzing.md): each target FUZZ_SECONDS under libFuzzer, from its
 # corpus in Fuzz/; what reaches new code joins the corpus (commit it). `make test` runs a short pass.

@@ -11,7 +11,7 @@ BENCH_MINUTES ?= 10
 SYSTEM_BENCH_MINUTES ?= 5
 # The peer `make bench` measures against, run privately (not as a service), and what it runs on.
 BENCH_PKGS   = dbus-daemon python3-dbusmock timekpr-next hyperfine
-DEBIAN_PKGS  = python3 sqlite3 libsqlite3-dev libsystemd-dev pkg-config libx11-dev libxss-dev libxres-dev libcrypt-dev
+DEBIAN_PKGS  = python3 tzdata sqlite3 libsqlite3-dev libsystemd-dev pkg-config libx11-dev libxss-dev libxres-dev libcrypt-dev
 # What the tests run against for real: a D-Bus daemon with python3-dbusmock's logind, an X
 # server (Xvfb) with openbox, xdotool and xterm, sway headless with foot, mkpasswd (whois),
 # systemd-analyze (systemd) to verify the unit files, libfaketime (faketime) to set the

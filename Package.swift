@@ -77,8 +77,8 @@ let package = Package(
         .executableTarget(name: "ReplayBenchmark", dependencies: ["ScreenTimeCore", "ScreenTimePolicy", "ScreenTimeStore",
                                                                  "ScreenTimeLinux", "ControlProtocol"]),
         .testTarget(name: "ScreenTimeCoreTests", dependencies: ["ScreenTimeCore", "ScreenTimePolicy"]),
-        .testTarget(name: "ScreenTimePolicyTests", dependencies: ["ScreenTimePolicy"],
-                    resources: [.copy("Malformed")]),
+        .testTarget(name: "ScreenTimePolicyTests", dependencies: ["ScreenTimePolicy", "ScreenTimeCore"],
+                    exclude: ["Scripts"], resources: [.copy("Malformed")]),
         .testTarget(name: "ScreenTimeStoreTests", dependencies: ["ScreenTimeStore", "ScreenTimeCore", "ScreenTimePolicy"]),
         // Real components the tests run against (a D-Bus daemon with dbusmock's logind, …).
         .target(name: "TestSupport", dependencies: ["ScreenTimeLinux"], path: "Tests/TestSupport"),

@@ -99,7 +99,7 @@ public struct Engine: Sendable {
     public init(policy: Policy) {
         self.policy = policy
         self.classifier = Classifier(policy: policy)
-        self.calendar = PolicyCalendar(timeZone: policy.timeZone)
+        self.calendar = PolicyCalendar(zone: policy.timeZone)
         self.periodicDetector = PeriodicInputDetector(threshold: policy.validation.periodicInputVariation,
                                                       maxGap: policy.validation.idleAfter)
         self.hasAppLimits = policy.apps.contains { $0.category == .reward && $0.isLimited }
@@ -152,7 +152,7 @@ public struct Engine: Sendable {
         policy = newPolicy
         hasAppLimits = newPolicy.apps.contains { $0.category == .reward && $0.isLimited }
         classifier = Classifier(policy: newPolicy)
-        calendar = PolicyCalendar(timeZone: newPolicy.timeZone)
+        calendar = PolicyCalendar(zone: newPolicy.timeZone)
         periodicDetector = PeriodicInputDetector(threshold: newPolicy.validation.periodicInputVariation,
                                                  maxGap: newPolicy.validation.idleAfter)
         for pid in processes.keys.sorted() { setMatch(of: pid, to: classifier.classify(process: processes[pid]!.facts)) }

@@ -4,7 +4,8 @@ import Glibc
 /// A parent's rules, validated (`spec/policy.md`). Built from TOML by `ScreenTimePolicy`; the
 /// engine reads nothing else.
 public struct Policy: Sendable {
-    public var timeZone: TimeZone
+    /// The zone of the policy's days, weeks and hours (`timezone`, else the system's).
+    public var timeZone: Zone
     public var points: Points
     public var rewards: Rewards
     public var validation: Validation
@@ -24,7 +25,7 @@ public struct Policy: Sendable {
     public private(set) var unknownProgramEntry: Int? = nil
     public static let unknownProgramName = "an unknown program"
 
-    public init(timeZone: TimeZone, points: Points, rewards: Rewards, validation: Validation,
+    public init(timeZone: Zone, points: Points, rewards: Rewards, validation: Validation,
                 enforcement: Enforcement, parents: Parents, apps: [AppEntry],
                 requests: Requests = Requests(), chores: [Chore] = [], schedules: [Schedule] = [], groups: [RewardGroup] = [],
                 keepTitles: Bool = false) {

@@ -1,11 +1,7 @@
-import FoundationEssentials
-import Glibc
-
 /// Calendar days and weeks in the policy's time zone (never the session's `TZ`). Weeks start on
 /// Monday. Days are looked up once each; the engine keeps the current one.
 struct PolicyCalendar: Sendable {
-    let timeZone: TimeZone
-    private let calendar: Calendar
+    let zone: Zone
 
     struct Day: Sendable {
         /// Days since 1970-01-01 of the local date.
@@ -19,49 +15,51 @@ struct PolicyCalendar: Sendable {
         var allowed: [(start: Microseconds, end: Microseconds)]?
     }
 
-    init(timeZone: TimeZone) {
-        self.timeZone = timeZone
-        var c = Calendar(identifier: .gregorian)
-        c.timeZone = timeZone
-        c.firstWeekday = 2
-        c.minimumDaysInFirstWeek = 4
-        self.calendar = c
+    init(zone: Zone) {
+        self.zone = zone
     }
 
     func day(containing wall: Microseconds, allowedHours: [HourWindow]?) -> Day {
-        let date = Date(timeIntervalSince1970: Double(wall) / 1e6)
-        let c = calendar.dateComponents([.year, .month, .day, .weekday], from: date)
-        let key = RFC3339.daysFromCivil(year: Int64(c.year!), month: Int64(c.month!), day: Int64(c.day!))
-        let weekKey = key - Int64((c.weekday! + 5) % 7)
-        let start = micros(of: calendar.startOfDay(for: date))
-        let next = calendar.date(byAdding: .day, value: 1, to: calendar.startOfDay(for: date))!
-        let end = micros(of: calendar.startOfDay(for: next))
+        let seconds = RFC3339.floorDiv(wall, Seconds.micro)
+        let key = RFC3339.floorDiv(seconds + Int64(zone.offset(at: seconds)), 86_400)
+        let weekKey = key - Int64(CalendarDate.weekday(of: key).rawValue)
+        let start = firstMoment(atOrAfterLocal: key * 86_400) * Seconds.micro
+        let end = firstMoment(atOrAfterLocal: (key + 1) * 86_400) * Seconds.micro
         let allowed = allowedHours.map { windows in
             windows.map { w in
-                (start: localTime(c, minute: w.startMinute, dayStart: start, dayEnd: end),
-                 end: localTime(c, minute: w.endMinute, dayStart: start, dayEnd: end))
+                (start: localTime(key, minute: w.startMinute, dayStart: start, dayEnd: end),
+                 end: localTime(key, minute: w.endMinute, dayStart: start, dayEnd: end))
             }
         }
         return Day(key: key, weekKey: weekKey, start: start, end: end, allowed: allowed)
     }
 
-    /// Wall time of a local HH:MM on that day; a time skipped by a DST change falls to the next valid one.
-    private func localTime(_ day: DateComponents, minute: Int, dayStart: Microseconds, dayEnd: Microseconds) -> Microseconds {
+    /// The first moment (UTC seconds) at which the local clock reads `local` or later: where a
+    /// change of clock skips that time (a day that starts at 01:00), the change itself.
+    private func firstMoment(atOrAfterLocal local: Int64) -> Int64 {
+        if let first = zone.moments(atLocal: local).first { return first }
+        // In a gap: the clock reads less than `local` before the change and more after it.
+        var low = local - 93_600, high = local + 89_999
+        while low < high {
+            let mid = RFC3339.floorDiv(low + high, 2)
+            if mid + Int64(zone.offset(at: mid)) >= local { high = mid } else { low = mid + 1 }
+        }
+        return low
+    }
+
+    /// Wall time of a local HH:MM on that day; a time a change of clock skips is read with the
+    /// offset before the change (02:30 on the spring's change at 02:00 is 03:30); a time the clock
+    /// shows twice is its first.
+    private func localTime(_ key: Int64, minute: Int, dayStart: Microseconds, dayEnd: Microseconds) -> Microseconds {
         if minute == 0 { return dayStart }
         if minute >= 1440 { return dayEnd }
-        var c = DateComponents()
-        c.year = day.year; c.month = day.month; c.day = day.day
-        c.hour = minute / 60; c.minute = minute % 60
-        guard let d = calendar.date(from: c) else { return dayStart + Int64(minute) * 60 * Seconds.micro }
-        return min(max(micros(of: d), dayStart), dayEnd)
+        let local = key * 86_400 + Int64(minute) * 60
+        let moment = zone.moments(atLocal: local).first ?? (local - Int64(zone.offset(at: firstMoment(atOrAfterLocal: local) - 1)))
+        return min(max(moment * Seconds.micro, dayStart), dayEnd)
     }
 
     /// The UTC offset of the zone at a wall time, for printing times the way the parent reads them.
     func utcOffset(at wall: Microseconds) -> Int32 {
-        Int32(timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: Double(wall) / 1e6)))
-    }
-
-    private func micros(of d: Date) -> Microseconds {
-        Microseconds((d.timeIntervalSince1970 * 1e6).rounded())
+        zone.offset(at: RFC3339.floorDiv(wall, Seconds.micro))
     }
 }

@@ -202,7 +202,7 @@ public struct EngineInput {
 
                 """
         }
-        do { return try PolicyLoader.parse(text, systemZone: TimeZone(identifier: "UTC")!) } catch {
+        do { return try PolicyLoader.parse(text, systemZone: .utc) } catch {
             preconditionFailure("the fuzz policy is not valid: \(error)\n\(text)")
         }
     }

@@ -102,8 +102,8 @@ public enum FuzzTargets {
         // By bytes: "\r\n" is one Character, and a line ends at its "\n" all the same.
         let lines = text.utf8.split(separator: 10, omittingEmptySubsequences: false).count
         do {
-            let policy = try PolicyLoader.parse(text, systemZone: TimeZone(identifier: "UTC")!)
-            let again = try PolicyLoader.parse(text, systemZone: TimeZone(identifier: "UTC")!)
+            let policy = try PolicyLoader.parse(text, systemZone: .utc)
+            let again = try PolicyLoader.parse(text, systemZone: .utc)
             if again.points != policy.points || again.rewards != policy.rewards || again.validation != policy.validation
                 || again.apps.map(\.name) != policy.apps.map(\.name) {
                 return "the same text read twice gave two policies"

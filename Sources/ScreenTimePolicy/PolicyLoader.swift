@@ -1,9 +1,5 @@
 import FoundationEssentials
 import Glibc
-// Named time zones ("Europe/Berlin") are ICU's, in FoundationInternationalization: without it,
-// TimeZone(identifier:) knows only UTC and fixed offsets. Its TimeZone.knownTimeZoneIdentifiers
-// (the suggestion for a misspelt zone, below) also keeps its time zones in a static program.
-import FoundationInternationalization
 import ScreenTimeCore
 
 /// A policy that cannot be used, with every problem found: `policy.toml:14: unknown key
@@ -43,7 +39,7 @@ public enum PolicyLoader {
 
     /// `systemZone`: the zone to use when the policy names none (the system's, never `TZ`).
     public static func parse(_ text: String, file: String = "policy.toml",
-                             systemZone: @autoclosure () -> TimeZone = SystemTimeZone.current()) throws(PolicyError) -> Policy {
+                             systemZone: @autoclosure () -> Zone = SystemTimeZone.current()) throws(PolicyError) -> Policy {
         let root: TOMLNode
         do { root = try TOMLDocument.parse(text) } catch {
             throw PolicyError(file: file, problems: [.init(line: error.line, message: error.message)])
@@ -54,21 +50,6 @@ public enum PolicyLoader {
             throw PolicyError(file: file, problems: reader.problems.sorted { $0.line < $1.line })
         }
         return policy
-    }
-}
-
-/// The system's time zone: the `/etc/localtime` link, else `/etc/timezone`, else UTC.
-public enum SystemTimeZone {
-    public static func current() -> TimeZone {
-        if let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/etc/localtime"),
-           let r = target.firstRange(of: "zoneinfo/"), let tz = TimeZone(identifier: String(target[r.upperBound...])) {
-            return tz
-        }
-        if let s = try? String(contentsOfFile: "/etc/timezone", encoding: .utf8),
-           let word = s.split(whereSeparator: \.isWhitespace).first, let tz = TimeZone(identifier: String(word)) {
-            return tz
-        }
-        return TimeZone(identifier: "UTC")!
     }
 }
 
@@ -178,7 +159,7 @@ struct PolicyReader {
 
     // MARK: The policy
 
-    mutating func read(_ root: TOMLNode, systemZone: () -> TimeZone) -> Policy? {
+    mutating func read(_ root: TOMLNode, systemZone: () -> Zone) -> Policy? {
         let top = fields(root, at: "", known: ["version", "timezone", "points", "rewards", "validation", "enforcement", "parents", "apps",
                                                      "requests", "chores", "schedules", "groups", "privacy"], label: "")
         if let v = top["version"] {
@@ -189,13 +170,16 @@ struct PolicyReader {
             problems.append(.init(line: 1, message: "missing 'version = 1' at the top of the policy"))
         }
 
-        var zone = TimeZone(identifier: "UTC")!
+        var zone = Zone.utc
         if let name = string(top, "timezone", "") {
-            if let tz = TimeZone(identifier: name), name.contains("/") || name == "UTC" || name == "GMT" {
-                zone = tz
-            } else {
-                let near = suggestion(for: name, among: TimeZone.knownTimeZoneIdentifiers)
-                problem("timezone", "unknown time zone \"\(name)\"" + (near.isEmpty ? " (use a name from /usr/share/zoneinfo, such as \"Europe/Berlin\")" : near))
+            switch ZoneInfo.zone(named: name) {
+            case .success(let z):
+                zone = z
+            case .failure(.unknown):
+                let near = suggestion(for: name, among: ZoneInfo.names())
+                problem("timezone", "unknown time zone \"\(name)\"" + (near.isEmpty ? " (use a name from \(ZoneInfo.folder), such as \"Europe/Berlin\")" : near))
+            case .failure(.unreadable(let why)):
+                problem("timezone", "time zone \"\(name)\" cannot be read: \(why) (Debian's tzdata package provides the zones: apt-get install --reinstall tzdata)")
             }
         } else {
             zone = systemZone()

@@ -99,10 +99,11 @@ struct PolicyCheck: ParsableCommand {
     }
 
     /// Today's day key in the policy's time zone.
-    static func today(in zone: TimeZone) -> Int64? {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = zone
-        let c = calendar.dateComponents([.year, .month, .day], from: Date())
-        return CalendarDate.key(year: c.year ?? 1970, month: c.month ?? 1, day: c.day ?? 1)
+    static func today(in zone: Zone) -> Int64? {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        let seconds = Int64(now.tv_sec)
+        let local = seconds + Int64(zone.offset(at: seconds))
+        return local >= 0 ? local / 86_400 : (local - 86_399) / 86_400
     }
 }

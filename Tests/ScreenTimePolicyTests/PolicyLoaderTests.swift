@@ -28,7 +28,7 @@ struct PolicyLoaderTests {
 
     @Test("strictness sets the defaults of the spec's table; explicit keys win")
     func strictnessDefaults() throws {
-        let lenient = try PolicyLoader.parse("version = 1\n[validation]\nstrictness = \"lenient\"\n", systemZone: .gmt)
+        let lenient = try PolicyLoader.parse("version = 1\n[validation]\nstrictness = \"lenient\"\n", systemZone: .utc)
         #expect(lenient.validation.idleAfter == Seconds.of(minutes: 5))
         #expect(lenient.validation.minSession == Seconds.of(minutes: 5))
         #expect(lenient.validation.minFocusDwell == Seconds.of(10))
@@ -37,14 +37,14 @@ struct PolicyLoaderTests {
         #expect(!lenient.validation.learningNeedsFocusHook)
         #expect(lenient.validation.periodicInputVariation == 0.05)
 
-        let strict = try PolicyLoader.parse("version = 1\n[validation]\nstrictness = \"strict\"\nidle_after = \"4m\"\n", systemZone: .gmt)
+        let strict = try PolicyLoader.parse("version = 1\n[validation]\nstrictness = \"strict\"\nidle_after = \"4m\"\n", systemZone: .utc)
         #expect(strict.validation.idleAfter == Seconds.of(minutes: 4))
         #expect(strict.validation.minSession == Seconds.of(minutes: 15))
         #expect(strict.validation.minFocusDwell == Seconds.of(60))
         #expect(strict.points.dailyLearningCap == Seconds.of(minutes: 90))
         #expect(strict.validation.periodicInputAction == .refuseSession)
 
-        let plain = try PolicyLoader.parse("version = 1\n", systemZone: .gmt)
+        let plain = try PolicyLoader.parse("version = 1\n", systemZone: .utc)
         #expect(plain.validation.strictness == .moderate)
         #expect(plain.validation.idleAfter == Seconds.of(minutes: 3))
         #expect(plain.points.perRewardMinute == 2)
@@ -52,7 +52,7 @@ struct PolicyLoaderTests {
         #expect(plain.rewards.redemptionExpiresAfter == nil)
         #expect(plain.enforcement.warnBefore == [Seconds.of(minutes: 5), Seconds.of(minutes: 1)])
         #expect(plain.enforcement.grace == Seconds.of(15))
-        #expect(plain.timeZone == .gmt)
+        #expect(plain.timeZone == .utc)
     }
 
     @Test("durations", arguments: [("90s", 90), ("10m", 600), ("2h", 7200), ("7d", 604_800), ("1h30m", 5400), ("1m30s", 90)])

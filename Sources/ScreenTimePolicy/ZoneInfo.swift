@@ -1,0 +1,107 @@
+import Glibc
+import ScreenTimeCore
+
+/// The system's time zones: the zoneinfo files of Debian's `tzdata` under /usr/share/zoneinfo
+/// (never `TZDIR` or `TZ`, which the child's session could set).
+public enum ZoneInfo {
+    public static let folder = "/usr/share/zoneinfo"
+
+    /// Why a zone name was not taken.
+    public enum Refusal: Error, Equatable, Sendable {
+        /// No such zone (or not a name the policy takes: one with a "/", or UTC or GMT).
+        case unknown
+        /// The file is there but could not be read, or is not a zoneinfo file.
+        case unreadable(String)
+    }
+
+    /// The zone of that name: "UTC" and "GMT" without a file, others from the zoneinfo folder.
+    public static func zone(named name: String) -> Result<Zone, Refusal> {
+        if name == "UTC" { return .success(.utc) }
+        if name == "GMT" { return .success(Zone.utc.renamed("GMT")) }
+        guard name.contains("/"), isName(name) else { return .failure(.unknown) }
+        let path = folder + "/" + name
+        guard let bytes = readFile(path) else {
+            return .failure(access(path, F_OK) == 0 ? .unreadable("\(path) cannot be read") : .unknown)
+        }
+        do { return .success(try Zone(identifier: name, tzif: bytes)) } catch { return .failure(.unreadable("\(path): \(error.description)")) }
+    }
+
+    /// Letters, digits, "_", "-", "+" and "/" between names; nothing that leaves the folder.
+    static func isName(_ name: String) -> Bool {
+        let parts = name.split(separator: "/", omittingEmptySubsequences: false)
+        return !name.isEmpty && name.utf8.count < 256 && parts.allSatisfy { part in
+            !part.isEmpty && part.first != "." && part.utf8.allSatisfy { c in
+                (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c == 95 || c == 45 || c == 43 || c == 46
+            }
+        }
+    }
+
+    /// Every zone name the policy takes (for the suggestion after a misspelt one): the zoneinfo
+    /// files in a folder ("Europe/Berlin"), without the "posix" and "right" copies.
+    public static func names() -> [String] {
+        var out = ["UTC", "GMT"]
+        func walk(_ relative: String) {
+            guard let dir = opendir(folder + "/" + relative) else { return }
+            defer { closedir(dir) }
+            while let entry = readdir(dir) {
+                let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+                guard !name.hasPrefix("."), relative.isEmpty ? !["posix", "right"].contains(name) : true else { continue }
+                let path = relative.isEmpty ? name : relative + "/" + name
+                var st = stat()
+                guard stat(folder + "/" + path, &st) == 0 else { continue }
+                if st.st_mode & S_IFMT == S_IFDIR { walk(path) } else if !relative.isEmpty, isName(path), isZoneFile(folder + "/" + path) { out.append(path) }
+            }
+        }
+        walk("")
+        return out.sorted()
+    }
+
+    private static func isZoneFile(_ path: String) -> Bool {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var magic = [UInt8](repeating: 0, count: 4)
+        return read(fd, &magic, 4) == 4 && magic == Array("TZif".utf8)
+    }
+
+    /// A zoneinfo file's bytes (they are small: the largest is some 4 KiB); nil when it cannot be read.
+    private static func readFile(_ path: String) -> [UInt8]? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var out: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 16_384)
+        while out.count < 1 << 20 {
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0, errno == EINTR { continue }
+            guard n >= 0 else { return nil }
+            if n == 0 { return out }
+            out.append(contentsOf: chunk[..<n])
+        }
+        return nil
+    }
+}
+
+/// The system's time zone: the `/etc/localtime` link, else `/etc/timezone`, else UTC.
+public enum SystemTimeZone {
+    public static func current() -> Zone {
+        var target = [CChar](repeating: 0, count: 4_096)
+        let n = readlink("/etc/localtime", &target, target.count - 1)
+        if n > 0 {
+            let link = String(decoding: target[..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            if let r = link.firstRange(of: "zoneinfo/"), case .success(let zone) = ZoneInfo.zone(named: String(link[r.upperBound...])) {
+                return zone
+            }
+        }
+        if let fd = Optional(open("/etc/timezone", O_RDONLY | O_CLOEXEC)), fd >= 0 {
+            defer { close(fd) }
+            var bytes = [UInt8](repeating: 0, count: 256)
+            let n = read(fd, &bytes, bytes.count)
+            if n > 0, let word = String(decoding: bytes[..<n], as: UTF8.self).split(whereSeparator: \.isWhitespace).first,
+               case .success(let zone) = ZoneInfo.zone(named: String(word)) {
+                return zone
+            }
+        }
+        return .utc
+    }
+}

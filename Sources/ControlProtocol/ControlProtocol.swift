@@ -39,15 +39,42 @@ public enum ControlProtocol {
 
     public struct TooDeep: Error {}
 
+    /// Reads a reply (or any of the protocol's objects) as Foundation's `JSONDecoder` with
+    /// `.convertFromSnakeCase` would, through the project's own JSON reader (`JSONTreeDecoder`).
     public static func decode<T: Decodable>(_ type: T.Type, from line: [UInt8]) throws -> T {
         guard depth(of: line) <= maxDepth else { throw TooDeep() }
-        let d = JSONDecoder()
-        d.keyDecodingStrategy = .convertFromSnakeCase
-        return try d.decode(type, from: Data(line))
+        let value = try line.withUnsafeBufferPointer { buf throws(JSONLineError) in try JSONLineReader.parse(buf) }
+        return try T(from: JSONTreeDecoder(value: value, codingPath: []))
     }
 }
 
 extension ControlRequest {
+    /// The request as one line, keys in sorted order: the same bytes `ControlProtocol.encode`
+    /// gives, without Foundation's encoder (see `JSONTreeDecoder` for why). A field added to
+    /// ControlRequest must be written here too (a test compares the two).
+    public var line: [UInt8] {
+        var w = JSONWriter()
+        w.beginObject()
+        if let chore { w.key("chore"); w.string(chore) }
+        w.key("command"); w.string(command.rawValue)
+        if let day { w.key("day"); w.string(day) }
+        if let days { w.key("days"); w.int(days) }
+        if let event { w.key("event"); w.string(event) }
+        if let gift { w.key("gift"); w.bool(gift) }
+        if let hook { w.key("hook"); w.string(hook) }
+        if let id { w.key("id"); w.string(id) }
+        if let minutes { w.key("minutes"); w.int(minutes) }
+        if let passphrase { w.key("passphrase"); w.string(passphrase) }
+        if let points { w.key("points"); w.int(points) }
+        if let policy { w.key("policy"); w.string(policy) }
+        if let reason { w.key("reason"); w.string(reason) }
+        if let requestID { w.key("request_id"); w.string(requestID) }
+        if let user { w.key("user"); w.string(user) }
+        w.key("v"); w.int(Int64(v))
+        w.endObject()
+        return Array(w.output.utf8) + [10]
+    }
+
     public struct Malformed: Error {}
 
     /// Reads a request line with the project's own JSON reader (depth-limited, exact, and several

@@ -85,11 +85,11 @@ public final class HookClient {
         guard let c = connection else { return nil }
         var request = ControlRequest(.hookEvent, event: event, hook: hook)
         request.user = user
-        guard c.write(ControlProtocol.encode(request)) else { return lost() }
+        guard c.write(request.line) else { return lost() }
         while true {
             guard let bytes = c.read() else { return lost() }
             if let line = reader.append(bytes).first {
-                guard let reply = try? ControlProtocol.decode(ControlReply.self, from: line) else { return lost() }
+                guard let reply = try? ControlReply.read(line: line) else { return lost() }
                 return reply.ok ? nil : (reply.error ?? "refused")
             }
             if reader.overflowed { return lost() }

@@ -21,7 +21,7 @@ public enum JSONValue: Sendable, Equatable {
         }
     }
 
-    var typeName: String {
+    public var typeName: String {
         switch self {
         case .string: return "a string"
         case .number: return "a number"

@@ -16,6 +16,19 @@ struct ClientOptions: ParsableArguments {
     @Flag(name: .long, help: "Print the daemon's reply as JSON.")
     var json = false
 
+    var daemon: DaemonClient { DaemonClient(socket: socket, user: user, json: json) }
+    var socketPath: String { daemon.socketPath }
+    func send(_ request: ControlRequest) throws -> ControlReply { try daemon.send(request) }
+    func finish(_ reply: ControlReply, human: (ControlReply) -> String) throws { try daemon.finish(reply, human: human) }
+}
+
+/// The daemon, asked through its control socket: what `ClientOptions` say, as a plain value
+/// (`stctl status`'s own argument reading makes one without ArgumentParser).
+struct DaemonClient {
+    var socket: String?
+    var user: String?
+    var json = false
+
     var socketPath: String { socket ?? ControlProtocol.defaultSocketPath }
 
     /// Sends one request and returns the reply; says clearly when the daemon cannot be reached.
@@ -52,13 +65,13 @@ struct ClientOptions: ParsableArguments {
             throw NotConnected(description: "stctl: \(error.description)")
         }
         connection.setTimeout(seconds: 5)
-        guard connection.write(ControlProtocol.encode(request)) else { throw LostAnswer(description: "stctl: \(socketPath): the daemon closed the connection") }
+        guard connection.write(request.line) else { throw LostAnswer(description: "stctl: \(socketPath): the daemon closed the connection") }
         var reader = FrameReader(maxFrame: 1 << 30)     // a reply may be long (an export)
         while true {
             guard let bytes = connection.read() else { throw LostAnswer(description: "stctl: \(socketPath): no answer from the daemon") }
             if let line = reader.append(bytes).first {
                 let reply: ControlReply
-                do { reply = try ControlProtocol.decode(ControlReply.self, from: line) } catch {
+                do { reply = try ControlReply.read(line: line) } catch {
                     throw Failure("stctl: \(socketPath): the daemon's answer is not understood (is a screentimed of another version listening?)", code: 3)
                 }
                 guard reply.v == ControlProtocol.version else {
@@ -121,11 +134,14 @@ struct Failure: Error, CustomStringConvertible {
 
 extension ParsableCommand {
     /// Runs `body`, turning a `Failure` into its message and exit status.
-    func reporting(_ body: () throws -> Void) throws {
-        do { try body() } catch let f as Failure {
-            StandardError.write(f.description + "\n")
-            throw ExitCode(f.code)
-        }
+    func reporting(_ body: () throws -> Void) throws { try reportingFailure(body) }
+}
+
+/// Runs `body`, turning a `Failure` into its message and exit status.
+func reportingFailure(_ body: () throws -> Void) throws {
+    do { try body() } catch let f as Failure {
+        StandardError.write(f.description + "\n")
+        throw ExitCode(f.code)
     }
 }
 

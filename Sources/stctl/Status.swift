@@ -25,30 +25,34 @@ struct Status: ParsableCommand {
 
     @OptionGroup var client: ClientOptions
 
-    /// `stctl status`'s arguments read without ArgumentParser's reflection (Stctl.main): only
-    /// `--socket PATH`, `--user NAME`, `--json` and `--format text|waybar|i3blocks` (each also as
+    /// `stctl status`'s arguments read without ArgumentParser (Stctl.main): only `--socket PATH`,
+    /// `--user NAME`, `--json` and `--format text|waybar|i3blocks` (each also as
     /// `--option=value`), once each and in a combination `validate` accepts; nil for anything else,
-    /// which then goes through ArgumentParser and its messages.
+    /// which then goes through ArgumentParser and its messages. Neither this command's nor its
+    /// options' ArgumentParser values are made: their property wrappers alone cost a tenth of
+    /// the process's time (perf, docs/benchmarks.md).
     struct QuickArguments {
-        let command: Status
+        let format: Format
+        let client: DaemonClient
 
         init?(_ arguments: [String]) {
-            var socket: String?, user: String?, json = false, format = Format.text
-            var seen = Set<String>()
+            var client = DaemonClient(), format = Format.text
+            var seen: [String] = []
             var rest = arguments[...]
             while let word = rest.popFirst() {
                 let name = String(word.prefix { $0 != "=" })
-                guard seen.insert(name).inserted else { return nil }
+                guard !seen.contains(name) else { return nil }
+                seen.append(name)
                 var value: String? = nil
                 if name.count < word.count { value = String(word.dropFirst(name.count + 1)) }
                 switch name {
                 case "--json":
                     guard value == nil else { return nil }
-                    json = true
+                    client.json = true
                 case "--socket", "--user", "--format":
                     if value == nil { value = rest.popFirst() }
                     guard let v = value, !v.isEmpty, !v.hasPrefix("-") else { return nil }
-                    if name == "--socket" { socket = v } else if name == "--user" { user = v } else {
+                    if name == "--socket" { client.socket = v } else if name == "--user" { client.user = v } else {
                         guard let f = Format(rawValue: v) else { return nil }
                         format = f
                     }
@@ -56,15 +60,12 @@ struct Status: ParsableCommand {
                     return nil
                 }
             }
-            guard !(json && format != .text) else { return nil }
-            var command = Status()
-            command.format = format
-            command.client = ClientOptions()
-            command.client.socket = socket
-            command.client.user = user
-            command.client.json = json
-            self.command = command
+            guard !(client.json && format != .text) else { return nil }
+            self.format = format
+            self.client = client
         }
+
+        func run() throws { try reportingFailure { try Status.show(format: format, client: client) } }
     }
 
     func validate() throws {
@@ -74,20 +75,22 @@ struct Status: ParsableCommand {
     }
 
     func run() throws {
-        try reporting {
-            if format != .text {
-                print(Status.bar(format, reply: Result { try client.send(ControlRequest(.status)) }))
-                return
-            }
-            let reply = try client.send(ControlRequest(.status))
-            if client.json, reply.ok, let s = reply.status {
-                print(String(decoding: ControlProtocol.encode(s).dropLast(), as: UTF8.self))
-                return
-            }
-            try client.finish(reply) { reply in
-                guard let s = reply.status else { return "" }
-                return Status.text(s)
-            }
+        try reporting { try Status.show(format: format, client: client.daemon) }
+    }
+
+    static func show(format: Format, client: DaemonClient) throws {
+        if format != .text {
+            print(Status.bar(format, reply: Result { try client.send(ControlRequest(.status)) }))
+            return
+        }
+        let reply = try client.send(ControlRequest(.status))
+        if client.json, reply.ok, let s = reply.status {
+            print(String(decoding: ControlProtocol.encode(s).dropLast(), as: UTF8.self))
+            return
+        }
+        try client.finish(reply) { reply in
+            guard let s = reply.status else { return "" }
+            return Status.text(s)
         }
     }
 

@@ -27,7 +27,7 @@ struct Stctl: ParsableCommand {
         // (callgrind; docs/benchmarks.md). Anything else — help, a mistake, an option this does
         // not know — goes the usual way, with the usual messages.
         if arguments.first == "status", let status = Status.QuickArguments(Array(arguments.dropFirst())) {
-            do { try status.command.run() } catch { exit(withError: error) }
+            do { try status.run() } catch { exit(withError: error) }
             return
         }
         main(arguments)

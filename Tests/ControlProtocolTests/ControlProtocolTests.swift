@@ -78,6 +78,105 @@ struct ControlProtocolTests {
         }
     }
 
+    /// Foundation's decoder, as stctl read replies before `JSONTreeDecoder`: the reference.
+    static func foundationDecode<T: Decodable>(_ type: T.Type, _ line: [UInt8]) throws -> T {
+        let d = JSONDecoder()
+        d.keyDecodingStrategy = .convertFromSnakeCase
+        return try d.decode(type, from: Data(line))
+    }
+
+    @Test("replies read through the project's JSON reader as Foundation's decoder reads them", arguments: replies)
+    func replyDecoding(_ reply: ControlReply) throws {
+        let line = ControlProtocol.encode(reply)
+        let ours = try ControlProtocol.decode(ControlReply.self, from: line)
+        #expect(ours == reply)
+        #expect(ours == (try Self.foundationDecode(ControlReply.self, line)))
+        #expect(try ControlReply.read(line: line) == reply)
+        #expect(try ControlReply.read(line: reply.line) == reply)
+    }
+
+    @Test("the hand reader of common replies gives what Codable gives, for every field null, absent, of another type, or unknown")
+    func handReader() throws {
+        var full = Self.replies[0]
+        full.status?.notices = [.init(id: 3, summary: "5 min", body: "Game time ends", urgency: "critical", shown: false)]
+        full.status?.goalSeconds = 1800; full.status?.streakDays = 2; full.status?.schedule = "school day"
+        full.status?.allowanceLeftSeconds = 60; full.status?.allowanceTodaySeconds = 600
+        full.status?.appTimeLeft = [.init(app: "Minecraft", seconds: 300)]
+        full.note = "n"; full.balance = 3; full.cost = 4; full.error = "e"
+        let text = String(decoding: ControlProtocol.encode(full).dropLast(), as: UTF8.self)
+        var variants = [text]
+        // Each value in turn replaced: by null, by a string, by a fraction, by an object; and an unknown key added.
+        for key in ["\"v\"", "\"ok\"", "\"status\"", "\"balance\"", "\"observers\"", "\"hooks\"", "\"current_app\"", "\"notices\"",
+                    "\"goal_seconds\"", "\"app_time_left\"", "\"shown\"", "\"seconds\"", "\"focus_hook\"", "\"schedule\""] {
+            for replacement in ["null", "\"x\"", "1.5", "2.0", "{}", "[]", "true"] {
+                guard let r = text.range(of: key + ":") else { Issue.record("\(key) is not in \(text)"); continue }
+                let rest = text[r.upperBound...]
+                // The value's end: the next comma or closing bracket at its depth.
+                var depth = 0, inString = false, end = rest.startIndex
+                for i in rest.indices {
+                    let c = rest[i]
+                    if inString { if c == "\"" { inString = false }; continue }
+                    if c == "\"" { inString = true } else if c == "{" || c == "[" { depth += 1 } else if c == "}" || c == "]" {
+                        if depth == 0 { end = i; break }
+                        depth -= 1
+                    } else if c == ",", depth == 0 { end = i; break }
+                }
+                variants.append(String(text[..<r.upperBound]) + replacement + String(text[end...]))
+            }
+            variants.append(text.replacingOccurrences(of: key + ":", with: "\"newer_field\":1," + key + ":"))
+            variants.append(text.replacingOccurrences(of: key + ":", with: "\"x\":"))    // the key gone
+        }
+        for v in variants {
+            let line = Array(v.utf8)
+            switch (Result { try ControlReply.read(line: line) }, Result { try Self.foundationDecode(ControlReply.self, line) }) {
+            case (.success(let a), .success(let b)): #expect(a == b, "\(v)")
+            case (.failure, .failure): break
+            case (let a, let b): Issue.record("\(v): hand \(a), Foundation's \(b)")
+            }
+        }
+        #expect(variants.count > 100)
+    }
+
+    @Test("what Foundation's decoder refuses, the project's reader refuses too: wrong types, missing keys, fractions for integers, keys in another case",
+          arguments: [#"{"ok":"yes","v":1}"#, #"{"v":1}"#, #"{"ok":true,"v":1.5}"#, #"{"ok":true,"v":1,"balance":"3"}"#,
+                      #"{"ok":true,"v":1,"status":[]}"#, #"{"ok":true,"v":1,"apps":{}}"#, #"{"ok":true,"v":1,"balance":1e40}"#,
+                      #"{"ok":true,"v":1,"history":[{"at":1}]}"#, #"{"ok":null,"v":1}"#, #"[1]"#])
+    func replyRefusals(_ text: String) {
+        #expect(throws: (any Error).self) { try Self.foundationDecode(ControlReply.self, Array(text.utf8)) }
+        #expect(throws: (any Error).self) { try ControlProtocol.decode(ControlReply.self, from: Array(text.utf8)) }
+    }
+
+    @Test("snake_case keys become the same Swift names as with Foundation's .convertFromSnakeCase, odd ones too",
+          arguments: ["ok", "request_id", "reward_available_seconds", "_private", "trailing_", "__both__", "a__b", "ALL_CAPS", "x_y_z", "é_b"])
+    func camelCase(_ key: String) throws {
+        struct Probe: Decodable {
+            let name: String
+            struct AnyKey: CodingKey {
+                var stringValue: String
+                var intValue: Int? { nil }
+                init?(stringValue: String) { self.stringValue = stringValue }
+                init?(intValue: Int) { nil }
+            }
+            init(from decoder: any Decoder) throws {
+                name = try decoder.container(keyedBy: AnyKey.self).allKeys.map(\.stringValue).joined()
+            }
+        }
+        let line = Array("{\"\(key)\":1}".utf8)
+        #expect(try ControlProtocol.decode(Probe.self, from: line).name == (try Self.foundationDecode(Probe.self, line)).name)
+    }
+
+    @Test("the request line stctl writes by hand is the bytes Foundation's encoder wrote, every field and awkward characters")
+    func requestBytes() throws {
+        var all = ControlRequest(.approve, minutes: 5, points: -3, reason: "a \"quoted\" / back\\slash\n\t\u{01}\u{1f}\u{7f} é 🎮 \u{2028}", event: "{}", hook: "x11")
+        all.days = 7; all.day = "2026-11-25"; all.passphrase = "pass"; all.user = "emma"; all.id = "id-1"
+        all.requestID = "emma-3"; all.chore = "Feed the cat"; all.gift = false; all.policy = "version = 1\n"
+        var requests = ControlRequest.Command.allCases.map { ControlRequest($0) }
+        requests += [all, ControlRequest(.redeem, minutes: 15), ControlRequest(.report, days: 30, day: nil)]
+        for request in requests {
+            #expect(request.line == ControlProtocol.encode(request), "\(String(decoding: request.line, as: UTF8.self))")
+        }
+    }
+
     @Test("malformed requests are refused", arguments: [
         #"{"command": "status"}"#, #"{"v": 1}"#, #"{"v": 1, "command": "fly"}"#, #"{"v": "1", "command": "status"}"#,
         #"{"v": 1, "command": "redeem", "minutes": "5"}"#, "[1]", String(repeating: "[", count: 100),

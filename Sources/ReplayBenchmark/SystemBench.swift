@@ -1,5 +1,6 @@
 import Foundation
 import ScreenTimeLinux
+import ScreenTimeSystemd
 
 /// A process's resident memory (KiB) and CPU time used so far (clock ticks), from /proc.
 func processFigures(_ pid: Int32) -> (rssKiB: Int, cpuTicks: Int) {

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import ScreenTimeCore
 import ScreenTimeLinux
+import ScreenTimeSystemd
 import ScreenTimeStore
 
 /// `screentimed check`: is the ledger whole, and does the event log reproduce it exactly?

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import ScreenTimeCore
 import ScreenTimeLinux
+import ScreenTimeSystemd
 import ScreenTimePolicy
 import ScreenTimeStore
 

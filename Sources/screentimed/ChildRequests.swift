@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import ScreenTimeCore
 import ScreenTimeLinux
+import ScreenTimeSystemd
 import ScreenTimeStore
 
 /// What a child's daemon answers: the control socket's requests, for one child.

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import ScreenTimeCore
 import ScreenTimeLinux
+import ScreenTimeSystemd
 
 /// System mode's trusted observation: the daemon runs the desktop hook itself, as root, for each
 /// local session of each child that logind knows: the X11 hook for an X11 session (its `DISPLAY`,

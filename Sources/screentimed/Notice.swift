@@ -1,6 +1,7 @@
 import ControlProtocol
 import ScreenTimeCore
 import ScreenTimeLinux
+import ScreenTimeSystemd
 
 /// What the child is told on the desktop about an effect, in the child's words (docs/enforcement.md).
 /// Only words: `Daemon.tell` shows them.

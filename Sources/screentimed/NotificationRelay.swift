@@ -1,6 +1,7 @@
 import Foundation
 import ScreenTimeCore
 import ScreenTimeLinux
+import ScreenTimeSystemd
 
 /// System mode: desktop notifications for the children and their parents. The root daemon never
 /// talks to a user's session bus itself (the user owns it, and could make it slow or lie): for

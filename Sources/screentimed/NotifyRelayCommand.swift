@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import ScreenTimeCore
 import ScreenTimeLinux
+import ScreenTimeSystemd
 
 /// `screentimed notify-relay`: started by the system daemon for one user (NotificationRelay):
 /// acts as that user, keeping root as its real user, and shows each notice it reads from

@@ -4,6 +4,7 @@ import Foundation
 import Logging
 import ScreenTimeCore
 import ScreenTimeLinux
+import ScreenTimeSystemd
 import ScreenTimePolicy
 import ScreenTimeStore
 

@@ -11,6 +11,6 @@ struct ScreenTimeDaemon: ParsableCommand {
             Not built yet: logind, desktop hooks, the control socket and enforcement.
             """,
         version: ControlProtocol.release,
-        subcommands: [Run.self, Replay.self, Import.self, Check.self, NotifyRelay.self],
+        subcommands: [Run.self, Replay.self, Import.self, Check.self, NotifyRelay.self, KDEHookCommand.self],
         defaultSubcommand: Run.self)
 }

@@ -1,7 +1,4 @@
 import ArgumentParser
-import ControlProtocol
-import DesktopHooks
-import Dispatch
 import FoundationEssentials
 import Glibc
 import ScreenTimeLinux
@@ -13,7 +10,8 @@ struct HookKDE: ParsableCommand {
         discussion: """
             Loads the KWin script (installed in PREFIX/share/screentime/kwin/screentime) into KWin over the session bus and \
             takes its reports on org.screentime.KWinHook; input comes from org.freedesktop.ScreenSaver (X11), else from the \
-            Wayland compositor's idle notifications. SIGTERM unloads the script.
+            Wayland compositor's idle notifications. SIGTERM unloads the script. Runs `screentimed kde-hook`, installed next \
+            to stctl (stctl itself does not load libsystemd, which D-Bus needs).
             """)
 
     @Option(name: .long, help: "The daemon's control socket (default: $XDG_RUNTIME_DIR/screentime/control.sock, else the system daemon's).")
@@ -25,36 +23,15 @@ struct HookKDE: ParsableCommand {
     @Option(name: .long, help: "System mode: the child whose session this is (root only).")
     var user: String?
 
-    /// The script `make install` puts under PREFIX, found from where this stctl is (PREFIX/bin).
-    static var installedScript: String { InstalledFiles.beside("../share/screentime/kwin/screentime/contents/code/main.js") }
-
     func run() throws {
-        let path = URL(fileURLWithPath: script ?? Self.installedScript).standardizedFileURL.path
-        guard FileManager.default.isReadableFile(atPath: path) else {
-            throw Failure("stctl: the KWin script is not there: \(path) is missing" + (script == nil ? " (make install puts it there; or pass --script)" : ""), code: 2)
+        let daemon = InstalledFiles.beside("screentimed")
+        guard access(daemon, X_OK) == 0 else {
+            throw Failure("stctl: the KDE hook is not installed: \(daemon) is missing (make install puts screentimed next to stctl)", code: 2)
         }
-        let log: (String) -> Void = { StandardError.write("stctl hook kde: \($0)\n") }
-        let client = HookClient(hook: "kde", socketPath: socket ?? ControlProtocol.defaultSocketPath, user: user, log: log)
-        let stop = KDEHook.Stop()
-        let queue = DispatchQueue(label: "stctl.hook.kde.signals")
-        let sources = [SIGTERM, SIGINT].map { number in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-            source.setEventHandler { stop.ask() }
-            source.resume()
-            return source
-        }
-        defer { sources.forEach { $0.cancel() } }
-        do {
-            switch try KDEHook(scriptPath: path, client: client, log: log).run(until: stop) {
-            case .kwinGone: log("KWin went away; stopping")
-            case .busClosed: log("the session bus closed; stopping")
-            case .stopped: log("stopped; the KWin script is unloaded")
-            }
-        } catch let e as HookClient.Refused {
-            throw Failure("stctl: the daemon does not take this hook's events: \(e.description)", code: 1)
-        } catch {
-            throw Failure("stctl hook kde: \(error)", code: 1)
-        }
+        let args = [daemon, "kde-hook"] + (socket.map { ["--socket", $0] } ?? []) + (script.map { ["--script", $0] } ?? [])
+            + (user.map { ["--user", $0] } ?? [])
+        var argv = args.map { strdup($0) } + [nil]
+        execv(daemon, &argv)
+        throw Failure("stctl: cannot run \(daemon): \(String(cString: strerror(errno)))", code: 2)
     }
 }

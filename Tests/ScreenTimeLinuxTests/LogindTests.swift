@@ -1,6 +1,7 @@
 import Foundation
 import ScreenTimeCore
 @testable import ScreenTimeLinux
+@testable import ScreenTimeSystemd
 import TestSupport
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
 import ScreenTimeLinux
+import ScreenTimeSystemd
 import Testing
 
 /// A private system bus (a real dbus-daemon) with python3-dbusmock's logind template on it

@@ -1,5 +1,6 @@
 import Foundation
 import ScreenTimeLinux
+import ScreenTimeSystemd
 import Testing
 
 /// A private session bus (a real dbus-daemon that the child's uid may use too) with

@@ -1,5 +1,6 @@
 import Foundation
 import ScreenTimeLinux
+import ScreenTimeSystemd
 import Testing
 
 /// A real dbus-daemon of the test's own (a system or a session bus, open to every uid), and

@@ -1,7 +1,10 @@
 import FoundationEssentials
 import Glibc
 import ScreenTimeCore
+import DesktopHooks
 import ScreenTimeLinux
+import ScreenTimeSystemd
+import ScreenTimeSystemd
 import Synchronization
 
 /// The KDE Plasma desktop hook (`stctl hook kde`), in the child's Plasma session.

@@ -1,4 +1,5 @@
 import Glibc
+import ScreenTimeLinux
 import ScreenTimeCore
 
 /// Follows the watched user's logind session on the system bus and turns it into engine events:

@@ -1,5 +1,6 @@
 import CSystemd
 import Glibc
+import ScreenTimeLinux
 import ScreenTimeCore
 
 /// Why the journal could not be read, in words (the sd-journal call, its errno as text).

@@ -1,6 +1,7 @@
 import CSystemd
 #if canImport(Glibc)
 import Glibc
+import ScreenTimeLinux
 #endif
 
 /// Tells systemd how the service is (`sd_notify`): ready, reloading, stopping, a one-line status,

@@ -1,5 +1,6 @@
 import CSystemd
 import Glibc
+import ScreenTimeLinux
 
 /// A D-Bus problem, said plainly.
 public struct BusError: Error, CustomStringConvertible, Sendable {

@@ -1,5 +1,6 @@
 import CSystemd
 import Glibc
+import ScreenTimeLinux
 import Logging
 
 /// The systemd journal's native protocol (`sd_journal_sendv`): one entry is a list of

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import ScreenTimeLinux
 
 /// Desktop notifications on the child's session bus (`org.freedesktop.Notifications`, the
 /// interface every Linux desktop's notification daemon serves), through sd-bus.

@@ -1,3 +1,4 @@
+import FoundationEssentials
 import Glibc
 import ScreenTimeCore
 
@@ -20,7 +21,7 @@ public enum ZoneInfo {
         if name == "GMT" { return .success(Zone.utc.renamed("GMT")) }
         guard name.contains("/"), isName(name) else { return .failure(.unknown) }
         let path = folder + "/" + name
-        guard let bytes = readFile(path) else {
+        guard let bytes = FileManager.default.contents(atPath: path).map(Array.init) else {
             return .failure(access(path, F_OK) == 0 ? .unreadable("\(path) cannot be read") : .unknown)
         }
         do { return .success(try Zone(identifier: name, tzif: bytes)) } catch { return .failure(.unreadable("\(path): \(error.description)")) }
@@ -63,44 +64,18 @@ public enum ZoneInfo {
         var magic = [UInt8](repeating: 0, count: 4)
         return read(fd, &magic, 4) == 4 && magic == Array("TZif".utf8)
     }
-
-    /// A zoneinfo file's bytes (they are small: the largest is some 4 KiB); nil when it cannot be read.
-    private static func readFile(_ path: String) -> [UInt8]? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var out: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 16_384)
-        while out.count < 1 << 20 {
-            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n < 0, errno == EINTR { continue }
-            guard n >= 0 else { return nil }
-            if n == 0 { return out }
-            out.append(contentsOf: chunk[..<n])
-        }
-        return nil
-    }
 }
 
 /// The system's time zone: the `/etc/localtime` link, else `/etc/timezone`, else UTC.
 public enum SystemTimeZone {
     public static func current() -> Zone {
-        var target = [CChar](repeating: 0, count: 4_096)
-        let n = readlink("/etc/localtime", &target, target.count - 1)
-        if n > 0 {
-            let link = String(decoding: target[..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            if let r = link.firstRange(of: "zoneinfo/"), case .success(let zone) = ZoneInfo.zone(named: String(link[r.upperBound...])) {
-                return zone
-            }
+        if let link = try? FileManager.default.destinationOfSymbolicLink(atPath: "/etc/localtime"),
+           let r = link.firstRange(of: "zoneinfo/"), case .success(let zone) = ZoneInfo.zone(named: String(link[r.upperBound...])) {
+            return zone
         }
-        if let fd = Optional(open("/etc/timezone", O_RDONLY | O_CLOEXEC)), fd >= 0 {
-            defer { close(fd) }
-            var bytes = [UInt8](repeating: 0, count: 256)
-            let n = read(fd, &bytes, bytes.count)
-            if n > 0, let word = String(decoding: bytes[..<n], as: UTF8.self).split(whereSeparator: \.isWhitespace).first,
-               case .success(let zone) = ZoneInfo.zone(named: String(word)) {
-                return zone
-            }
+        if let text = FileManager.default.contents(atPath: "/etc/timezone").map({ String(decoding: $0, as: UTF8.self) }),
+           let word = text.split(whereSeparator: \.isWhitespace).first, case .success(let zone) = ZoneInfo.zone(named: String(word)) {
+            return zone
         }
         return .utc
     }

@@ -100,9 +100,8 @@ struct PolicyCheck: ParsableCommand {
 
     /// Today's day key in the policy's time zone.
     static func today(in zone: Zone) -> Int64? {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        let seconds = Int64(now.tv_sec)
+        let micros = KernelClock.wallMicros()
+        let seconds = micros >= 0 ? micros / 1_000_000 : (micros - 999_999) / 1_000_000
         let local = seconds + Int64(zone.offset(at: seconds))
         return local >= 0 ? local / 86_400 : (local - 86_399) / 86_400
     }

@@ -176,8 +176,13 @@ struct PolicyReader {
             case .success(let z):
                 zone = z
             case .failure(.unknown):
-                let near = suggestion(for: name, among: ZoneInfo.names())
-                problem("timezone", "unknown time zone \"\(name)\"" + (near.isEmpty ? " (use a name from \(ZoneInfo.folder), such as \"Europe/Berlin\")" : near))
+                let names = ZoneInfo.names()
+                if let inside = names.first(where: { $0.hasPrefix(name + "/") }) {
+                    problem("timezone", "unknown time zone \"\(name)\": it is a folder of zones (use one inside it, such as \"\(inside)\")")
+                } else {
+                    let near = suggestion(for: name, among: names)
+                    problem("timezone", "unknown time zone \"\(name)\"" + (near.isEmpty ? " (use a name from \(ZoneInfo.folder), such as \"Europe/Berlin\")" : near))
+                }
             case .failure(.unreadable(let why)):
                 problem("timezone", "time zone \"\(name)\" cannot be read: \(why) (Debian's tzdata package provides the zones: apt-get install --reinstall tzdata)")
             }

@@ -21,6 +21,9 @@ public enum ZoneInfo {
         if name == "GMT" { return .success(Zone.utc.renamed("GMT")) }
         guard name.contains("/"), isName(name) else { return .failure(.unknown) }
         let path = folder + "/" + name
+        // A folder of zones ("America/Argentina") is not a zone: unknown, so that the policy's
+        // error suggests the zones inside it rather than a reinstall.
+        if isFolder(path) { return .failure(.unknown) }
         guard let bytes = FileManager.default.contents(atPath: path).map(Array.init) else {
             return .failure(access(path, F_OK) == 0 ? .unreadable("\(path) cannot be read") : .unknown)
         }
@@ -48,13 +51,16 @@ public enum ZoneInfo {
                 let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
                 guard !name.hasPrefix("."), relative.isEmpty ? !["posix", "right"].contains(name) : true else { continue }
                 let path = relative.isEmpty ? name : relative + "/" + name
-                var st = stat()
-                guard stat(folder + "/" + path, &st) == 0 else { continue }
-                if st.st_mode & S_IFMT == S_IFDIR { walk(path) } else if !relative.isEmpty, isName(path), isZoneFile(folder + "/" + path) { out.append(path) }
+                if isFolder(folder + "/" + path) { walk(path) } else if !relative.isEmpty, isName(path), isZoneFile(folder + "/" + path) { out.append(path) }
             }
         }
         walk("")
         return out.sorted()
+    }
+
+    private static func isFolder(_ path: String) -> Bool {
+        var st = stat()
+        return stat(path, &st) == 0 && st.st_mode & S_IFMT == S_IFDIR
     }
 
     private static func isZoneFile(_ path: String) -> Bool {

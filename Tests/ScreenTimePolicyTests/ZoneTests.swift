@@ -130,11 +130,13 @@ struct ZoneTests {
     @Test("names outside the zoneinfo folder, or not zones, are refused; a misspelt one gets a suggestion")
     func refusals() throws {
         for name in ["../../etc/passwd", "Europe/../../../etc/shadow", "/etc/localtime", "Europe/", "Europe//Berlin", "Berlin", "zone1970.tab",
-                     "Europe/Berlin\0x", ".hidden/x"] {
+                     "Europe/Berlin\0x", ".hidden/x", "America/Argentina", "America"] {
             #expect(ZoneInfo.zone(named: name) == .failure(.unknown), "\(name)")
         }
         let error = try #require(throws: PolicyError.self) { try PolicyLoader.parse("version = 1\ntimezone = \"Europe/Berln\"\n") }
         #expect(error.description == "policy.toml:2: unknown time zone \"Europe/Berln\" (did you mean 'Europe/Berlin'?)")
+        let folder = try #require(throws: PolicyError.self) { try PolicyLoader.parse("version = 1\ntimezone = \"America/Argentina\"\n") }
+        #expect(folder.description == "policy.toml:2: unknown time zone \"America/Argentina\": it is a folder of zones (use one inside it, such as \"America/Argentina/Buenos_Aires\")")
         let cut = try #require(throws: ZoneError.self) { try Zone(identifier: "x/y", tzif: Array("TZif2".utf8) + [0, 0, 0]) }
         #expect(cut.description == "not a zoneinfo (TZif) file")
         let notZone = try #require(throws: ZoneError.self) { try Zone(identifier: "x/y", tzif: Array("# tzdb data\n".utf8)) }

@@ -1,4 +1,5 @@
 import Foundation
+import ScreenTimeLinux
 
 /// Copies of `sleep` under the names of apps (gcompris-qt, supertuxkart, mystery), so that real
 /// processes show those exe paths. The folder is root's (trusted), or writable by everyone (`open`).
@@ -61,7 +62,8 @@ public enum TestUser {
 public enum Cgroup2 {
     /// Where cgroup v2 is mounted (not always /sys/fs/cgroup: a hybrid layout puts it in `unified`).
     public static func mount() -> String? {
-        guard let info = try? String(contentsOfFile: "/proc/self/mountinfo", encoding: .utf8) else { return nil }
+        // Read to the end: Foundation stops at its first read of a /proc file (4 KiB).
+        guard let info = ProcFS.contents(of: "/proc/self/mountinfo").map({ String(decoding: $0, as: UTF8.self) }) else { return nil }
         for line in info.split(separator: "\n") {
             let halves = line.components(separatedBy: " - ")
             guard halves.count == 2, halves[1].hasPrefix("cgroup2 ") else { continue }

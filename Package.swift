@@ -64,9 +64,11 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ],
-        // The functions the daemon runs once started, side by side at the start of its code
-        // (issue #19): the kernel maps code 64 KiB around each page touched, so a loop whose code
-        // is spread over the program keeps most of it mapped. tools/order-hot-code makes the list.
+        // The functions the daemon runs once started, side by side (gold puts the listed ones
+        // after the rest of the code; issue #19): the kernel maps code 64 KiB around each page
+        // touched, so a loop whose code is spread over the program keeps most of it mapped.
+        // tools/order-hot-code makes the list; the Makefile's release flags give each function
+        // a section of its own, without which there is nothing to move.
         linkerSettings: [.unsafeFlags(["-Xlinker", "--section-ordering-file=\(packageFolder)/tools/screentimed.order"],
                                       .when(configuration: .release))]),
         .executableTarget(name: "stctl", dependencies: [

@@ -10,7 +10,7 @@ BENCH_MINUTES ?= 10
 # How long `make bench` watches screentimed --system and Timekpr-nExT side by side (0 skips it).
 SYSTEM_BENCH_MINUTES ?= 5
 # The peer `make bench` measures against, run privately (not as a service), and what it runs on.
-BENCH_PKGS   = dbus-daemon python3-dbusmock timekpr-next hyperfine
+BENCH_PKGS   = dbus-daemon python3-dbusmock timekpr-next hyperfine wrk
 DEBIAN_PKGS  = python3 tzdata sqlite3 libsqlite3-dev libsystemd-dev pkg-config libx11-dev libxss-dev libxres-dev libcrypt-dev
 # What the tests run against for real: a D-Bus daemon with python3-dbusmock's logind, an X
 # server (Xvfb) with openbox, xdotool and xterm, sway headless with foot, mkpasswd (whois),
@@ -21,11 +21,12 @@ DEBIAN_PKGS  = python3 tzdata sqlite3 libsqlite3-dev libsystemd-dev pkg-config l
 # (kwin-wayland, with Xwayland for its X11 test windows), strace, to see that a parent's
 # answer is synced to disk before it is sent, gcc, to build the power-cut shim
 # (Tests/EndToEndTests/Scripts/powercut-vfs.c, against libsqlite3-dev), and what builds and checks
-# the Debian package in a Debian 12 without Swift (debootstrap, lintian, dpkg-dev, binutils). After the tests,
+# the Debian package in a Debian 12 without Swift (debootstrap, lintian, dpkg-dev, binutils), and a
+# real browser for the parents' page (chromium, chromium-driver, python3-selenium). After the tests,
 # tools/check-leftovers fails the run when a test user's process is still running.
 TEST_PKGS    = dbus-daemon dbus-bin python3-dbusmock xvfb xauth openbox xdotool xterm x11-utils sway foot whois systemd faketime \
                gnome-shell gjs libglib2.0-bin dconf-cli procps kwin-wayland xwayland \
-               strace gcc debootstrap lintian dpkg-dev binutils
+               strace gcc debootstrap lintian dpkg-dev binutils chromium chromium-driver python3-selenium
 
 .PHONY: all build run demo test fuzz fuzz-build sanitize bench install install-gnome-lock uninstall deb deps test-deps clean
 
@@ -115,8 +116,9 @@ FISHCOMPDIR  = $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 # User units: $(PREFIX)/lib/systemd/user is on systemd's user unit path for /usr and /usr/local.
 USERUNITDIR  = $(DESTDIR)$(PREFIX)/lib/systemd/user
 UNITS        = screentimed screentime-hook-x11 screentime-hook-sway screentime-hook-kde
-# The system unit (system mode, docs/system-mode.md): $(PREFIX)/lib/systemd/system.
+# The system units (system mode, docs/system-mode.md; the parents' page, docs/web.md): $(PREFIX)/lib/systemd/system.
 SYSTEMUNITDIR = $(DESTDIR)$(PREFIX)/lib/systemd/system
+SYSTEMUNITS  = screentimed-system screentime-web
 MANUALS      = .build/plugins/GenerateManual/outputs
 # The GNOME Shell extension, for the GNOME Shell installed here (43 when there is none: Debian 12's);
 # GNOME_SHELL=45 (or later) makes the ES-module form. GNOME finds it in $(PREFIX)/share.
@@ -148,33 +150,33 @@ install: deps
 	$(SWIFT) build $(RELEASE) --product screentimed
 	$(SWIFT) build $(RELEASE) --product stctl
 	$(SWIFT) build $(RELEASE) --product screentime-hook-x11
+	$(SWIFT) build $(RELEASE) --product screentime-web
 	$(SWIFT) package generate-manual --multi-page --configuration debug
 	install -d $(BINDIR) $(SHAREDIR)/policies $(MANDIR) $(BASHCOMPDIR) $(ZSHCOMPDIR) $(FISHCOMPDIR) $(USERUNITDIR) $(SYSTEMUNITDIR)
 	for u in $(UNITS); do sed 's|@BINDIR@|$(PREFIX)/bin|g' systemd/$$u.service.in > $(USERUNITDIR)/$$u.service; \
 	  chmod 0644 $(USERUNITDIR)/$$u.service; done
-	sed 's|@BINDIR@|$(PREFIX)/bin|g' systemd/screentimed-system.service.in > $(SYSTEMUNITDIR)/screentimed-system.service
-	chmod 0644 $(SYSTEMUNITDIR)/screentimed-system.service
-	install -m 0755 .build/release/screentimed .build/release/stctl .build/release/screentime-hook-x11 $(BINDIR)/
+	for u in $(SYSTEMUNITS); do sed 's|@BINDIR@|$(PREFIX)/bin|g' systemd/$$u.service.in > $(SYSTEMUNITDIR)/$$u.service; \
+	  chmod 0644 $(SYSTEMUNITDIR)/$$u.service; done
+	install -m 0755 .build/release/screentimed .build/release/stctl .build/release/screentime-hook-x11 .build/release/screentime-web $(BINDIR)/
 	install -m 0644 policies/default.toml $(SHAREDIR)/policies/
 	tools/pack-gnome-extension $(GNOME_SHELL) $(EXTENSIONDIR)
 	install -d $(SHAREDIR)/kwin/screentime/contents/code
 	install -m 0644 desktop/kwin/screentime/metadata.json $(SHAREDIR)/kwin/screentime/
 	install -m 0644 desktop/kwin/screentime/contents/code/main.js $(SHAREDIR)/kwin/screentime/contents/code/
-	for f in $(MANUALS)/screentimed/*.1 $(MANUALS)/stctl/*.1; do \
+	for f in $(MANUALS)/screentimed/*.1 $(MANUALS)/stctl/*.1 $(MANUALS)/screentime-web/*.1; do \
 	  b=$$(basename $$f .1); tools/man-names < $$f > $(MANDIR)/$$(echo $$b | tr . -).1; chmod 0644 $(MANDIR)/$$(echo $$b | tr . -).1; done
-	for p in screentimed stctl; do \
+	for p in screentimed stctl screentime-web; do \
 	  .build/release/$$p --generate-completion-script bash > $(BASHCOMPDIR)/$$p; \
 	  .build/release/$$p --generate-completion-script zsh > $(ZSHCOMPDIR)/_$$p; \
 	  .build/release/$$p --generate-completion-script fish > $(FISHCOMPDIR)/$$p.fish; \
 	done
 
 uninstall:
-	rm -f $(BINDIR)/screentimed $(BINDIR)/stctl $(BINDIR)/screentime-hook-x11
-	rm -f $(MANDIR)/screentimed.1 $(MANDIR)/screentimed-*.1 $(MANDIR)/stctl.1 $(MANDIR)/stctl-*.1
-	rm -f $(BASHCOMPDIR)/screentimed $(BASHCOMPDIR)/stctl $(ZSHCOMPDIR)/_screentimed $(ZSHCOMPDIR)/_stctl
-	rm -f $(FISHCOMPDIR)/screentimed.fish $(FISHCOMPDIR)/stctl.fish
+	rm -f $(BINDIR)/screentimed $(BINDIR)/stctl $(BINDIR)/screentime-hook-x11 $(BINDIR)/screentime-web
+	rm -f $(MANDIR)/screentimed.1 $(MANDIR)/screentimed-*.1 $(MANDIR)/stctl.1 $(MANDIR)/stctl-*.1 $(MANDIR)/screentime-web.1
+	for p in screentimed stctl screentime-web; do rm -f $(BASHCOMPDIR)/$$p $(ZSHCOMPDIR)/_$$p $(FISHCOMPDIR)/$$p.fish; done
 	for u in $(UNITS); do rm -f $(USERUNITDIR)/$$u.service; done
-	rm -f $(SYSTEMUNITDIR)/screentimed-system.service
+	for u in $(SYSTEMUNITS); do rm -f $(SYSTEMUNITDIR)/$$u.service; done
 	rm -rf $(SHAREDIR) $(EXTENSIONDIR)/screentime@screentime
 
 # System mode on GNOME: the extension enabled for every user, and what could turn it off (or run

@@ -11,6 +11,7 @@ let package = Package(
         .executable(name: "screentimed", targets: ["screentimed"]),
         .executable(name: "stctl", targets: ["stctl"]),
         .executable(name: "screentime-hook-x11", targets: ["screentime-hook-x11"]),
+        .executable(name: "screentime-web", targets: ["screentime-web"]),
     ],
     dependencies: [
         .package(url: "https://github.com/LebJe/TOMLKit", exact: "0.6.0"),
@@ -18,6 +19,12 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        // The parents' page (issue #21). Without its default traits: swift-configuration and all of
+        // Foundation are not needed.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         // The engine: events in, effects out. Pure; Foundation at most.
@@ -82,6 +89,21 @@ let package = Package(
         // image (its libraries keep theirs) protects nothing; the daemon and the hooks stay PIE,
         // and so do debug builds (the sanitizers want PIE).
         linkerSettings: [.unsafeFlags(["-Xclang-linker", "-no-pie"], .when(configuration: .release))]),
+        // The parents' page: what it shows and how it keeps a parent's session, without a server
+        // (pages are HTML from the daemon's replies; docs/web.md).
+        .target(name: "ParentsPage", dependencies: ["ControlProtocol", "ScreenTimeCore", "ScreenTimeLinux"]),
+        // screentime-web: the parents' page served over HTTP(S) by Hummingbird, a client of the
+        // control socket like stctl (docs/web.md).
+        .executableTarget(name: "screentime-web", dependencies: [
+            "ParentsPage", "ControlProtocol", "ScreenTimeCore", "ScreenTimeLinux",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HummingbirdTLS", package: "hummingbird"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
         // Coverage-guided fuzz targets (docs/fuzzing.md): the readers a child's input reaches, and
         // the engine. `make fuzz` builds screentime-fuzz with libFuzzer; built plainly it runs saved inputs.
         .target(name: "ScreenTimeFuzz", dependencies: ["ScreenTimeCore", "ScreenTimePolicy", "ControlProtocol"]),
@@ -97,6 +119,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["ScreenTimeLinux", "ScreenTimeSystemd"], path: "Tests/TestSupport"),
         .testTarget(name: "ScreenTimeLinuxTests", dependencies: ["ScreenTimeLinux", "ScreenTimeSystemd", "ScreenTimeCore", "TestSupport"]),
         .testTarget(name: "ControlProtocolTests", dependencies: ["ControlProtocol"]),
+        .testTarget(name: "ParentsPageTests", dependencies: ["ParentsPage", "ControlProtocol", "ScreenTimeCore"]),
         // Every input in Fuzz/*/corpus and Fuzz/*/regressions, through its fuzz target.
         .testTarget(name: "FuzzCorpusTests", dependencies: ["ScreenTimeFuzz"]),
         .testTarget(name: "DesktopHooksTests", dependencies: ["DesktopHooks", "ScreenTimeCore"]),

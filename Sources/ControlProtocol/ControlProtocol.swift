@@ -69,6 +69,7 @@ extension ControlRequest {
         if let policy { w.key("policy"); w.string(policy) }
         if let reason { w.key("reason"); w.string(reason) }
         if let requestID { w.key("request_id"); w.string(requestID) }
+        if let token { w.key("token"); w.string(token) }
         if let user { w.key("user"); w.string(user) }
         w.key("v"); w.int(Int64(v))
         w.endObject()
@@ -103,8 +104,9 @@ extension ControlRequest {
             case ("chore", .string(let s)): request.chore = s
             case ("gift", .bool(let b)): request.gift = b
             case ("policy", .string(let s)): request.policy = s
+            case ("token", .string(let s)): request.token = s
             case ("v", _), ("command", _), ("minutes", _), ("points", _), ("reason", _), ("event", _), ("hook", _), ("days", _), ("day", _),
-                 ("passphrase", _), ("user", _), ("id", _), ("request_id", _), ("chore", _), ("gift", _), ("policy", _):
+                 ("passphrase", _), ("user", _), ("id", _), ("request_id", _), ("chore", _), ("gift", _), ("policy", _), ("token", _):
                 throw Malformed()
             default: break
             }
@@ -122,6 +124,7 @@ extension ControlReply {
         // Lists (apps, history, sessions, report) are rare and not hot: Foundation's encoder writes
         // them. (A field added to ControlReply must be written here too, or be one of these.)
         if apps != nil || history != nil || sessions != nil || report != nil || request != nil || requests != nil || chores != nil || simulation != nil || export != nil
+            || token != nil || children != nil || family != nil || policy != nil
             || status?.requests != nil || status?.chores != nil || status?.appTimeLeft != nil {
             return ControlProtocol.encode(self)
         }
@@ -243,6 +246,16 @@ public struct ControlRequest: Codable, Sendable, Equatable {
         case reload
         /// The child and parents: day by day, learning credited and refused, points, reward time, top apps.
         case report
+        /// A parent by passphrase opens a parent session (`minutes` long, default 30): the reply's
+        /// `token` then stands for the passphrase in the caller's requests, for the children it names
+        /// (the parents' page logs in once, and keeps no passphrase).
+        case login
+        /// Ends the parent session of `token`.
+        case logout
+        /// Parents: every child they are a parent of, each with their status (`family`).
+        case family
+        /// Parents: the text of the policy in force (`policy`).
+        case policy
     }
 
     public var v: Int
@@ -277,6 +290,9 @@ public struct ControlRequest: Codable, Sendable, Equatable {
     public var gift: Bool?
     /// `simulate`: the text of the policy to try.
     public var policy: String?
+    /// A parent session's token (`login`'s reply), instead of the passphrase; valid only from the
+    /// uid that logged in.
+    public var token: String?
 
     public init(_ command: Command, minutes: Int64? = nil, points: Int64? = nil, reason: String? = nil, event: String? = nil, hook: String? = nil) {
         self.v = ControlProtocol.version
@@ -325,6 +341,20 @@ public struct ControlReply: Codable, Sendable, Equatable {
     public var simulation: [SimulatedDay]?
     /// export: everything kept about the child, one JSON document (docs/state.md).
     public var export: String?
+    /// login: the parent session's token, and the children it may act for.
+    public var token: String?
+    public var children: [String]?
+    /// family: each child the caller is a parent of, with their status.
+    public var family: [FamilyMember]?
+    /// policy: the text of the policy in force.
+    public var policy: String?
+
+    /// A child, as `family` shows them.
+    public struct FamilyMember: Codable, Sendable, Equatable {
+        public var child: String
+        public var status: Status
+        public init(child: String, status: Status) { self.child = child; self.status = status }
+    }
 
     public init(ok: Bool, error: String? = nil, status: Status? = nil, balance: Int64? = nil, cost: Int64? = nil, apps: [SeenApp]? = nil,
                 history: [LedgerLine]? = nil, sessions: [SessionLine]? = nil, report: [ReportDay]? = nil, note: String? = nil,
@@ -449,6 +479,15 @@ public struct ControlReply: Codable, Sendable, Equatable {
             public var reason: String
             public var seconds: Int64
             public init(reason: String, seconds: Int64) { self.reason = reason; self.seconds = seconds }
+
+            /// Each reason in a few words, for people (docs/reasons.md says more).
+            public static let words: [String: String] = [
+                "idle": "idle", "locked": "locked", "unfocused": "not in front", "too_short": "too short",
+                "daily_cap": "over the daily cap", "untrusted_exe": "untrusted copy", "concurrent_reward": "a game running too",
+                "periodic_input": "machine-like input", "clock_jump": "clock changed", "focus_flicker": "flickering focus",
+                "no_focus_hook": "no focus hook",
+                "hook_gap": "hook away",
+            ]
         }
 
         public init(app: String, category: String, start: String, end: String, seconds: Int64, creditedSeconds: Int64, points: Int64,

@@ -14,7 +14,7 @@ extension Child {
     mutating func answer(_ request: ControlRequest, from caller: ControlServer.Caller, hooks: [String],
                          announce: (Bool) -> Void) -> ControlReply {
         let peer = caller.credentials
-        let role = currentAuthority().role(of: peer)
+        let role = role(of: caller)
         let who = caller.name
         let strangerRefused = ControlReply.refused(system ? "only \(name) and their parents may ask about \(name); you are \(who)"
                                                           : "only the child this daemon watches, and parents, may ask; you are \(who)")
@@ -104,6 +104,14 @@ extension Child {
                 return try simulate(request)
             case .ask, .requests, .approve, .deny, .chores, .choreDone, .choreApprove, .choreReject:
                 return try answerFamily(request, from: caller, role: role, strangerRefused: strangerRefused)
+            case .policy:
+                if let no = refuseUnlessParent("policy", request, caller: caller, role: role) { return no }
+                var reply = ControlReply(ok: true)
+                reply.policy = live.policyText
+                return reply
+            case .login, .logout, .family:
+                // The daemon answers these itself: they are about every child at once.
+                return .refused("\(request.command.rawValue) is answered by the daemon, not for one child")
             case .hookEvent:
                 guard peer.uid == uid || peer.uid == 0 else {
                     return .refused("hook events are taken only from \(system ? name + "'s" : "the watched child's") session; you are \(who)")
@@ -132,14 +140,53 @@ extension Child {
     /// passphrase typed at someone's account, that (the account is not the parent's).
     func parentName(_ caller: ControlServer.Caller, _ role: Authority.Role) -> String {
         // ("child" marks the child's own redemption in the log: a parent by that name is not one.)
-        role != .parent ? "the parent passphrase at \(caller.name)'s account"
+        role != .parent || caller.parentSession ? "the parent passphrase at \(caller.name)'s account"
             : caller.name == RequestDecision.child ? "\(caller.name) (a parent)" : caller.name
     }
 
-    /// Nil when the caller is a parent (by uid, by group, or by the parent passphrase in the
-    /// request); else the refusal, saying how to be one.
+    /// Who the caller is to this child: a parent by uid or group, or by a parent session's token;
+    /// the child; or a stranger.
+    mutating func role(of caller: ControlServer.Caller) -> Authority.Role {
+        caller.parentSession ? .parent : currentAuthority().role(of: caller.credentials)
+    }
+
+    /// Whether `phrase` is this child's parent passphrase (false when the policy sets none). Not
+    /// counted: `countPassphrase` counts it (the daemon's `login` checks several children first).
+    func passphraseMatches(_ phrase: String) -> Bool {
+        live.engine.policy.parents.passphraseHash.map { Passphrase.matches(phrase, hash: $0) } ?? false
+    }
+
+    var hasPassphrase: Bool { live.engine.policy.parents.passphraseHash != nil }
+
+    /// Microseconds until a caller's lock after five wrong passphrases opens; nil when not locked.
+    mutating func passphraseLock(of caller: UInt32, now: Microseconds) -> Microseconds? {
+        let gate = passphraseGate(of: caller)
+        guard let until = gate.lockedUntil, now < until else { return nil }
+        return min(until - now, PassphraseGate.lockFor)
+    }
+
+    /// Counts a passphrase checked for `what` (right or wrong) against the caller's lock, and logs it.
+    /// `check` is not run while the caller is locked out.
+    mutating func countPassphrase(what: String, caller: ControlServer.Caller, check: () -> Bool) -> PassphraseGate.Outcome {
+        var gate = passphraseGate(of: caller.credentials.uid)
+        let outcome = gate.attempt(at: SystemClock.wallMicros(), check: check)
+        keep(gate, of: caller.credentials.uid)
+        let who = caller.name
+        switch outcome {
+        case .accepted:
+            log("parent passphrase accepted from \(who) for \(what)", level: .notice, ["event": "passphrase_accepted", "request": "\(what)"])
+        case .wrong(let left):
+            log("wrong parent passphrase from \(who) for \(what)" + (left == 0 ? "; parent commands by passphrase are locked for 15 minutes for \(who)" : " (\(left) more before a 15-minute lock for \(who))"),
+                level: .warning, ["event": "passphrase_wrong", "request": "\(what)"])
+        case .locked:
+            log("parent passphrase from \(who) for \(what) not checked: locked after 5 wrong ones", level: .warning, ["event": "passphrase_locked", "request": "\(what)"])
+        }
+        return outcome
+    }
+
+    /// Nil when the caller is a parent (by uid, by group, by a parent session, or by the parent
+    /// passphrase in the request); else the refusal, saying how to be one.
     mutating func refuseUnlessParent(_ what: String, _ request: ControlRequest, caller: ControlServer.Caller, role: Authority.Role) -> ControlReply? {
-        let peer = caller.credentials
         let who = caller.name
         if role == .parent { return nil }
         guard let phrase = request.passphrase else {
@@ -148,22 +195,23 @@ extension Child {
         guard let hash = live.engine.policy.parents.passphraseHash else {
             return .refused("\(what) is for parents, and the policy sets no parent passphrase ([parents] passphrase_hash); you are \(who)")
         }
-        var gate = passphraseGate(of: peer.uid)
-        let outcome = gate.attempt(at: SystemClock.wallMicros(), check: { Passphrase.matches(phrase, hash: hash) })
-        keep(gate, of: peer.uid)
-        switch outcome {
+        switch countPassphrase(what: what, caller: caller, check: { Passphrase.matches(phrase, hash: hash) }) {
         case .accepted:
-            log("parent passphrase accepted from \(who) for \(what)", level: .notice, ["event": "passphrase_accepted", "request": "\(what)"])
             return nil
         case .wrong(let left):
-            log("wrong parent passphrase from \(who) for \(what)" + (left == 0 ? "; parent commands by passphrase are locked for 15 minutes for \(who)" : " (\(left) more before a 15-minute lock for \(who))"),
-                level: .warning, ["event": "passphrase_wrong", "request": "\(what)"])
-            return .refused(left == 0 ? "wrong parent passphrase; that was the fifth: parent commands by passphrase are locked for 15 minutes"
-                                      : "wrong parent passphrase (\(left) more tries before a 15-minute lock)")
+            return .refused(Self.wrongPassphrase(triesLeft: left))
         case .locked(let remaining):
-            log("parent passphrase from \(who) for \(what) not checked: locked after 5 wrong ones", level: .warning, ["event": "passphrase_locked", "request": "\(what)"])
-            return .refused("parent commands by passphrase are locked for \((remaining + 59_999_999) / 60_000_000) more minutes after 5 wrong passphrases")
+            return .refused(Self.lockedPassphrase(remaining: remaining))
         }
+    }
+
+    static func wrongPassphrase(triesLeft left: Int) -> String {
+        left == 0 ? "wrong parent passphrase; that was the fifth: parent commands by passphrase are locked for 15 minutes"
+                  : "wrong parent passphrase (\(left) more tries before a 15-minute lock)"
+    }
+
+    static func lockedPassphrase(remaining: Microseconds) -> String {
+        "parent commands by passphrase are locked for \((remaining + 59_999_999) / 60_000_000) more minutes after 5 wrong passphrases"
     }
 
     /// Answers one request as the line to send, and whether it was a success: `answer`, but a
@@ -172,7 +220,7 @@ extension Child {
                              announce: (Bool) -> Void) -> (line: [UInt8], ok: Bool) {
         let key = request.command == .report ? "\(request.days ?? 7) \(request.day ?? "")" : nil
         let now = SystemClock.monoMicros()
-        if let key, currentAuthority().role(of: caller.credentials) != .stranger, let line = reports.line(for: key, now: now) {
+        if let key, role(of: caller) != .stranger, let line = reports.line(for: key, now: now) {
             return (line, true)
         }
         let reply = answer(request, from: caller, hooks: hooks, announce: announce)

@@ -43,6 +43,9 @@ struct ControlServer {
     struct Caller {
         var credentials: PeerCredentials
         var name: String
+        /// The request carried a parent session's token (`login`) for the child it is about: a
+        /// parent by the passphrase given then.
+        var parentSession = false
     }
 
     /// An answer: the reply line to send, whether it was a success, and for a hook event taken, the

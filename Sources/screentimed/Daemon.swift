@@ -24,6 +24,8 @@ final class Requests: Sendable {
 struct Daemon {
     /// By uid, in uid order.
     var children: [Child]
+    /// Parents logged in by passphrase (the parents' page): their tokens.
+    var parentSessions = ParentSessions()
     var sampler: ProcSampler
     var server: ControlServer?
     let sampleEvery: Microseconds
@@ -196,13 +198,43 @@ struct Daemon {
     /// Returns the reply, and for a hook event, the child it went to.
     mutating func answer(_ request: ControlRequest, from caller: ControlServer.Caller) -> ControlServer.Answer {
         func refused(_ why: String) -> ControlServer.Answer { ControlServer.Answer(line: ControlReply.refused(why).line, ok: false, child: nil) }
-        let caller = caller
+        var caller = caller
         let own = index(ofChild: caller.credentials.uid)
+        switch request.command {
+        case .login: return login(request, from: caller)
+        case .logout:
+            guard let token = request.token else { return refused("logout needs the parent session's token") }
+            let closed = parentSessions.close(token, caller: caller.credentials.uid)
+            if closed { log("\(caller.name) logged out of a parent session", level: .notice, ["event": "parent_logout"]) }
+            return ControlServer.Answer(line: ControlReply(ok: true, note: closed ? "logged out" : "no such session open: nothing to end").line, ok: true, child: nil)
+        default: break
+        }
+        // A parent session's token stands for the passphrase, for the children it was given for.
+        var session: ParentSessions.Session?
+        if let token = request.token {
+            guard let s = parentSessions.session(token, caller: caller.credentials.uid, now: SystemClock.monoMicros()) else {
+                return refused("the parent session is over (logged out, timed out, or the daemon started again): log in again with the parent passphrase")
+            }
+            session = s
+        }
+        func isParent(_ k: Int) -> Bool {
+            session?.children.contains(children[k].uid) == true || children[k].currentAuthority().role(of: caller.credentials) == .parent
+        }
+        if request.command == .family {
+            let theirs = children.indices.filter { isParent($0) && (request.user == nil || children[$0].name == request.user) }
+            guard !theirs.isEmpty else {
+                return refused(request.user.map { "you (\(caller.name)) are not a parent of a child named \($0) here" }
+                               ?? "family is for parents: as root, as a user in the policies' [parents] users or groups, or in a parent session (login); you are \(caller.name)")
+            }
+            var reply = ControlReply(ok: true)
+            reply.family = theirs.map { k in ControlReply.FamilyMember(child: children[k].name, status: children[k].status(hooks: server?.hooks(of: children[k].uid) ?? [])) }
+            return ControlServer.Answer(line: reply.line, ok: true, child: nil)
+        }
         // System mode: a parent's requests and chores, of every child they are a parent of.
         if request.user == nil, own == nil, children.count > 1, [.requests, .chores].contains(request.command) {
             var reply = ControlReply(ok: true)
             var theirs: [String] = []
-            for k in children.indices where children[k].currentAuthority().role(of: caller.credentials) == .parent {
+            for k in children.indices where isParent(k) {
                 theirs.append(children[k].name)
                 if request.command == .requests {
                     reply.requests = (reply.requests ?? []) + children[k].requestLines()
@@ -238,10 +270,56 @@ struct Daemon {
                            + (caller.credentials.uid == 0 ? " (\(children.map(\.name).joined(separator: ", ")))" : ""))
         }
         let uid = children[i].uid
+        if let session {
+            guard session.children.contains(uid) else {
+                return refused("this parent session is not for \(children[i].name): log in with \(children[i].name)'s parent passphrase")
+            }
+            caller.parentSession = true
+        }
         // Only a reload tells systemd anything (and the status line is not worth making for every hook event).
         let announce = request.command == .reload ? announcer() : { _ in }
         let reply = children[i].answerLine(request, from: caller, hooks: server?.hooks(of: uid) ?? [], announce: announce)
         return ControlServer.Answer(line: reply.line, ok: reply.ok, child: uid)
+    }
+
+    /// A parent gives the passphrase once and gets a token for the children whose passphrase it
+    /// is (system mode: each child's policy has its own). A wrong one counts against the caller's
+    /// lock at every child it was tried for; a right one does not count at the others.
+    mutating func login(_ request: ControlRequest, from caller: ControlServer.Caller) -> ControlServer.Answer {
+        func refused(_ why: String) -> ControlServer.Answer { ControlServer.Answer(line: ControlReply.refused(why).line, ok: false, child: nil) }
+        guard let phrase = request.passphrase, !phrase.isEmpty else { return refused("login needs the parent passphrase") }
+        let minutes = request.minutes ?? ParentSessions.defaultMinutes
+        guard ParentSessions.minutes.contains(minutes) else {
+            return refused("login takes minutes from \(ParentSessions.minutes.lowerBound) to \(ParentSessions.minutes.upperBound)")
+        }
+        let named = children.indices.filter { request.user == nil || children[$0].name == request.user }
+        guard !named.isEmpty else { return refused("no child named \(request.user ?? "") is watched here") }
+        let withPhrase = named.filter { children[$0].hasPassphrase }
+        guard !withPhrase.isEmpty else {
+            return refused("login is by the parent passphrase, and no policy here sets one ([parents] passphrase_hash)")
+        }
+        let now = SystemClock.wallMicros()
+        // Where the caller is locked out, the passphrase is not even checked.
+        let locks = withPhrase.map { children[$0].passphraseLock(of: caller.credentials.uid, now: now) }
+        let open = zip(withPhrase, locks).filter { $0.1 == nil }.map(\.0)
+        guard !open.isEmpty else { return refused(Child.lockedPassphrase(remaining: locks.compactMap { $0 }.min() ?? PassphraseGate.lockFor)) }
+        let right = open.filter { children[$0].passphraseMatches(phrase) }
+        guard !right.isEmpty else {
+            var left = PassphraseGate.maxFailures
+            for k in open {
+                if case .wrong(let l) = children[k].countPassphrase(what: "login", caller: caller, check: { false }) { left = min(left, l) }
+            }
+            return refused(Child.wrongPassphrase(triesLeft: left))
+        }
+        for k in right { _ = children[k].countPassphrase(what: "login", caller: caller, check: { true }) }
+        let token = parentSessions.open(caller: caller.credentials.uid, children: Set(right.map { children[$0].uid }),
+                                        minutes: minutes, now: SystemClock.monoMicros())
+        log("\(caller.name) opened a parent session of \(minutes) min for \(right.map { children[$0].name }.joined(separator: ", "))",
+            level: .notice, ["event": "parent_login"])
+        var reply = ControlReply(ok: true)
+        reply.token = token
+        reply.children = right.map { children[$0].name }
+        return ControlServer.Answer(line: reply.line, ok: true, child: nil)
     }
 
     /// The watchdog's keep-alive, sent only from here: when the loop stops turning, it stops, and

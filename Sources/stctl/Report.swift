@@ -127,13 +127,7 @@ struct Report: ParsableCommand {
         return ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"][w]
     }
 
-    static let reasonWords: [String: String] = [
-        "idle": "idle", "locked": "locked", "unfocused": "not in front", "too_short": "too short",
-        "daily_cap": "over the daily cap", "untrusted_exe": "untrusted copy", "concurrent_reward": "a game running too",
-        "periodic_input": "machine-like input", "clock_jump": "clock changed", "focus_flicker": "flickering focus",
-        "no_focus_hook": "no focus hook",
-        "hook_gap": "hook away",
-    ]
+    static var reasonWords: [String: String] { ControlReply.SessionLine.Refusal.words }
 
     // MARK: CSV
 

@@ -5,7 +5,7 @@ import Foundation
 /// folder only root can enter (/root, or a Debian 12 home, is 0700): from there, a process of a
 /// test user could neither run `.build/debug/screentimed` nor read `policies/demo-day.jsonl`.
 enum Readable {
-    static let files = [".build/debug/screentimed", ".build/debug/stctl", ".build/debug/screentime-hook-x11",
+    static let files = [".build/debug/screentimed", ".build/debug/stctl", ".build/debug/screentime-hook-x11", ".build/debug/screentime-web",
                         "policies/demo-day.jsonl", "policies/default.toml",
                         "Tests/EndToEndTests/Scripts/fuzz-socket.py", "Tests/EndToEndTests/Scripts/disk-full.sh"]
 

@@ -22,12 +22,18 @@ struct SystemModeTests {
 
         /// `launcher`: a command the daemon is started through, ending in one that runs its arguments.
         /// `logind`: the system bus with logind's mock (nil: `--no-logind`).
+        /// `importing`: an event log to add to a child's state (`screentimed import`) before the daemon starts.
         init(policies: [String: String], arguments: [String] = [], environment: [String: String] = [:], launcher: [String] = [],
-             logind: String? = nil) throws {
+             logind: String? = nil, importing: [String: String] = [:]) throws {
             let fm = FileManager.default
             base = fm.temporaryDirectory.appendingPathComponent("screentime-system-\(UUID().uuidString)").path
             try fm.createDirectory(atPath: base + "/policies", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
             for (user, text) in policies { try text.write(toFile: "\(base)/policies/\(user).toml", atomically: true, encoding: .utf8) }
+            for (user, events) in importing {
+                let r = try ReplayBinaryTests.runBinary(ReplayBinaryTests.binary, ["import", "--state-dir", "\(base)/state/\(user)",
+                                                                                  "--policy", "\(base)/policies/\(user).toml", events])
+                #expect(r.status == 0, "\(r.stderr)")
+            }
             log = base + "/daemon.log"
             _ = fm.createFile(atPath: log, contents: nil)
             process = Process()

@@ -1,0 +1,90 @@
+import ControlProtocol
+
+/// The family at a glance: each child's game time left, points, learning against the goal, what
+/// they use now, and what waits for a parent (requests and chores) with its answers one tap away.
+public enum FamilyPage {
+    public static func page(_ family: [ControlReply.FamilyMember], csrf: String, flash: String?) -> String {
+        let note = flash.map { "<p class=\"flash\" role=\"status\">\(HTML.escape($0))</p>" } ?? ""
+        return HTML.page(title: "Family", body: note + "<main id=\"family\">" + fragment(family, csrf: csrf) + "</main>",
+                         signedIn: true, csrf: csrf)
+    }
+
+    /// The part the page replaces when the daemon's state changes (sent by /events).
+    public static func fragment(_ family: [ControlReply.FamilyMember], csrf: String) -> String {
+        family.map { child($0, csrf: csrf) }.joined(separator: "\n")
+    }
+
+    static func child(_ member: ControlReply.FamilyMember, csrf: String) -> String {
+        let s = member.status
+        let name = HTML.escape(member.child)
+        let pendingRequests = (s.requests ?? []).filter { $0.state == "pending" }
+        let pendingChores = (s.chores ?? []).filter { $0.state == "pending" }
+        let waiting = pendingRequests.count + pendingChores.count
+        let badge = waiting == 0 ? "" : "<span class=\"badge\" data-waiting=\"\(waiting)\">\(waiting) waiting</span>"
+        var learning = HTML.duration(s.learningTodaySeconds)
+        if let goal = s.goalSeconds { learning += " of the \(HTML.duration(goal)) goal" + (s.learningTodaySeconds >= goal ? " ★" : "") }
+        let now = s.currentApp.map { app in
+            HTML.escape(app) + (s.currentCounts.map { " <small>(\(HTML.escape($0)))</small>" } ?? "")
+        } ?? "nothing the policy names"
+        var out = """
+            <section class="child" id="child-\(name)" data-child="\(name)">
+            <h2>\(name) \(badge)</h2>
+            <dl class="figures">
+            <div><dt>Game time left today</dt><dd data-figure="game-left" data-seconds="\(s.rewardTodayRemainingSeconds)">\(HTML.duration(s.rewardTodayRemainingSeconds))</dd></div>
+            <div><dt>Points</dt><dd data-figure="points" data-points="\(s.balance)">\(s.balance)</dd></div>
+            <div><dt>Learning today</dt><dd data-figure="learning" data-seconds="\(s.learningTodaySeconds)">\(learning)</dd></div>
+            <div><dt>Using now</dt><dd data-figure="now">\(now)</dd></div>
+            </dl>
+            """
+        // A form sent twice (a double tap) is carried out once: the daemon knows its id.
+        func once() -> String { "<input type=\"hidden\" name=\"rid\" value=\"\(WebSessions.randomToken())\">" }
+        for r in pendingRequests { out += request(r, child: member.child, perMinute: s.pointsPerRewardMinute, csrf: csrf) }
+        for c in pendingChores { out += chore(c, child: member.child, csrf: csrf) }
+        out += """
+            <details class="give"><summary>Redeem or adjust points</summary>
+            <form method="post" action="/redeem" class="row">\(HTML.csrfField(csrf))\(once())<input type="hidden" name="child" value="\(name)">
+            <label>Minutes <input type="number" name="minutes" min="1" max="600" required inputmode="numeric"></label>
+            <button type="submit">Redeem</button></form>
+            <form method="post" action="/adjust" class="row">\(HTML.csrfField(csrf))\(once())<input type="hidden" name="child" value="\(name)">
+            <label>Points <input type="number" name="points" required inputmode="numeric"></label>
+            <label>Reason <input type="text" name="reason" maxlength="200" required></label>
+            <button type="submit">Adjust</button></form>
+            </details>
+            <p><a href="/child/\(name)">\(name)'s day and week</a></p>
+            </section>
+            """
+        return out
+    }
+
+    static func request(_ r: ControlReply.RequestLine, child: String, perMinute: Int64, csrf: String) -> String {
+        let id = HTML.escape(r.id)
+        let why = r.reason.map { ": “\(HTML.escape($0))”" } ?? ""
+        return """
+            <div class="waiting request" data-request="\(id)">
+            <p>Asks for <strong>\(r.minutes) min</strong>\(why)</p>
+            <form method="post" action="/requests/approve" class="row">\(HTML.csrfField(csrf))<input type="hidden" name="child" value="\(HTML.escape(child))">
+            <input type="hidden" name="id" value="\(id)">
+            <label>Minutes <input type="number" name="minutes" min="1" max="\(r.minutes)" value="\(r.minutes)" inputmode="numeric"></label>
+            <button type="submit" name="pay" value="points">Approve (\(r.minutes * perMinute) points)</button>
+            <button type="submit" name="pay" value="gift">Give as a gift</button></form>
+            <form method="post" action="/requests/deny" class="row">\(HTML.csrfField(csrf))<input type="hidden" name="child" value="\(HTML.escape(child))">
+            <input type="hidden" name="id" value="\(id)">
+            <label>Why not <input type="text" name="reason" maxlength="200"></label>
+            <button type="submit">Deny</button></form>
+            </div>
+            """
+    }
+
+    static func chore(_ c: ControlReply.ChoreLine, child: String, csrf: String) -> String {
+        let name = HTML.escape(c.chore)
+        let fields = HTML.csrfField(csrf) + "<input type=\"hidden\" name=\"child\" value=\"\(HTML.escape(child))\"><input type=\"hidden\" name=\"chore\" value=\"\(name)\">"
+        return """
+            <div class="waiting chore" data-chore="\(name)">
+            <p>Says the chore <strong>\(name)</strong> is done (\(c.points) points)</p>
+            <form method="post" action="/chores/approve" class="row">\(fields)<button type="submit">Approve (+\(c.points) points)</button></form>
+            <form method="post" action="/chores/reject" class="row">\(fields)<label>Why not <input type="text" name="reason" maxlength="200"></label>
+            <button type="submit">Reject</button></form>
+            </div>
+            """
+    }
+}

@@ -1,0 +1,116 @@
+import ControlProtocol
+
+/// The login page: the parent passphrase, checked by the daemon (with its lock after five wrong ones).
+public enum LoginPage {
+    public static func page(csrf: String, error: String?) -> String {
+        let problem = error.map { "<p class=\"error\" role=\"alert\">\(HTML.escape($0))</p>" } ?? ""
+        return HTML.page(title: "Parents", body: """
+            <main class="login">\(problem)
+            <form method="post" action="/login">\(HTML.csrfField(csrf))
+            <label>Parent passphrase <input type="password" name="passphrase" autocomplete="current-password" required autofocus></label>
+            <button type="submit">Log in</button></form>
+            </main>
+            """, signedIn: false)
+    }
+}
+
+/// The policy in force, read-only, and `simulate` of another policy's text: the last days under it.
+public enum PolicyPage {
+    public static func page(policy: String, csrf: String, tried: String? = nil, simulation: [ControlReply.SimulatedDay]? = nil,
+                            error: String? = nil) -> String {
+        var body = "<main class=\"policy\">"
+        body += "<h2>In force</h2><pre id=\"policy-text\">\(HTML.escape(hidingPassphrase(policy)))</pre>"
+        body += "<h2>Try another policy</h2>"
+        if let error { body += "<p class=\"error\" role=\"alert\">\(HTML.escape(error))</p>" }
+        if let simulation { body += table(simulation) }
+        body += """
+            <form method="post" action="/simulate" enctype="multipart/form-data">\(HTML.csrfField(csrf))
+            <label>A policy file <input type="file" name="file" accept=".toml,text/plain"></label>
+            <label>or its text <textarea name="policy" rows="10">\(HTML.escape(tried ?? ""))</textarea></label>
+            <button type="submit">Simulate the last 7 days</button></form></main>
+            """
+        return HTML.page(title: "Policy", body: body, signedIn: true, csrf: csrf)
+    }
+
+    /// The passphrase's hash is the parents' secret's shadow: not shown on a screen.
+    static func hidingPassphrase(_ text: String) -> String {
+        text.split(separator: "\n", omittingEmptySubsequences: false).map { line in
+            let t = line.drop { $0 == " " || $0 == "\t" }
+            return t.hasPrefix("passphrase_hash") ? line.prefix(line.count - t.count) + "passphrase_hash = (hidden)" : String(line)
+        }.joined(separator: "\n")
+    }
+
+    static func table(_ days: [ControlReply.SimulatedDay]) -> String {
+        var out = "<table class=\"simulation\"><thead><tr><th>Day</th><th>Points</th><th>Learning counted</th><th>Game time</th></tr></thead><tbody>"
+        for d in days {
+            func change(_ old: Int64, _ new: Int64, _ text: (Int64) -> String) -> String {
+                old == new ? text(new) : "\(text(old)) → <strong>\(text(new))</strong>"
+            }
+            out += "<tr data-day=\"\(HTML.escape(d.day))\"><td>\(HTML.escape(String(d.day.suffix(5))))</td>"
+            out += "<td>\(change(d.old.points, d.new.points) { "\($0)" })</td>"
+            out += "<td>\(change(d.old.learningCreditedSeconds, d.new.learningCreditedSeconds, HTML.duration))</td>"
+            out += "<td>\(change(d.old.gameSeconds, d.new.gameSeconds, HTML.duration))</td></tr>"
+        }
+        return out + "</tbody></table>"
+    }
+}
+
+/// The page's own style sheet and script (the Content-Security-Policy allows nothing else).
+public enum PageAssets {
+    public static let style = """
+        *{box-sizing:border-box}
+        body{font:16px/1.4 system-ui,sans-serif;margin:0;padding:0 12px 24px;max-width:720px;margin-inline:auto;color:#1b1b1b;background:#fafafa}
+        header{display:flex;flex-wrap:wrap;align-items:center;justify-content:space-between;gap:8px}
+        h1{font-size:1.4rem;margin:12px 0}
+        nav{display:flex;flex-wrap:wrap;gap:12px;align-items:center}
+        .inline{display:inline}
+        .child{background:#fff;border:1px solid #ddd;border-radius:10px;padding:8px 12px;margin:12px 0}
+        .child h2{margin:4px 0;font-size:1.2rem}
+        .badge{background:#c62828;color:#fff;border-radius:10px;padding:1px 8px;font-size:.85rem;vertical-align:middle}
+        .figures{display:grid;grid-template-columns:repeat(auto-fit,minmax(140px,1fr));gap:6px;margin:8px 0}
+        .figures div{background:#f1f5f9;border-radius:6px;padding:6px}
+        dt{font-size:.8rem;color:#555}
+        dd{margin:0;font-size:1.1rem;font-weight:600;overflow-wrap:anywhere}
+        .waiting{border-left:4px solid #c62828;padding:4px 8px;margin:8px 0;background:#fff7f7}
+        .row{display:flex;flex-wrap:wrap;gap:6px;align-items:end;margin:6px 0}
+        label{display:flex;flex-direction:column;font-size:.85rem;max-width:100%}
+        input,textarea,button{font:inherit;max-width:100%}
+        input[type=number]{width:6em}
+        textarea{width:100%}
+        button{padding:6px 12px;border-radius:6px;border:1px solid #888;background:#eee}
+        .flash{background:#e8f5e9;padding:6px 8px;border-radius:6px}
+        .error{background:#ffebee;padding:6px 8px;border-radius:6px}
+        pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#fff;border:1px solid #ddd;padding:8px}
+        .sessions{padding-left:1.2em}
+        .session{margin:6px 0;overflow-wrap:anywhere}
+        .app{font-weight:600}
+        .chart{margin:12px 0}
+        .chart svg{max-width:100%;height:auto;background:#fff;border:1px solid #ddd}
+        .chart text{font-size:10px;fill:#444}
+        rect.counted,rect.played,rect.earned{fill:#2e7d32}
+        rect.refused{fill:#c8e6c9}
+        rect.spent{fill:#ef6c00}
+        line.limit{stroke:#c62828;stroke-width:2}
+        line.axis{stroke:#999}
+        table{border-collapse:collapse;width:100%}
+        td,th{border-bottom:1px solid #ddd;padding:4px;text-align:left}
+        """
+
+    /// Follows the daemon: /events sends the family part again whenever it changed, and says when
+    /// the session is over (then back to the login page). It decides nothing.
+    public static let script = """
+        "use strict";
+        (function () {
+          var family = document.getElementById("family");
+          if (!family || !window.EventSource) return;
+          var waiting = null;
+          // Not while a parent types in one of its fields: then when they leave it.
+          function typing() { var a = document.activeElement; return a && family.contains(a) && a.tagName !== "BUTTON"; }
+          function show(html) { if (typing()) { waiting = html; } else { family.innerHTML = html; waiting = null; } }
+          family.addEventListener("focusout", function () { setTimeout(function () { if (waiting !== null) show(waiting); }, 0); });
+          var events = new EventSource("/events");
+          events.addEventListener("family", function (e) { show(e.data); });
+          events.addEventListener("ended", function () { events.close(); window.location.assign("/login"); });
+        })();
+        """
+}

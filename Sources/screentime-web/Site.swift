@@ -1,0 +1,355 @@
+import ControlProtocol
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import ParentsPage
+import ScreenTimeCore
+import ScreenTimeLinux
+import Synchronization
+
+/// The parents' page: each route asks the daemon (through `DaemonLink`) and shows its answer.
+/// Nothing here decides anything about a child: the daemon checks who may do what, and refuses.
+final class Site: Sendable {
+    let daemon: DaemonLink
+    /// Cookies are `Secure` when the page is served over TLS.
+    let secure: Bool
+    let sessionLifetime: Microseconds
+    let sessions = Mutex(WebSessions())
+
+    static let sessionCookie = "st_session"
+    static let loginCookie = "st_login"
+    /// The page's own files only; no inline script or style; forms post to the page; no frames.
+    static let contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
+        + "form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+
+    init(daemon: DaemonLink, secure: Bool, sessionLifetime: Microseconds) {
+        self.daemon = daemon
+        self.secure = secure
+        self.sessionLifetime = sessionLifetime
+    }
+
+    func routes(_ router: Router<BasicRequestContext>) {
+        router.add(middleware: SecurityHeaders(policy: Self.contentSecurityPolicy))
+        router.get("/static/style.css") { _, _ in Self.text(PageAssets.style, type: "text/css; charset=utf-8") }
+        router.get("/static/page.js") { _, _ in Self.text(PageAssets.script, type: "text/javascript; charset=utf-8") }
+        router.get("/login") { request, _ in self.loginPage(request) }
+        router.post("/login") { request, _ in try await self.login(request) }
+        router.post("/logout") { request, _ in try await self.signedIn(request, form: true) { s, _ in try await self.logout(s) } }
+        router.get("/") { request, _ in try await self.signedIn(request) { s, _ in try await self.family(s) } }
+        router.get("/events") { request, _ in try await self.signedIn(request) { s, _ in self.events(s) } }
+        router.post("/requests/approve") { request, _ in
+            try await self.signedIn(request, form: true) { s, f in try await self.answerRequest(s, f, approve: true) }
+        }
+        router.post("/requests/deny") { request, _ in
+            try await self.signedIn(request, form: true) { s, f in try await self.answerRequest(s, f, approve: false) }
+        }
+        router.post("/chores/approve") { request, _ in
+            try await self.signedIn(request, form: true) { s, f in try await self.answerChore(s, f, approve: true) }
+        }
+        router.post("/chores/reject") { request, _ in
+            try await self.signedIn(request, form: true) { s, f in try await self.answerChore(s, f, approve: false) }
+        }
+        router.post("/redeem") { request, _ in try await self.signedIn(request, form: true) { s, f in try await self.redeem(s, f) } }
+        router.post("/adjust") { request, _ in try await self.signedIn(request, form: true) { s, f in try await self.adjust(s, f) } }
+        router.get("/child/{name}") { request, context in
+            let name = context.parameters.get("name") ?? ""
+            return try await self.signedIn(request) { s, _ in try await self.childPage(s, name: name, day: request.uri.queryParameters.get("day")) }
+        }
+        router.get("/policy") { request, _ in
+            try await self.signedIn(request) { s, _ in try await self.policyPage(s, child: request.uri.queryParameters.get("child")) }
+        }
+        router.post("/simulate") { request, _ in try await self.simulate(request) }
+    }
+
+    // MARK: Sessions
+
+    /// Runs `body` for a parent with a session (and, for a form, its CSRF token); anyone else
+    /// goes to the login page, and a form without the token is refused.
+    func signedIn(_ request: Request, form: Bool = false, formBytes given: [UInt8]? = nil,
+                  _ body: (WebSessions.Session, FormFields) async throws -> Response) async throws -> Response {
+        let now = SystemClock.monoMicros()
+        guard let id = CookieHeader.value(of: Self.sessionCookie, in: request.headers[.cookie]),
+              let session = sessions.withLock({ $0.session(id, now: now) }) else {
+            return form ? Self.refused(.forbidden, "You are not logged in (or the session ended): log in again.") : Self.redirect("/login")
+        }
+        var fields = FormFields("")
+        if form {
+            let bytes: [UInt8]
+            if let given { bytes = given } else { bytes = Array(buffer: try await request.body.collect(upTo: 64 * 1024)) }
+            fields = FormFields(String(decoding: bytes, as: UTF8.self))
+            guard let token = fields["csrf"], WebSessions.same(token, session.csrf) else {
+                return Self.refused(.forbidden, "This form is not from this page's session (its token is missing or wrong): reload the page and try again.")
+            }
+        }
+        do {
+            return try await body(session, fields)
+        } catch let gone as SessionOver {
+            _ = sessions.withLock { $0.close(session.id) }
+            return Self.redirect("/login", cookie: Self.expired(Self.sessionCookie), note: gone.description)
+        } catch let e as DaemonLink.Unreachable {
+            return Self.refused(.serviceUnavailable, e.description)
+        }
+    }
+
+    struct SessionOver: Error, CustomStringConvertible { var description: String }
+
+    /// A request of the session's parent, by the daemon's token.
+    func ask(_ session: WebSessions.Session, _ request: ControlRequest, child: String? = nil) async throws -> ControlReply {
+        var request = request
+        request.token = session.daemonToken
+        request.user = child
+        let reply = try await daemon.send(request)
+        if !reply.ok, reply.error?.hasPrefix("the parent session is over") == true { throw SessionOver(description: reply.error ?? "") }
+        return reply
+    }
+
+    func loginPage(_ request: Request, error: String? = nil) -> Response {
+        let now = SystemClock.monoMicros()
+        if error == nil, let id = CookieHeader.value(of: Self.sessionCookie, in: request.headers[.cookie]),
+           sessions.withLock({ $0.session(id, now: now) }) != nil {
+            return Self.redirect("/")
+        }
+        // The login form's token is a cookie's too (double submit): a page elsewhere cannot post it.
+        let nonce = WebSessions.randomToken()
+        var response = Self.html(LoginPage.page(csrf: nonce, error: error), status: error == nil ? .ok : .unauthorized)
+        response.headers.append(HTTPField(name: .setCookie, value: cookie(Self.loginCookie, nonce, path: "/login", seconds: 600)))
+        return response
+    }
+
+    func login(_ request: Request) async throws -> Response {
+        let fields = FormFields(String(decoding: Array(buffer: try await request.body.collect(upTo: 16 * 1024)), as: UTF8.self))
+        guard let nonce = CookieHeader.value(of: Self.loginCookie, in: request.headers[.cookie]), let sent = fields["csrf"],
+              WebSessions.same(nonce, sent) else {
+            return loginPage(request, error: "This login form is not from this page (or it is old): try again.")
+        }
+        guard let phrase = fields["passphrase"], !phrase.isEmpty else { return loginPage(request, error: "Type the parent passphrase.") }
+        // The daemon's session lasts at least as long as the page's (whole minutes).
+        var asked = ControlRequest(.login, minutes: (sessionLifetime + 60 * Seconds.micro - 1) / 60 / Seconds.micro)
+        asked.passphrase = phrase
+        let reply: ControlReply
+        do { reply = try await daemon.send(asked) } catch let e as DaemonLink.Unreachable {
+            return loginPage(request, error: e.description)
+        }
+        guard reply.ok, let token = reply.token else {
+            return loginPage(request, error: "Not logged in: " + (reply.error ?? "refused"))
+        }
+        let now = SystemClock.monoMicros()
+        let session = sessions.withLock { $0.open(daemonToken: token, children: reply.children ?? [], lifetime: sessionLifetime, now: now) }
+        var response = Self.redirect("/")
+        response.headers.append(HTTPField(name: .setCookie, value: cookie(Self.sessionCookie, session.id, path: "/",
+                                                                          seconds: Int(sessionLifetime / Seconds.micro))))
+        response.headers.append(HTTPField(name: .setCookie, value: Self.expired(Self.loginCookie, path: "/login")))
+        return response
+    }
+
+    func logout(_ session: WebSessions.Session) async throws -> Response {
+        var ending = ControlRequest(.logout)
+        ending.token = session.daemonToken
+        _ = try? await daemon.send(ending)
+        _ = sessions.withLock { $0.close(session.id) }
+        return Self.redirect("/login", cookie: Self.expired(Self.sessionCookie))
+    }
+
+    func cookie(_ name: String, _ value: String, path: String, seconds: Int) -> String {
+        "\(name)=\(value); Path=\(path); Max-Age=\(seconds); HttpOnly; SameSite=Strict" + (secure ? "; Secure" : "")
+    }
+
+    static func expired(_ name: String, path: String = "/") -> String { "\(name)=; Path=\(path); Max-Age=0; HttpOnly; SameSite=Strict" }
+
+    // MARK: Pages
+
+    func family(_ session: WebSessions.Session) async throws -> Response {
+        let reply = try await ask(session, ControlRequest(.family))
+        guard reply.ok else { return Self.refused(.forbidden, reply.error ?? "refused") }
+        let flash = sessions.withLock { $0.takeFlash(of: session.id) }
+        return Self.html(FamilyPage.page(reply.family ?? [], csrf: session.csrf, flash: flash))
+    }
+
+    /// Server-sent events: the family part again whenever the daemon's answer changes (asked
+    /// every second while the page is open), and `ended` when the session is over.
+    func events(_ session: WebSessions.Session) -> Response {
+        let body = ResponseBody { writer in
+            var last: [ControlReply.FamilyMember]? = nil
+            var quiet = 0
+            while !Task.isCancelled {
+                let now = SystemClock.monoMicros()
+                guard self.sessions.withLock({ $0.session(session.id, now: now) }) != nil else { break }
+                let reply: ControlReply
+                do { reply = try await self.ask(session, ControlRequest(.family)) } catch is SessionOver { break } catch {
+                    try await writer.write(ByteBuffer(string: ": the daemon is out of reach\n\n"))
+                    try await Task.sleep(for: .seconds(2))
+                    continue
+                }
+                if reply.family != last, let family = reply.family {
+                    last = family
+                    try await writer.write(ByteBuffer(string: Self.event("family", FamilyPage.fragment(family, csrf: session.csrf))))
+                    quiet = 0
+                } else if quiet >= 15 {
+                    try await writer.write(ByteBuffer(string: ": still here\n\n"))
+                    quiet = 0
+                } else {
+                    quiet += 1
+                }
+                try await Task.sleep(for: .seconds(1))
+            }
+            try await writer.write(ByteBuffer(string: Self.event("ended", "")))
+            try await writer.finish(nil)
+        }
+        return Response(status: .ok, headers: [.contentType: "text/event-stream; charset=utf-8", .cacheControl: "no-store"], body: body)
+    }
+
+    /// One server-sent event; each line of the data on a `data:` line of its own.
+    static func event(_ name: String, _ data: String) -> String {
+        "event: \(name)\n" + data.split(separator: "\n", omittingEmptySubsequences: false).map { "data: \($0)\n" }.joined() + "\n"
+    }
+
+    func childPage(_ session: WebSessions.Session, name: String, day: String?) async throws -> Response {
+        let sessionsReply = try await ask(session, ControlRequest(.sessions, days: nil, day: day), child: name)
+        guard sessionsReply.ok else { return Self.refused(.badRequest, sessionsReply.error ?? "refused") }
+        let week = try await ask(session, ControlRequest(.report, days: 7, day: day), child: name)
+        guard week.ok else { return Self.refused(.badRequest, week.error ?? "refused") }
+        let shown = day ?? week.report?.last?.day ?? "today"
+        return Self.html(ChildPage.page(child: name, day: shown, sessions: sessionsReply.sessions ?? [], week: week.report ?? [], csrf: session.csrf))
+    }
+
+    func policyPage(_ session: WebSessions.Session, child: String?, tried: String? = nil,
+                    simulation: [ControlReply.SimulatedDay]? = nil, error: String? = nil) async throws -> Response {
+        let reply = try await ask(session, ControlRequest(.policy), child: child ?? session.children.first)
+        guard reply.ok, let text = reply.policy else { return Self.refused(.badRequest, reply.error ?? "refused") }
+        return Self.html(PolicyPage.page(policy: text, csrf: session.csrf, tried: tried, simulation: simulation, error: error))
+    }
+
+    /// A policy's text (a file, or pasted) tried on the last 7 days: `simulate`, which changes nothing.
+    func simulate(_ request: Request) async throws -> Response {
+        let bytes = Array(buffer: try await request.body.collect(upTo: 256 * 1024))
+        guard let boundary = Multipart.boundary(contentType: request.headers[.contentType] ?? "") else {
+            return Self.refused(.badRequest, "The policy is sent as a form with a file (multipart/form-data).")
+        }
+        let parts = Multipart.parts(bytes, boundary: boundary)
+        // The token is checked as for any form, from its part.
+        let csrf = parts["csrf"].map { "csrf=" + Self.formEscape(String(decoding: $0, as: UTF8.self)) } ?? ""
+        return try await signedIn(request, form: true, formBytes: Array(csrf.utf8)) { session, _ in
+            let file = parts["file"].map { String(decoding: $0, as: UTF8.self) } ?? ""
+            let text = file.isEmpty ? parts["policy"].map { String(decoding: $0, as: UTF8.self) } ?? "" : file
+            guard !text.isEmpty else { return try await self.policyPage(session, child: nil, error: "Choose a policy file, or paste its text.") }
+            var asked = ControlRequest(.simulate, days: 7, day: nil)
+            asked.policy = text
+            let reply = try await self.ask(session, asked, child: session.children.first)
+            guard reply.ok else { return try await self.policyPage(session, child: nil, tried: text, error: reply.error ?? "refused") }
+            return try await self.policyPage(session, child: nil, tried: text, simulation: reply.simulation ?? [])
+        }
+    }
+
+    static func formEscape(_ s: String) -> String {
+        var out = ""
+        for b in s.utf8 {
+            if (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5a) || (b >= 0x61 && b <= 0x7a) { out.unicodeScalars.append(Unicode.Scalar(b)) } else {
+                out += "%" + String(b, radix: 16, uppercase: true).leftPadded(to: 2)
+            }
+        }
+        return out
+    }
+
+    // MARK: Answers
+
+    /// Carries out a parent's answer and goes back to the family page, which says what happened.
+    func acted(_ session: WebSessions.Session, _ reply: ControlReply, done: String) -> Response {
+        sessions.withLock { $0.setFlash(reply.ok ? done : "Not done: " + (reply.error ?? "refused"), of: session.id) }
+        return Self.redirect("/")
+    }
+
+    func answerRequest(_ session: WebSessions.Session, _ form: FormFields, approve: Bool) async throws -> Response {
+        guard let id = form["id"], let child = form["child"] else { return Self.refused(.badRequest, "Which request? (the form names none)") }
+        var asked = ControlRequest(approve ? .approve : .deny)
+        asked.requestID = id
+        if approve {
+            asked.gift = form["pay"] == "gift"
+            if let m = form["minutes"], !m.isEmpty {
+                guard let minutes = Int64(m) else { return Self.refused(.badRequest, "Minutes are a whole number, not \"\(m.prefix(20))\".") }
+                asked.minutes = minutes
+            }
+        } else if let why = form["reason"], !why.isEmpty {
+            asked.reason = why
+        }
+        let reply = try await ask(session, asked, child: child)
+        let granted = reply.request?.minutesGranted.map { "\($0) min" } ?? ""
+        return acted(session, reply, done: approve ? "Approved: \(granted) for \(child)" + (asked.gift == true ? ", as a gift" : "")
+                                                   : "Denied \(child)'s request")
+    }
+
+    func answerChore(_ session: WebSessions.Session, _ form: FormFields, approve: Bool) async throws -> Response {
+        guard let chore = form["chore"], let child = form["child"] else { return Self.refused(.badRequest, "Which chore? (the form names none)") }
+        var asked = ControlRequest(approve ? .choreApprove : .choreReject)
+        asked.chore = chore
+        if !approve, let why = form["reason"], !why.isEmpty { asked.reason = why }
+        let reply = try await ask(session, asked, child: child)
+        return acted(session, reply, done: approve ? "Approved the chore \(chore) of \(child)" : "Rejected the chore \(chore) of \(child)")
+    }
+
+    func redeem(_ session: WebSessions.Session, _ form: FormFields) async throws -> Response {
+        guard let child = form["child"], let minutes = form["minutes"].flatMap({ Int64($0) }) else {
+            return Self.refused(.badRequest, "Redeem needs a child and whole minutes.")
+        }
+        var asked = ControlRequest(.redeem, minutes: minutes)
+        asked.id = form["rid"]
+        let reply = try await ask(session, asked, child: child)
+        return acted(session, reply, done: "Redeemed \(minutes) min for \(child): \(reply.cost ?? 0) points; \(reply.balance ?? 0) left")
+    }
+
+    func adjust(_ session: WebSessions.Session, _ form: FormFields) async throws -> Response {
+        guard let child = form["child"], let points = form["points"].flatMap({ Int64($0) }) else {
+            return Self.refused(.badRequest, "Adjust needs a child and whole points.")
+        }
+        var asked = ControlRequest(.adjust, points: points, reason: form["reason"])
+        asked.id = form["rid"]
+        let reply = try await ask(session, asked, child: child)
+        return acted(session, reply, done: "Adjusted \(child)'s points by \(points): \(reply.balance ?? 0) now")
+    }
+
+    // MARK: Responses
+
+    static func html(_ page: String, status: HTTPResponse.Status = .ok) -> Response {
+        text(page, type: "text/html; charset=utf-8", status: status)
+    }
+
+    static func text(_ body: String, type: String, status: HTTPResponse.Status = .ok) -> Response {
+        Response(status: status, headers: [.contentType: type], body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
+    }
+
+    static func redirect(_ to: String, cookie: String? = nil, note: String? = nil) -> Response {
+        var headers: HTTPFields = [.location: to]
+        if let cookie { headers.append(HTTPField(name: .setCookie, value: cookie)) }
+        return Response(status: .seeOther, headers: headers)
+    }
+
+    static func refused(_ status: HTTPResponse.Status, _ why: String) -> Response {
+        html(HTML.page(title: "Not done", body: "<main><p class=\"error\" role=\"alert\">\(HTML.escape(why))</p><p><a href=\"/\">Back</a></p></main>",
+                       signedIn: false), status: status)
+    }
+}
+
+/// Headers every answer carries: the Content-Security-Policy, no sniffing, no referrer, no
+/// framing, nothing cached. An error becomes a page of its own, with the same headers.
+struct SecurityHeaders<Context: RequestContext>: RouterMiddleware {
+    let policy: String
+    static var referrerPolicy: HTTPField.Name { HTTPField.Name("Referrer-Policy")! }
+    static var frameOptions: HTTPField.Name { HTTPField.Name("X-Frame-Options")! }
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var response: Response
+        do { response = try await next(request, context) } catch let e as any HTTPResponseError {
+            response = Site.html(HTML.page(title: "Not found", body: "<main><p>\(HTML.escape("\(e.status.code) \(e.status.reasonPhrase)"))</p></main>",
+                                           signedIn: false), status: e.status)
+        }
+        response.headers[.contentSecurityPolicy] = policy
+        response.headers[.xContentTypeOptions] = "nosniff"
+        response.headers[Self.referrerPolicy] = "no-referrer"
+        response.headers[Self.frameOptions] = "DENY"
+        if response.headers[.cacheControl] == nil { response.headers[.cacheControl] = "no-store" }
+        return response
+    }
+}
+
+extension String {
+    func leftPadded(to n: Int) -> String { String(repeating: "0", count: max(0, n - count)) + self }
+}

@@ -1,0 +1,56 @@
+import ScreenTimeCore
+
+/// Parents who gave the passphrase once (`login`) and act by a token since (the parents' page,
+/// docs/web.md): which children each token may act for, from which uid, until when. Kept in
+/// memory only: a restart of the daemon logs every parent out, and no token is ever written down.
+struct ParentSessions {
+    struct Session {
+        /// The uid that logged in: the token is worth nothing from any other.
+        let caller: UInt32
+        /// The children whose policy's passphrase it was.
+        let children: Set<UInt32>
+        /// Monotonic microseconds: a changed wall clock neither lengthens nor ends a session.
+        let until: Microseconds
+    }
+
+    /// At most this many open at once; the oldest goes first (a page that logs in in a loop
+    /// cannot make the daemon keep more).
+    static let most = 64
+    /// How long a session may be asked for, in minutes (default 30).
+    static let minutes: ClosedRange<Int64> = 1...720
+    static let defaultMinutes: Int64 = 30
+
+    private var open: [String: Session] = [:]
+
+    /// A new session; its token is 32 random bytes from the kernel (getrandom), in hex.
+    mutating func open(caller: UInt32, children: Set<UInt32>, minutes: Int64, now: Microseconds) -> String {
+        forgetEnded(now: now)
+        if open.count >= Self.most, let oldest = open.min(by: { $0.value.until < $1.value.until })?.key { open[oldest] = nil }
+        var random = SystemRandomNumberGenerator()
+        let token = (0..<4).map { _ in hex(random.next() as UInt64) }.joined()
+        open[token] = Session(caller: caller, children: children, until: now + minutes * 60 * Seconds.micro)
+        return token
+    }
+
+    /// The session of `token`, if it is open and `caller` opened it.
+    func session(_ token: String, caller: UInt32, now: Microseconds) -> Session? {
+        guard let s = open[token], s.caller == caller, now < s.until else { return nil }
+        return s
+    }
+
+    /// Ends a session; false when there was none open (for this caller).
+    mutating func close(_ token: String, caller: UInt32) -> Bool {
+        guard open[token]?.caller == caller else { return false }
+        open[token] = nil
+        return true
+    }
+
+    private mutating func forgetEnded(now: Microseconds) {
+        open = open.filter { now < $0.value.until }
+    }
+
+    private func hex(_ n: UInt64) -> String {
+        let digits = String(n, radix: 16)
+        return String(repeating: "0", count: 16 - digits.count) + digits
+    }
+}

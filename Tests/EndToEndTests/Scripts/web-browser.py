@@ -1,0 +1,199 @@
+#!/usr/bin/python3
+"""The parents' page in a real headless Chromium (Debian's chromium and chromium-driver, Selenium),
+against the real daemon and screentime-web: log in; a child's `stctl ask` appears without a
+reload; approving it gives the child the minutes; a chore approved; redeem and adjust; the week's
+charts carry the report's figures; screenshots at 390x844 and 1280x800, no horizontal overflow at
+390. Run by WebPageTests.swift, which starts the daemon and the page; it fails (exit 1) on the
+first expectation not met, saying which.
+
+Environment: URL (the page), PASSPHRASE, CHILD (name), CHILD_UID, STCTL, SOCKET, SHOTS (a folder
+for the screenshots), DAY (a day with learning in the child's state, YYYY-MM-DD), HASH (the
+passphrase's hash, which the policy page must not show).
+"""
+import json
+import os
+import subprocess
+import sys
+import time
+
+from selenium import webdriver
+from selenium.webdriver.chrome.options import Options
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support import expected_conditions as ready
+from selenium.webdriver.support.ui import WebDriverWait
+
+URL = os.environ["URL"]
+CHILD = os.environ["CHILD"]
+CHILD_UID = os.environ["CHILD_UID"]
+STCTL = os.environ["STCTL"]
+SOCKET = os.environ["SOCKET"]
+SHOTS = os.environ["SHOTS"]
+
+
+def fail(why):
+    print("web-browser.py: " + why, file=sys.stderr)
+    sys.exit(1)
+
+
+def expect(condition, why):
+    if not condition:
+        fail(why)
+
+
+def as_child(*args):
+    """stctl as the child, as the child would type it."""
+    r = subprocess.run(["/usr/bin/setpriv", f"--reuid={CHILD_UID}", f"--regid={CHILD_UID}", "--clear-groups", STCTL, *args,
+                        "--socket", SOCKET], capture_output=True, text=True, timeout=30)
+    expect(r.returncode == 0, f"stctl {' '.join(args)} as the child failed: {r.stderr}")
+    return r.stdout
+
+
+def status():
+    return json.loads(as_child("status", "--json"))
+
+
+def as_parent(*args):
+    """stctl as root (a parent by uid), for what the test compares the page with."""
+    r = subprocess.run([STCTL, *args, "--socket", SOCKET], capture_output=True, text=True, timeout=30)
+    expect(r.returncode == 0, f"stctl {' '.join(args)} as root failed: {r.stderr}")
+    return r.stdout
+
+
+options = Options()
+options.binary_location = "/usr/bin/chromium"
+for a in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--window-size=1280,800",
+          f"--user-data-dir={SHOTS}/profile", "--no-first-run", "--disable-extensions", "--disable-background-networking"]:
+    options.add_argument(a)
+browser = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+# Long enough for a loaded 2-core machine; what is waited for comes as soon as it is there.
+wait = WebDriverWait(browser, 30)
+
+
+def card():
+    return browser.find_element(By.ID, f"child-{CHILD}")
+
+
+def figure(name):
+    return card().find_element(By.CSS_SELECTOR, f'[data-figure="{name}"]')
+
+
+def submit(button):
+    """Clicks a form's button and waits for the page it leads to (not the old one's words)."""
+    old = browser.find_element(By.TAG_NAME, "html")
+    button.click()
+    wait.until(ready.staleness_of(old))
+
+
+def flash():
+    return wait.until(ready.presence_of_element_located((By.CSS_SELECTOR, ".flash"))).text
+
+
+def no_overflow(where):
+    wide = browser.execute_script("return [document.documentElement.scrollWidth, window.innerWidth]")
+    expect(wide[0] <= wide[1], f"{where}: the page is {wide[0]} px wide in a {wide[1]} px window (it scrolls sideways)")
+
+
+def shots(name):
+    for (w, h) in [(390, 844), (1280, 800)]:
+        browser.set_window_size(w, h)
+        # The viewport, not the window, is what must be 390 px wide.
+        inner = browser.execute_script("return window.innerWidth")
+        if inner != w:
+            browser.set_window_size(w + (w - inner), h)
+        time.sleep(0.3)  # a relayout, for the picture only; nothing is asserted on it
+        if w == 390:
+            no_overflow(f"{name} at 390 px")
+        expect(browser.save_screenshot(f"{SHOTS}/{name}-{w}x{h}.png"), f"no screenshot of {name} at {w}x{h}")
+    browser.set_window_size(1280, 800)
+
+
+try:
+    # Without a session, the page is the login page.
+    browser.get(URL + "/")
+    wait.until(ready.url_contains("/login"))
+    browser.find_element(By.NAME, "passphrase").send_keys(os.environ["PASSPHRASE"])
+    submit(browser.find_element(By.CSS_SELECTOR, "form[action='/login'] button"))
+    wait.until(ready.presence_of_element_located((By.ID, f"child-{CHILD}")))
+    before = status()
+    expect(figure("points").get_attribute("data-points") == str(before["balance"]),
+           f"the page shows {figure('points').text} points, the daemon {before['balance']}")
+    shots("login-done")
+
+    # A child asks: the page shows it by itself (the marker set in this page survives: no reload).
+    browser.execute_script("window.stillThisPage = 'yes'")
+    as_child("ask", "5", "--reason", "one more level")
+    request = wait.until(ready.presence_of_element_located((By.CSS_SELECTOR, f"#child-{CHILD} .request")))
+    expect("one more level" in request.text, f"the request shows as {request.text!r}")
+    expect(browser.execute_script("return window.stillThisPage") == "yes", "the page was loaded again to show the request")
+    badge = card().find_element(By.CSS_SELECTOR, ".badge")
+    expect(badge.get_attribute("data-waiting") == "1", f"the badge says {badge.text!r}")
+    shots("family-request")
+
+    # Approved in one tap: the child's status shows the minutes, paid in points.
+    submit(request.find_element(By.CSS_SELECTOR, "button[value='points']"))
+    said = flash()
+    expect("Approved: 5 min" in said, f"approving the request (5 min, 10 points) said {said!r}")
+    after = status()
+    expect(after["reward_remaining_seconds"] == before["reward_remaining_seconds"] + 300,
+           f"the child's redeemed time went from {before['reward_remaining_seconds']} s to {after['reward_remaining_seconds']} s, not 5 min more")
+    expect(after["balance"] == before["balance"] - 10, f"the balance went from {before['balance']} to {after['balance']}, not 10 points less")
+
+    # A chore claimed by the child, approved on the page: its points are paid.
+    as_child("chore", "done", "Dishes")
+    chore = wait.until(ready.presence_of_element_located((By.CSS_SELECTOR, f"#child-{CHILD} .chore")))
+    submit(chore.find_element(By.CSS_SELECTOR, "form[action='/chores/approve'] button"))
+    said = flash()
+    expect("Approved the chore Dishes" in said, f"approving the chore said {said!r}")
+    expect(status()["balance"] == after["balance"] + 20, "the chore's 20 points were not paid")
+
+    # Redeem and adjust, from the card's forms.
+    balance = status()["balance"]
+    browser.find_element(By.CSS_SELECTOR, f"#child-{CHILD} details.give summary").click()
+    browser.find_element(By.CSS_SELECTOR, f"#child-{CHILD} form[action='/redeem'] input[name='minutes']").send_keys("5")
+    submit(browser.find_element(By.CSS_SELECTOR, f"#child-{CHILD} form[action='/redeem'] button"))
+    said = flash()
+    expect("Redeemed 5 min" in said, f"redeeming 5 min said {said!r}")
+    expect(status()["balance"] == balance - 10, "redeeming 5 min did not cost 10 points")
+    browser.find_element(By.CSS_SELECTOR, f"#child-{CHILD} details.give summary").click()
+    browser.find_element(By.CSS_SELECTOR, f"#child-{CHILD} form[action='/adjust'] input[name='points']").send_keys("7")
+    browser.find_element(By.CSS_SELECTOR, f"#child-{CHILD} form[action='/adjust'] input[name='reason']").send_keys("helped a friend")
+    submit(browser.find_element(By.CSS_SELECTOR, f"#child-{CHILD} form[action='/adjust'] button"))
+    said = flash()
+    expect("Adjusted" in said, f"adjusting said {said!r}")
+    expect(status()["balance"] == balance - 10 + 7, "adjusting by 7 did not add 7 points")
+    history = json.loads(as_parent("history", "--json"))["history"]
+    expect(any(e["kind"] == "adjusted" and "helped a friend" in (e.get("note") or "") for e in history),
+           "the adjustment's reason is not in the ledger")
+
+    # The child's day and week: each chart's bars carry the report's figures. The week of the
+    # imported afternoon (DAY), whatever today is.
+    day = os.environ["DAY"]
+    report = json.loads(as_parent("report", "--json", "--week", "--day", day))["report"]
+    submit(browser.find_element(By.CSS_SELECTOR, f"#child-{CHILD} a[href='/child/{CHILD}']"))
+    wait.until(ready.presence_of_element_located((By.ID, "chart-learning")))
+    browser.get(f"{URL}/child/{CHILD}?day={day}")
+    sessions = wait.until(ready.presence_of_element_located((By.CSS_SELECTOR, "ol.sessions"))).text
+    expect("counted" in sessions, f"the day's sessions do not say what was counted: {sessions[:300]!r}")
+    for day in report:
+        group = browser.find_element(By.CSS_SELECTOR, f"#chart-learning g[data-day='{day['day']}']")
+        counted = group.find_element(By.CSS_SELECTOR, "rect[data-kind='counted']").get_attribute("data-value")
+        refused = group.find_element(By.CSS_SELECTOR, "rect[data-kind='refused']").get_attribute("data-value")
+        expect(counted == str(day["learning_credited_seconds"]) and refused == str(day["learning_refused_seconds"]),
+               f"{day['day']}: the learning chart shows {counted} s counted and {refused} s not, the report {day['learning_credited_seconds']} and {day['learning_refused_seconds']}")
+        spent = browser.find_element(By.CSS_SELECTOR, f"#chart-points g[data-day='{day['day']}'] rect[data-kind='spent']").get_attribute("data-value")
+        expect(spent == str(day["points_spent"]), f"{day['day']}: the points chart shows {spent} spent, the report {day['points_spent']}")
+        if day.get("reward_used_seconds") is not None:
+            played = browser.find_element(By.CSS_SELECTOR, f"#chart-game g[data-day='{day['day']}'] rect[data-kind='played']").get_attribute("data-value")
+            expect(played == str(day["reward_used_seconds"]), f"{day['day']}: the game chart shows {played} s, the report {day['reward_used_seconds']}")
+    learned = [d for d in report if d["learning_credited_seconds"] > 0]
+    expect(learned, "the report has no day with learning: the charts were checked against nothing")
+    shots("child-week")
+
+    browser.get(URL + "/policy")
+    text = wait.until(ready.presence_of_element_located((By.ID, "policy-text"))).text
+    expect("passphrase_hash = (hidden)" in text and os.environ["HASH"] not in text, "the policy page shows the passphrase's hash")
+    shots("policy")
+finally:
+    browser.quit()
+print("web-browser.py: all expectations met")

@@ -1,0 +1,117 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// The parents' page (screentime-web, issue #21) against the real system daemon, each run as its
+/// own user as in a family's machine: in a real headless Chromium (Scripts/web-browser.py) and
+/// over plain HTTP for what it must refuse (Scripts/web-security.py).
+///
+/// Test users, which no other test uses: 65070 (the child) and 65071 (the page's own user).
+@Suite("The parents' page, end to end")
+struct WebPageTests {
+    static let child: UInt32 = TestUser.ensure(uid: 65070, name: "stkid65070")
+    static let webUser: UInt32 = TestUser.ensure(uid: 65071, name: "stweb65071")
+    static let passphrase = "kites over the hill"
+    /// The imported afternoon's day (policies/demo-day.jsonl).
+    static let demoDay = "2026-11-23"
+
+    /// The bundled policy, in UTC, with a parent passphrase, requests and one chore.
+    static func policy(hash: String) throws -> String {
+        let text = try String(contentsOfFile: Readable.path("policies/default.toml"), encoding: .utf8)
+            .replacingOccurrences(of: "[parents]\n", with: "[parents]\npassphrase_hash = \"\(hash)\"\n")
+        return "timezone = \"UTC\"\n" + text + "\n[requests]\nmax_per_day = 3\n\n[[chores]]\nname = \"Dishes\"\npoints = 20\nevery = \"day\"\n"
+    }
+
+    /// screentime-web as its own user, on a free port of 127.0.0.1; stopped when the test ends.
+    final class Page {
+        let process = Process()
+        let url: String
+        private let output = Pipe()
+
+        init(socket: String, lifetime: String) throws {
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+            process.arguments = ["--reuid=\(WebPageTests.webUser)", "--regid=\(WebPageTests.webUser)", "--clear-groups",
+                                 Readable.path(".build/debug/screentime-web"), "--listen", "127.0.0.1:0", "--socket", socket,
+                                 "--session-lifetime", lifetime]
+            process.standardOutput = output
+            try process.run()
+            // Its first line says where it listens.
+            var seen = ""
+            let reader = output.fileHandleForReading
+            while !seen.contains("\n") {
+                let data = reader.availableData
+                if data.isEmpty { break }
+                seen += String(decoding: data, as: UTF8.self)
+            }
+            let line = seen.split(separator: "\n").first.map(String.init) ?? ""
+            guard let at = line.range(of: "listening on ") else {
+                throw Failure(description: "screentime-web did not say where it listens: \(seen)")
+            }
+            url = String(line[at.upperBound...])
+        }
+
+        func stop() {
+            if process.isRunning { process.terminate() }
+            process.waitUntilExit()
+        }
+
+        deinit { if process.isRunning { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() } }
+    }
+
+    struct Failure: Error, CustomStringConvertible { var description: String }
+
+    static func script(_ name: String, _ environment: [String: String]) throws -> ReplayBinaryTests.Run {
+        try ReplayBinaryTests.runBinary("/usr/bin/env", environment.map { "\($0.key)=\($0.value)" }.sorted()
+                                        + ["/usr/bin/python3", ReplayBinaryTests.root.appendingPathComponent("Tests/EndToEndTests/Scripts/\(name)").path])
+    }
+
+    static func daemon(hash: String) throws -> SystemModeTests.SystemDaemon {
+        _ = (child, webUser)        // the users exist before the daemon looks for them
+        let d = try SystemModeTests.SystemDaemon(policies: ["stkid65070": try policy(hash: hash)], importing: ["stkid65070": Readable.path("policies/demo-day.jsonl")])
+        _ = try d.waitFor("screentimed: watching uid 65070")
+        return d
+    }
+
+    @Test("in Chromium: log in; a child's ask shows without a reload; approved, the child has the minutes; a chore approved; redeem and adjust; the week's charts hold the report's figures; no sideways scrolling at 390 px")
+    func browser() throws {
+        let hash = try PassphraseEndToEndTests.mkpasswd(Self.passphrase)
+        let d = try Self.daemon(hash: hash)
+        defer { try? d.stop() }
+        let page = try Page(socket: d.socket, lifetime: "30m")
+        defer { page.stop() }
+        let shots = ReplayBinaryTests.root.appendingPathComponent(".build/web-screenshots").path
+        try? FileManager.default.removeItem(atPath: shots)
+        try FileManager.default.createDirectory(atPath: shots, withIntermediateDirectories: true)
+        let r = try Self.script("web-browser.py", ["URL": page.url, "PASSPHRASE": Self.passphrase, "CHILD": "stkid65070", "CHILD_UID": "\(Self.child)",
+                                                   "STCTL": ControlSocketTests.stctl, "SOCKET": d.socket, "SHOTS": shots, "DAY": Self.demoDay, "HASH": hash])
+        #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
+        for name in ["family-request", "child-week"] {
+            for size in ["390x844", "1280x800"] {
+                #expect(FileManager.default.fileExists(atPath: "\(shots)/\(name)-\(size).png"), "no screenshot \(name)-\(size)")
+            }
+        }
+        try? FileManager.default.removeItem(atPath: shots + "/profile")
+    }
+
+    @Test("refused: everything but the login page without a session, a form without its token, a cookie after logout or its lifetime, a token from another uid; five wrong passphrases lock; every answer carries the CSP and cookie flags")
+    func security() throws {
+        let d = try Self.daemon(hash: try PassphraseEndToEndTests.mkpasswd(Self.passphrase))
+        defer { try? d.stop() }
+        let page = try Page(socket: d.socket, lifetime: "10s")
+        defer { page.stop() }
+        let r = try Self.script("web-security.py", ["URL": page.url, "PASSPHRASE": Self.passphrase, "CHILD_UID": "\(Self.child)",
+                                                    "WEB_UID": "\(Self.webUser)", "STCTL": ControlSocketTests.stctl, "SOCKET": d.socket,
+                                                    "LIFETIME": "10"])
+        #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
+        let log = try String(contentsOfFile: d.log, encoding: .utf8)
+        #expect(log.contains("wrong parent passphrase from stweb65071 for login"), "\(log.suffix(2000))")
+    }
+
+    @Test("the page will not listen on the network without TLS, and says why")
+    func noPlainNetwork() throws {
+        let r = try ReplayBinaryTests.runBinary(ReplayBinaryTests.root.appendingPathComponent(".build/debug/screentime-web").path,
+                                                ["--listen", "0.0.0.0:8470"])
+        #expect(r.status != 0)
+        #expect(r.stderr.contains("--listen 0.0.0.0:8470: that is not this machine alone (loopback); a page on the home network needs TLS"), "\(r.stderr)")
+    }
+}

@@ -1,0 +1,108 @@
+import ControlProtocol
+import ParentsPage
+import ScreenTimeCore
+import Testing
+
+/// The parents' page without a server: what it shows, and how it keeps a parent's session.
+@Suite("The parents' page")
+struct PageTests {
+    static func status(balance: Int64 = 54, requests: [ControlReply.RequestLine]? = nil, chores: [ControlReply.ChoreLine]? = nil) -> ControlReply.Status {
+        var s = ControlReply.Status(balance: balance, rewardAvailableSeconds: 1200, rewardRemainingSeconds: 1200, rewardTodayRemainingSeconds: 1200,
+                                    rewardUsedTodaySeconds: 600, learningTodaySeconds: 2100, pointsToday: 35, pointsPerRewardMinute: 2,
+                                    currentApp: "<GCompris>", currentCategory: "learning", currentCounts: "counts", observers: .init(proc: true, logind: true, focusHook: true, notifications: false),
+                                    hooks: ["x11"], blindSpots: [])
+        s.goalSeconds = 2700
+        s.requests = requests
+        s.chores = chores
+        return s
+    }
+
+    @Test("what a child or an app's name says is shown as text, never as markup")
+    func escaping() {
+        #expect(HTML.escape("<script>alert('x')</script> & \"") == "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; &quot;")
+        let request = ControlReply.RequestLine(child: nil, id: "3", at: "2026-11-26T10:00:00Z", minutes: 20, reason: "<img src=x onerror=alert(1)>",
+                                               state: "pending", expiresAt: nil, pay: nil, minutesGranted: nil, decidedAt: nil, by: nil, answer: nil)
+        let html = FamilyPage.fragment([.init(child: "emma", status: Self.status(requests: [request]))], csrf: "t0k")
+        #expect(!html.contains("<img"))
+        #expect(html.contains("&lt;img src=x onerror=alert(1)&gt;"))
+        #expect(html.contains("&lt;GCompris&gt;"))
+    }
+
+    @Test("a child's card: game time left, points, learning against the goal, and a pending request with its answers and their cost")
+    func familyCard() {
+        let request = ControlReply.RequestLine(child: nil, id: "7", at: "2026-11-26T10:00:00Z", minutes: 20, reason: "one more level",
+                                               state: "pending", expiresAt: nil, pay: nil, minutesGranted: nil, decidedAt: nil, by: nil, answer: nil)
+        let chore = ControlReply.ChoreLine(child: nil, chore: "dishes", points: 15, every: "every day", state: "pending", note: nil,
+                                           claimedAt: nil, decidedAt: nil, by: nil, answer: nil)
+        let html = FamilyPage.fragment([.init(child: "emma", status: Self.status(requests: [request], chores: [chore]))], csrf: "t0k")
+        #expect(html.contains("data-seconds=\"1200\">20 min</dd>"))
+        #expect(html.contains("data-points=\"54\">54</dd>"))
+        #expect(html.contains("35 min of the 45 min goal"))
+        #expect(html.contains("data-waiting=\"2\">2 waiting"))
+        #expect(html.contains("Approve (40 points)"))          // 20 min × 2 points a minute
+        #expect(html.contains("name=\"id\" value=\"7\""))
+        #expect(html.contains("Approve (+15 points)"))
+        // Every form carries the session's token.
+        #expect(html.components(separatedBy: "<form").count - 1 == html.components(separatedBy: "name=\"csrf\" value=\"t0k\"").count - 1)
+    }
+
+    @Test("the week's charts carry each day's figures, on one scale")
+    func charts() {
+        let days = [("2026-11-24", 1800, 600, 900, 3600), ("2026-11-25", 3600, 0, 3600, 3600)].map { d in
+            ControlReply.ReportDay(day: d.0, learningCreditedSeconds: Int64(d.1), learningRefusedSeconds: Int64(d.2), refused: [],
+                                   pointsEarned: 30, pointsSpent: 20, pointsAdjusted: 0, rewardUsedSeconds: Int64(d.3),
+                                   rewardDailyLimitSeconds: Int64(d.4), topApps: [])
+        }
+        let learning = WeekCharts.learning(days)
+        #expect(learning.contains("data-kind=\"counted\" data-value=\"1800\""))
+        #expect(learning.contains("data-kind=\"refused\" data-value=\"600\""))
+        // The longest day (60 min) fills the chart's 116 pixels; 30 min half of them.
+        #expect(learning.contains("height=\"116\" data-kind=\"counted\" data-value=\"3600\""))
+        #expect(learning.contains("height=\"58\" data-kind=\"counted\" data-value=\"1800\""))
+        let game = WeekCharts.gameTime(days)
+        #expect(game.contains("against the daily limit of 1 h 00 min"))
+        #expect(game.contains("data-kind=\"played\" data-value=\"900\""))
+    }
+
+    @Test("the policy is shown without the passphrase's hash")
+    func policyHidesHash() {
+        let page = PolicyPage.page(policy: "version = 1\n[parents]\n  passphrase_hash = \"$y$j9T$abc\"\n", csrf: "t")
+        #expect(!page.contains("$y$j9T$abc"))
+        #expect(page.contains("  passphrase_hash = (hidden)"))
+    }
+
+    @Test("sessions: a cookie's session lasts its lifetime, ends at logout, and tokens are long, random and compared whole")
+    func sessions() {
+        var sessions = WebSessions()
+        let s = sessions.open(daemonToken: "d", children: ["emma"], lifetime: 60 * Seconds.micro, now: 1_000)
+        #expect(s.id.count == 64 && s.csrf.count == 64 && s.id != s.csrf)
+        #expect(sessions.session(s.id, now: 1_000 + 59 * Seconds.micro) == s)
+        #expect(sessions.session(s.id, now: 1_000 + 60 * Seconds.micro) == nil)
+        #expect(sessions.session("nope", now: 1_000) == nil)
+        #expect(sessions.close(s.id) != nil)
+        #expect(sessions.session(s.id, now: 1_000) == nil)
+        #expect(WebSessions.same("abc", "abc") && !WebSessions.same("abc", "abd") && !WebSessions.same("abc", "ab"))
+    }
+
+    @Test("forms: + and %XX decoded, the first of a name kept, bad escapes dropped; cookies read by name")
+    func forms() {
+        let f = FormFields("a=1&reason=one+more%20level%21&a=2&bad=%zz&csrf=")
+        #expect(f["a"] == "1")
+        #expect(f["reason"] == "one more level!")
+        #expect(f["bad"] == nil)
+        #expect(f["csrf"] == "")
+        #expect(CookieHeader.value(of: "st_session", in: "x=1; st_session=abc ; y=2") == "abc")
+        #expect(CookieHeader.value(of: "st_session", in: "st_sessionx=abc") == nil)
+    }
+
+    @Test("a policy file sent as multipart/form-data: each part by name")
+    func multipart() {
+        let body = "--XyZ\r\nContent-Disposition: form-data; name=\"csrf\"\r\n\r\nt0k\r\n--XyZ\r\nContent-Disposition: form-data; name=\"file\"; filename=\"p.toml\"\r\nContent-Type: text/plain\r\n\r\nversion = 1\r\n--x\r\n\r\n--XyZ--\r\n"
+        #expect(Multipart.boundary(contentType: "multipart/form-data; boundary=XyZ") == "XyZ")
+        #expect(Multipart.boundary(contentType: "multipart/form-data; boundary=\"XyZ\"") == "XyZ")
+        #expect(Multipart.boundary(contentType: "application/x-www-form-urlencoded") == nil)
+        let parts = Multipart.parts(Array(body.utf8), boundary: "XyZ")
+        #expect(parts["csrf"].map { String(decoding: $0, as: UTF8.self) } == "t0k")
+        #expect(parts["file"].map { String(decoding: $0, as: UTF8.self) } == "version = 1\r\n--x\r\n")
+    }
+}

@@ -10,7 +10,7 @@ BENCH_MINUTES ?= 10
 # How long `make bench` watches screentimed --system and Timekpr-nExT side by side (0 skips it).
 SYSTEM_BENCH_MINUTES ?= 5
 # The peer `make bench` measures against, run privately (not as a service), and what it runs on.
-BENCH_PKGS   = dbus-daemon python3-dbusmock timekpr-next hyperfine wrk
+BENCH_PKGS   = dbus-daemon python3-dbusmock timekpr-next hyperfine wrk whois
 DEBIAN_PKGS  = python3 tzdata sqlite3 libsqlite3-dev libsystemd-dev pkg-config libx11-dev libxss-dev libxres-dev libcrypt-dev
 # What the tests run against for real: a D-Bus daemon with python3-dbusmock's logind, an X
 # server (Xvfb) with openbox, xdotool and xterm, sway headless with foot, mkpasswd (whois),
@@ -22,11 +22,12 @@ DEBIAN_PKGS  = python3 tzdata sqlite3 libsqlite3-dev libsystemd-dev pkg-config l
 # answer is synced to disk before it is sent, gcc, to build the power-cut shim
 # (Tests/EndToEndTests/Scripts/powercut-vfs.c, against libsqlite3-dev), and what builds and checks
 # the Debian package in a Debian 12 without Swift (debootstrap, lintian, dpkg-dev, binutils), and a
-# real browser for the parents' page (chromium, chromium-driver, python3-selenium). After the tests,
+# real browser for the parents' page (chromium, chromium-driver, python3-selenium; openssl makes its
+# test certificate). After the tests,
 # tools/check-leftovers fails the run when a test user's process is still running.
 TEST_PKGS    = dbus-daemon dbus-bin python3-dbusmock xvfb xauth openbox xdotool xterm x11-utils sway foot whois systemd faketime \
                gnome-shell gjs libglib2.0-bin dconf-cli procps kwin-wayland xwayland \
-               strace gcc debootstrap lintian dpkg-dev binutils chromium chromium-driver python3-selenium
+               strace gcc debootstrap lintian dpkg-dev binutils chromium chromium-driver python3-selenium openssl
 
 .PHONY: all build run demo test fuzz fuzz-build sanitize bench install install-gnome-lock uninstall deb deps test-deps clean
 
@@ -107,6 +108,7 @@ bench: deps
 	$(SWIFT) build $(RELEASE) --product ReplayBenchmark
 	$(SWIFT) build $(RELEASE) --product screentimed
 	$(SWIFT) build $(RELEASE) --product stctl
+	$(SWIFT) build $(RELEASE) --product screentime-web
 	.build/release/ReplayBenchmark .build/release $(BENCH_MINUTES) $(SYSTEM_BENCH_MINUTES)
 
 MANDIR       = $(DESTDIR)$(PREFIX)/share/man/man1

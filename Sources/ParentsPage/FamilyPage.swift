@@ -5,13 +5,24 @@ import ControlProtocol
 public enum FamilyPage {
     public static func page(_ family: [ControlReply.FamilyMember], csrf: String, flash: String?) -> String {
         let note = flash.map { "<p class=\"flash\" role=\"status\">\(HTML.escape($0))</p>" } ?? ""
-        return HTML.page(title: "Family", body: note + "<main id=\"family\">" + fragment(family, csrf: csrf) + "</main>",
+        let part = fragment(family, csrf: csrf)
+        return HTML.page(title: "Family", body: note + "<main id=\"family\" data-version=\"\(version(of: part))\">" + part + "</main>",
                          signedIn: true, csrf: csrf)
     }
 
-    /// The part the page replaces when the daemon's state changes (sent by /events).
+    /// The part the page replaces when it changes (sent by /events). The same family and token
+    /// always give the same text, so that /events sends it only when something shown changed.
     public static func fragment(_ family: [ControlReply.FamilyMember], csrf: String) -> String {
         family.map { child($0, csrf: csrf) }.joined(separator: "\n")
+    }
+
+    /// Names a fragment's text (FNV-1a, 64 bits, in hex): the page says which it shows, and /events
+    /// sends another only when it differs. A change detector, not a secret.
+    public static func version(of fragment: String) -> String {
+        var h: UInt64 = 0xcbf2_9ce4_8422_2325
+        for b in fragment.utf8 { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 }
+        let digits = String(h, radix: 16)
+        return String(repeating: "0", count: 16 - digits.count) + digits
     }
 
     static func child(_ member: ControlReply.FamilyMember, csrf: String) -> String {
@@ -36,16 +47,19 @@ public enum FamilyPage {
             <div><dt>Using now</dt><dd data-figure="now">\(now)</dd></div>
             </dl>
             """
-        // A form sent twice (a double tap) is carried out once: the daemon knows its id.
-        func once() -> String { "<input type=\"hidden\" name=\"rid\" value=\"\(WebSessions.randomToken())\">" }
+        // A form sent twice (a double tap) is carried out once: the daemon knows its id, which is
+        // the same for the same form of the same state (after an answer the state, and so the id,
+        // is another).
+        let state = version(of: "\(csrf) \(member.child) \(s.balance) \(s.rewardRemainingSeconds) \(s.requests?.count ?? 0) \(s.chores?.count ?? 0)")
+        func once(_ form: String) -> String { "<input type=\"hidden\" name=\"rid\" value=\"\(form)-\(state)\">" }
         for r in pendingRequests { out += request(r, child: member.child, perMinute: s.pointsPerRewardMinute, csrf: csrf) }
         for c in pendingChores { out += chore(c, child: member.child, csrf: csrf) }
         out += """
             <details class="give"><summary>Redeem or adjust points</summary>
-            <form method="post" action="/redeem" class="row">\(HTML.csrfField(csrf))\(once())<input type="hidden" name="child" value="\(name)">
+            <form method="post" action="/redeem" class="row">\(HTML.csrfField(csrf))\(once("redeem"))<input type="hidden" name="child" value="\(name)">
             <label>Minutes <input type="number" name="minutes" min="1" max="600" required inputmode="numeric"></label>
             <button type="submit">Redeem</button></form>
-            <form method="post" action="/adjust" class="row">\(HTML.csrfField(csrf))\(once())<input type="hidden" name="child" value="\(name)">
+            <form method="post" action="/adjust" class="row">\(HTML.csrfField(csrf))\(once("adjust"))<input type="hidden" name="child" value="\(name)">
             <label>Points <input type="number" name="points" required inputmode="numeric"></label>
             <label>Reason <input type="text" name="reason" maxlength="200" required></label>
             <button type="submit">Adjust</button></form>

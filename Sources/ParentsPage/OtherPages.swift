@@ -106,9 +106,17 @@ public enum PageAssets {
           var waiting = null;
           // Not while a parent types in one of its fields: then when they leave it.
           function typing() { var a = document.activeElement; return a && family.contains(a) && a.tagName !== "BUTTON"; }
-          function show(html) { if (typing()) { waiting = html; } else { family.innerHTML = html; waiting = null; } }
+          function show(html) {
+            if (typing()) { waiting = html; return; }
+            // What the parent opened stays open.
+            var open = Array.prototype.map.call(family.querySelectorAll("details[open]"), function (d) { return d.closest("section").id; });
+            family.innerHTML = html;
+            waiting = null;
+            open.forEach(function (id) { var d = document.querySelector("#" + CSS.escape(id) + " details"); if (d) d.open = true; });
+          }
           family.addEventListener("focusout", function () { setTimeout(function () { if (waiting !== null) show(waiting); }, 0); });
-          var events = new EventSource("/events");
+          // Only what differs from the version this page shows is sent.
+          var events = new EventSource("/events?since=" + encodeURIComponent(family.getAttribute("data-version") || ""));
           events.addEventListener("family", function (e) { show(e.data); });
           events.addEventListener("ended", function () { events.close(); window.location.assign("/login"); });
         })();

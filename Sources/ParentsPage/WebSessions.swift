@@ -20,34 +20,34 @@ public struct WebSessions: Sendable {
 
     /// At most this many sessions at once (the oldest is ended first).
     public static let most = 32
-    private var open: [String: Session] = [:]
+    private var sessions: [String: Session] = [:]
 
     public init() {}
 
     public mutating func open(daemonToken: String, children: [String], lifetime: Microseconds, now: Microseconds) -> Session {
-        open = open.filter { now < $0.value.until }
-        if open.count >= Self.most, let oldest = open.min(by: { $0.value.until < $1.value.until })?.key { open[oldest] = nil }
+        sessions = sessions.filter { now < $0.value.until }
+        if sessions.count >= Self.most, let oldest = sessions.min(by: { $0.value.until < $1.value.until })?.key { sessions[oldest] = nil }
         let session = Session(id: Self.randomToken(), daemonToken: daemonToken, csrf: Self.randomToken(), children: children,
                               until: now + lifetime, flash: nil)
-        open[session.id] = session
+        sessions[session.id] = session
         return session
     }
 
     /// The session a cookie names, while it lasts.
     public func session(_ id: String, now: Microseconds) -> Session? {
-        guard let s = open[id], now < s.until else { return nil }
+        guard let s = sessions[id], now < s.until else { return nil }
         return s
     }
 
     /// Ends a session (logout): its cookie is worth nothing from now on.
-    public mutating func close(_ id: String) -> Session? { open.removeValue(forKey: id) }
+    public mutating func close(_ id: String) -> Session? { sessions.removeValue(forKey: id) }
 
-    public mutating func setFlash(_ text: String?, of id: String) { open[id]?.flash = text }
+    public mutating func setFlash(_ text: String?, of id: String) { sessions[id]?.flash = text }
 
     /// The flash line, shown once.
     public mutating func takeFlash(of id: String) -> String? {
-        defer { open[id]?.flash = nil }
-        return open[id]?.flash
+        defer { sessions[id]?.flash = nil }
+        return sessions[id]?.flash
     }
 
     /// 32 random bytes from the kernel (getrandom), in hex.

@@ -257,7 +257,10 @@ func socketBench(binaries: String) {
         print("one `stctl status` process, exec to exit: hyperfine is not installed (Debian's hyperfine; make bench installs it)")
     }
 }
-if CommandLine.arguments.count > 1 { socketBench(binaries: CommandLine.arguments[1]) }
+if CommandLine.arguments.count > 1 {
+    socketBench(binaries: CommandLine.arguments[1])
+    webBench(binaries: CommandLine.arguments[1])
+}
 
 // MARK: The /proc sampler (issue #5): 1,000 processes on the machine, 100 of them the child's
 

@@ -36,7 +36,11 @@ final class Site: Sendable {
         router.post("/login") { request, _ in try await self.login(request) }
         router.post("/logout") { request, _ in try await self.signedIn(request, form: true) { s, _ in try await self.logout(s) } }
         router.get("/") { request, _ in try await self.signedIn(request) { s, _ in try await self.family(s) } }
-        router.get("/events") { request, _ in try await self.signedIn(request) { s, _ in self.events(s) } }
+        router.get("/events") { request, _ in
+            // Without a session: 204, which tells EventSource not to try again (a redirect would).
+            guard self.session(of: request) != nil else { return Response(status: .noContent) }
+            return try await self.signedIn(request) { s, _ in self.events(s, since: request.uri.queryParameters.get("since")) }
+        }
         router.post("/requests/approve") { request, _ in
             try await self.signedIn(request, form: true) { s, f in try await self.answerRequest(s, f, approve: true) }
         }
@@ -63,13 +67,18 @@ final class Site: Sendable {
 
     // MARK: Sessions
 
+    /// The session the request's cookie names, while it lasts.
+    func session(of request: Request) -> WebSessions.Session? {
+        let now = SystemClock.monoMicros()
+        guard let id = CookieHeader.value(of: Self.sessionCookie, in: request.headers[.cookie]) else { return nil }
+        return sessions.withLock { $0.session(id, now: now) }
+    }
+
     /// Runs `body` for a parent with a session (and, for a form, its CSRF token); anyone else
     /// goes to the login page, and a form without the token is refused.
     func signedIn(_ request: Request, form: Bool = false, formBytes given: [UInt8]? = nil,
                   _ body: (WebSessions.Session, FormFields) async throws -> Response) async throws -> Response {
-        let now = SystemClock.monoMicros()
-        guard let id = CookieHeader.value(of: Self.sessionCookie, in: request.headers[.cookie]),
-              let session = sessions.withLock({ $0.session(id, now: now) }) else {
+        guard let session = session(of: request) else {
             return form ? Self.refused(.forbidden, "You are not logged in (or the session ended): log in again.") : Self.redirect("/login")
         }
         var fields = FormFields("")
@@ -104,11 +113,7 @@ final class Site: Sendable {
     }
 
     func loginPage(_ request: Request, error: String? = nil) -> Response {
-        let now = SystemClock.monoMicros()
-        if error == nil, let id = CookieHeader.value(of: Self.sessionCookie, in: request.headers[.cookie]),
-           sessions.withLock({ $0.session(id, now: now) }) != nil {
-            return Self.redirect("/")
-        }
+        if error == nil, session(of: request) != nil { return Self.redirect("/") }
         // The login form's token is a cookie's too (double submit): a page elsewhere cannot post it.
         let nonce = WebSessions.randomToken()
         var response = Self.html(LoginPage.page(csrf: nonce, error: error), status: error == nil ? .ok : .unauthorized)
@@ -165,11 +170,12 @@ final class Site: Sendable {
         return Self.html(FamilyPage.page(reply.family ?? [], csrf: session.csrf, flash: flash))
     }
 
-    /// Server-sent events: the family part again whenever the daemon's answer changes (asked
-    /// every second while the page is open), and `ended` when the session is over.
-    func events(_ session: WebSessions.Session) -> Response {
+    /// Server-sent events: the family part again whenever it changes (the daemon asked every
+    /// second while the page is open; `since`: the version the page shows), and `ended` when the
+    /// session is over.
+    func events(_ session: WebSessions.Session, since: String?) -> Response {
         let body = ResponseBody { writer in
-            var last: [ControlReply.FamilyMember]? = nil
+            var last = since
             var quiet = 0
             while !Task.isCancelled {
                 let now = SystemClock.monoMicros()
@@ -180,9 +186,11 @@ final class Site: Sendable {
                     try await Task.sleep(for: .seconds(2))
                     continue
                 }
-                if reply.family != last, let family = reply.family {
-                    last = family
-                    try await writer.write(ByteBuffer(string: Self.event("family", FamilyPage.fragment(family, csrf: session.csrf))))
+                let part = FamilyPage.fragment(reply.family ?? [], csrf: session.csrf)
+                let version = FamilyPage.version(of: part)
+                if reply.ok, version != last {
+                    last = version
+                    try await writer.write(ByteBuffer(string: Self.event("family", part)))
                     quiet = 0
                 } else if quiet >= 15 {
                     try await writer.write(ByteBuffer(string: ": still here\n\n"))

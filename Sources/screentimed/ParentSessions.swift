@@ -20,33 +20,33 @@ struct ParentSessions {
     static let minutes: ClosedRange<Int64> = 1...720
     static let defaultMinutes: Int64 = 30
 
-    private var open: [String: Session] = [:]
+    private var sessions: [String: Session] = [:]
 
     /// A new session; its token is 32 random bytes from the kernel (getrandom), in hex.
     mutating func open(caller: UInt32, children: Set<UInt32>, minutes: Int64, now: Microseconds) -> String {
         forgetEnded(now: now)
-        if open.count >= Self.most, let oldest = open.min(by: { $0.value.until < $1.value.until })?.key { open[oldest] = nil }
+        if sessions.count >= Self.most, let oldest = sessions.min(by: { $0.value.until < $1.value.until })?.key { sessions[oldest] = nil }
         var random = SystemRandomNumberGenerator()
         let token = (0..<4).map { _ in hex(random.next() as UInt64) }.joined()
-        open[token] = Session(caller: caller, children: children, until: now + minutes * 60 * Seconds.micro)
+        sessions[token] = Session(caller: caller, children: children, until: now + minutes * 60 * Seconds.micro)
         return token
     }
 
     /// The session of `token`, if it is open and `caller` opened it.
     func session(_ token: String, caller: UInt32, now: Microseconds) -> Session? {
-        guard let s = open[token], s.caller == caller, now < s.until else { return nil }
+        guard let s = sessions[token], s.caller == caller, now < s.until else { return nil }
         return s
     }
 
     /// Ends a session; false when there was none open (for this caller).
     mutating func close(_ token: String, caller: UInt32) -> Bool {
-        guard open[token]?.caller == caller else { return false }
-        open[token] = nil
+        guard sessions[token]?.caller == caller else { return false }
+        sessions[token] = nil
         return true
     }
 
     private mutating func forgetEnded(now: Microseconds) {
-        open = open.filter { now < $0.value.until }
+        sessions = sessions.filter { now < $0.value.until }
     }
 
     private func hex(_ n: UInt64) -> String {

@@ -42,6 +42,11 @@ struct PageTests {
         #expect(html.contains("Approve (40 points)"))          // 20 min × 2 points a minute
         #expect(html.contains("name=\"id\" value=\"7\""))
         #expect(html.contains("Approve (+15 points)"))
+        // The same state gives the same text (so /events sends only changes), another state another.
+        let member = ControlReply.FamilyMember(child: "emma", status: Self.status(requests: [request], chores: [chore]))
+        #expect(FamilyPage.fragment([member], csrf: "t0k") == html)
+        let richer = ControlReply.FamilyMember(child: "emma", status: Self.status(balance: 55, requests: [request], chores: [chore]))
+        #expect(FamilyPage.version(of: FamilyPage.fragment([richer], csrf: "t0k")) != FamilyPage.version(of: html))
         // Every form carries the session's token.
         #expect(html.components(separatedBy: "<form").count - 1 == html.components(separatedBy: "name=\"csrf\" value=\"t0k\"").count - 1)
     }

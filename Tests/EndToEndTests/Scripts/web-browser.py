@@ -194,6 +194,19 @@ try:
     text = wait.until(ready.presence_of_element_located((By.ID, "policy-text"))).text
     expect("passphrase_hash = (hidden)" in text and os.environ["HASH"] not in text, "the policy page shows the passphrase's hash")
     shots("policy")
+
+    # Another policy, uploaded as a file, tried on the last 7 days: a row for each, nothing changed.
+    tried = f"{SHOTS}/tried.toml"
+    with open(tried, "w") as f:
+        f.write('version = 1\ntimezone = "UTC"\n[points]\nlearning_per_hour = 120\n')
+    balance = status()["balance"]
+    browser.find_element(By.CSS_SELECTOR, "input[name='file']").send_keys(tried)
+    submit(browser.find_element(By.CSS_SELECTOR, "form[action='/simulate'] button"))
+    rows = wait.until(ready.presence_of_all_elements_located((By.CSS_SELECTOR, "table.simulation tbody tr")))
+    expect(len(rows) == 7, f"the simulation shows {len(rows)} days, not 7")
+    expect("learning_per_hour = 120" in browser.find_element(By.NAME, "policy").get_attribute("value"),
+           "the simulated policy's text is not shown back")
+    expect(status()["balance"] == balance, "simulating changed the balance")
 finally:
     browser.quit()
 print("web-browser.py: all expectations met")

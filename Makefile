@@ -175,7 +175,7 @@ install: deps
 
 uninstall:
 	rm -f $(BINDIR)/screentimed $(BINDIR)/stctl $(BINDIR)/screentime-hook-x11 $(BINDIR)/screentime-web
-	rm -f $(MANDIR)/screentimed.1 $(MANDIR)/screentimed-*.1 $(MANDIR)/stctl.1 $(MANDIR)/stctl-*.1 $(MANDIR)/screentime-web.1
+	rm -f $(MANDIR)/screentimed.1 $(MANDIR)/screentimed-*.1 $(MANDIR)/stctl.1 $(MANDIR)/stctl-*.1 $(MANDIR)/screentime-web.1 $(MANDIR)/screentime-web-*.1
 	for p in screentimed stctl screentime-web; do rm -f $(BASHCOMPDIR)/$$p $(ZSHCOMPDIR)/_$$p $(FISHCOMPDIR)/$$p.fish; done
 	for u in $(UNITS); do rm -f $(USERUNITDIR)/$$u.service; done
 	for u in $(SYSTEMUNITS); do rm -f $(SYSTEMUNITDIR)/$$u.service; done

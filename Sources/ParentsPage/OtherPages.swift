@@ -16,18 +16,25 @@ public enum LoginPage {
 
 /// The policy in force, read-only, and `simulate` of another policy's text: the last days under it.
 public enum PolicyPage {
-    public static func page(policy: String, csrf: String, tried: String? = nil, simulation: [ControlReply.SimulatedDay]? = nil,
-                            error: String? = nil) -> String {
+    /// `child`: whose policy it is; `children`: the session's, each a link to theirs (system mode
+    /// gives each child a policy of their own).
+    public static func page(policy: String, child: String, children: [String], csrf: String, tried: String? = nil,
+                            simulation: [ControlReply.SimulatedDay]? = nil, error: String? = nil) -> String {
         var body = "<main class=\"policy\">"
-        body += "<h2>In force</h2><pre id=\"policy-text\">\(HTML.escape(hidingPassphrase(policy)))</pre>"
+        if children.count > 1 {
+            body += "<p class=\"children\">" + children.map { c in
+                c == child ? "<strong>\(HTML.escape(c))</strong>" : "<a href=\"/policy?child=\(HTML.escape(c))\">\(HTML.escape(c))</a>"
+            }.joined(separator: " · ") + "</p>"
+        }
+        body += "<h2>\(HTML.escape(child))'s policy in force</h2><pre id=\"policy-text\">\(HTML.escape(hidingPassphrase(policy)))</pre>"
         body += "<h2>Try another policy</h2>"
         if let error { body += "<p class=\"error\" role=\"alert\">\(HTML.escape(error))</p>" }
         if let simulation { body += table(simulation) }
         body += """
-            <form method="post" action="/simulate" enctype="multipart/form-data">\(HTML.csrfField(csrf))
+            <form method="post" action="/simulate" enctype="multipart/form-data">\(HTML.csrfField(csrf))<input type="hidden" name="child" value="\(HTML.escape(child))">
             <label>A policy file <input type="file" name="file" accept=".toml,text/plain"></label>
             <label>or its text <textarea name="policy" rows="10">\(HTML.escape(tried ?? ""))</textarea></label>
-            <button type="submit">Simulate the last 7 days</button></form></main>
+            <button type="submit">Simulate \(HTML.escape(child))'s last 7 days</button></form></main>
             """
         return HTML.page(title: "Policy", body: body, signedIn: true, csrf: csrf)
     }

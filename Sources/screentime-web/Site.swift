@@ -222,9 +222,11 @@ final class Site: Sendable {
 
     func policyPage(_ session: WebSessions.Session, child: String?, tried: String? = nil,
                     simulation: [ControlReply.SimulatedDay]? = nil, error: String? = nil) async throws -> Response {
-        let reply = try await ask(session, ControlRequest(.policy), child: child ?? session.children.first)
+        let child = child ?? session.children.first ?? ""
+        let reply = try await ask(session, ControlRequest(.policy), child: child)
         guard reply.ok, let text = reply.policy else { return Self.refused(.badRequest, reply.error ?? "refused") }
-        return Self.html(PolicyPage.page(policy: text, csrf: session.csrf, tried: tried, simulation: simulation, error: error))
+        return Self.html(PolicyPage.page(policy: text, child: child, children: session.children, csrf: session.csrf, tried: tried,
+                                         simulation: simulation, error: error))
     }
 
     /// A policy's text (a file, or pasted) tried on the last 7 days: `simulate`, which changes nothing.
@@ -237,14 +239,15 @@ final class Site: Sendable {
         // The token is checked as for any form, from its part.
         let csrf = parts["csrf"].map { "csrf=" + Self.formEscape(String(decoding: $0, as: UTF8.self)) } ?? ""
         return try await signedIn(request, form: true, formBytes: Array(csrf.utf8)) { session, _ in
+            let child = parts["child"].map { String(decoding: $0, as: UTF8.self) } ?? session.children.first
             let file = parts["file"].map { String(decoding: $0, as: UTF8.self) } ?? ""
             let text = file.isEmpty ? parts["policy"].map { String(decoding: $0, as: UTF8.self) } ?? "" : file
-            guard !text.isEmpty else { return try await self.policyPage(session, child: nil, error: "Choose a policy file, or paste its text.") }
+            guard !text.isEmpty else { return try await self.policyPage(session, child: child, error: "Choose a policy file, or paste its text.") }
             var asked = ControlRequest(.simulate, days: 7, day: nil)
             asked.policy = text
-            let reply = try await self.ask(session, asked, child: session.children.first)
-            guard reply.ok else { return try await self.policyPage(session, child: nil, tried: text, error: reply.error ?? "refused") }
-            return try await self.policyPage(session, child: nil, tried: text, simulation: reply.simulation ?? [])
+            let reply = try await self.ask(session, asked, child: child)
+            guard reply.ok else { return try await self.policyPage(session, child: child, tried: text, error: reply.error ?? "refused") }
+            return try await self.policyPage(session, child: child, tried: text, simulation: reply.simulation ?? [])
         }
     }
 

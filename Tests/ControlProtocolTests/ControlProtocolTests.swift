@@ -169,7 +169,7 @@ struct ControlProtocolTests {
     func requestBytes() throws {
         var all = ControlRequest(.approve, minutes: 5, points: -3, reason: "a \"quoted\" / back\\slash\n\t\u{01}\u{1f}\u{7f} é 🎮 \u{2028}", event: "{}", hook: "x11")
         all.days = 7; all.day = "2026-11-25"; all.passphrase = "pass"; all.user = "emma"; all.id = "id-1"
-        all.requestID = "emma-3"; all.chore = "Feed the cat"; all.gift = false; all.policy = "version = 1\n"
+        all.requestID = "emma-3"; all.chore = "Feed the cat"; all.gift = false; all.policy = "version = 1\n"; all.token = "0f"
         var requests = ControlRequest.Command.allCases.map { ControlRequest($0) }
         requests += [all, ControlRequest(.redeem, minutes: 15), ControlRequest(.report, days: 30, day: nil)]
         for request in requests {

@@ -71,7 +71,9 @@ struct PageTests {
 
     @Test("the policy is shown without the passphrase's hash")
     func policyHidesHash() {
-        let page = PolicyPage.page(policy: "version = 1\n[parents]\n  passphrase_hash = \"$y$j9T$abc\"\n", csrf: "t")
+        let page = PolicyPage.page(policy: "version = 1\n[parents]\n  passphrase_hash = \"$y$j9T$abc\"\n", child: "emma", children: ["emma", "tom"], csrf: "t")
+        #expect(page.contains("<a href=\"/policy?child=tom\">tom</a>"))
+        #expect(page.contains("name=\"child\" value=\"emma\""))
         #expect(!page.contains("$y$j9T$abc"))
         #expect(page.contains("  passphrase_hash = (hidden)"))
     }

@@ -20,6 +20,7 @@ from selenium import webdriver
 from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support import expected_conditions as ready
 from selenium.webdriver.support.ui import WebDriverWait
 
@@ -79,9 +80,11 @@ def figure(name):
 
 
 def submit(button):
-    """Clicks a form's button and waits for the page it leads to (not the old one's words)."""
+    """Presses a form's button (from the keyboard: where it is on the screen does not matter, so a
+    page still laying itself out cannot move it from under a click) and waits for the page it
+    leads to (not the old one's words)."""
     old = browser.find_element(By.TAG_NAME, "html")
-    button.click()
+    button.send_keys(Keys.ENTER)
     wait.until(ready.staleness_of(old))
 
 
@@ -106,6 +109,8 @@ def shots(name):
             no_overflow(f"{name} at 390 px")
         expect(browser.save_screenshot(f"{SHOTS}/{name}-{w}x{h}.png"), f"no screenshot of {name} at {w}x{h}")
     browser.set_window_size(1280, 800)
+    # Until the page has its width again (the window manager of a headless browser is quick, not instant).
+    WebDriverWait(browser, 10).until(lambda b: b.execute_script("return window.innerWidth") <= 1280)
 
 
 try:

@@ -6,7 +6,8 @@ import Testing
 /// own user as in a family's machine: in a real headless Chromium (Scripts/web-browser.py) and
 /// over plain HTTP for what it must refuse (Scripts/web-security.py).
 ///
-/// Test users, which no other test uses: 65070 (the child) and 65071 (the page's own user).
+/// Test users, which no other test uses: 65070 (the child) and 65071 (the page's own user); 65072
+/// and 65073 (two children of a system daemon).
 @Suite("The parents' page, end to end")
 struct WebPageTests {
     static let child: UInt32 = TestUser.ensure(uid: 65070, name: "stkid65070")
@@ -148,6 +149,54 @@ struct WebPageTests {
             """
         let r = try ReplayBinaryTests.runBinary("/usr/bin/python3", ["-c", check, page.url, dir + "/web.crt", Self.passphrase])
         #expect(r.status == 0 && r.stdout == "ok\n", "\(r.stdout)\(r.stderr)")
+    }
+
+    /// One request on the daemon's socket from `uid` (as the page sends them): its reply.
+    static func request(_ socket: String, as uid: UInt32, _ fields: [String: Any]) throws -> [String: Any] {
+        let line = String(decoding: try JSONSerialization.data(withJSONObject: fields.merging(["v": 1]) { $1 }), as: UTF8.self)
+        let code = "import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.sendall(sys.argv[2].encode()+b'\\n'); print(s.makefile().readline())"
+        let r = try ReplayBinaryTests.runBinary("/usr/bin/setpriv", ["--reuid=\(uid)", "--regid=\(uid)", "--clear-groups", "/usr/bin/python3", "-c", code, socket, line])
+        return try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any], "\(r.stdout)\(r.stderr)")
+    }
+
+    @Test("system mode, two children with passphrases of their own: a login is for the children whose passphrase it is; a wrong one counts at both, a right one at neither other; logout ends it")
+    func twoChildren() throws {
+        let emma = TestUser.ensure(uid: 65072, name: "stkid65072"), tom = TestUser.ensure(uid: 65073, name: "stkid65073")
+        _ = (emma, tom, Self.webUser)
+        let policy = { (hash: String) in "version = 1\ntimezone = \"UTC\"\n[parents]\npassphrase_hash = \"\(hash)\"\n" }
+        let d = try SystemModeTests.SystemDaemon(policies: ["stkid65072": policy(try PassphraseEndToEndTests.mkpasswd("emma's parents")),
+                                                            "stkid65073": policy(try PassphraseEndToEndTests.mkpasswd("tom's parents"))])
+        defer { try? d.stop() }
+        _ = try d.waitFor("screentimed: watching uid 65072, 65073")
+        func ask(_ fields: [String: Any]) throws -> [String: Any] { try Self.request(d.socket, as: Self.webUser, fields) }
+
+        let forEmma = try ask(["command": "login", "passphrase": "emma's parents"])
+        #expect(forEmma["ok"] as? Bool == true && forEmma["children"] as? [String] == ["stkid65072"], "\(forEmma)")
+        let token = try #require(forEmma["token"] as? String)
+        let family = try ask(["command": "family", "token": token])
+        #expect((family["family"] as? [[String: Any]])?.compactMap { $0["child"] as? String } == ["stkid65072"], "\(family)")
+        let adjusted = try ask(["command": "adjust", "points": 5, "reason": "reading", "user": "stkid65072", "token": token])
+        #expect(adjusted["ok"] as? Bool == true && adjusted["balance"] as? Int == 5, "\(adjusted)")
+        let notTom = try ask(["command": "adjust", "points": 5, "reason": "reading", "user": "stkid65073", "token": token])
+        #expect(notTom["error"] as? String == "this parent session is not for stkid65073: log in with stkid65073's parent passphrase", "\(notTom)")
+        #expect(try ask(["command": "family"])["error"] as? String
+                == "family is for parents: as root, as a user in the policies' [parents] users or groups, or in a parent session (login); you are stweb65071")
+
+        // A wrong passphrase counts at both children; the right one for emma then opens emma's lock
+        // only: four more wrong ones lock tom's (five), not emma's (four).
+        #expect(try ask(["command": "login", "passphrase": "nobody's"])["error"] as? String == "wrong parent passphrase (4 more tries before a 15-minute lock)")
+        #expect(try ask(["command": "login", "passphrase": "emma's parents"])["ok"] as? Bool == true)
+        for _ in 0..<3 { _ = try ask(["command": "login", "passphrase": "nobody's"]) }
+        #expect(try ask(["command": "login", "passphrase": "nobody's"])["error"] as? String
+                == "wrong parent passphrase; that was the fifth: parent commands by passphrase are locked for 15 minutes")
+        // Tom's lock is on: emma's passphrase still works; tom's is not even checked against his
+        // policy, only against emma's (where it is wrong, and counts).
+        #expect(try ask(["command": "login", "passphrase": "emma's parents"])["children"] as? [String] == ["stkid65072"])
+        #expect(try ask(["command": "login", "passphrase": "tom's parents"])["error"] as? String == "wrong parent passphrase (4 more tries before a 15-minute lock)")
+
+        #expect(try ask(["command": "logout", "token": token])["note"] as? String == "logged out")
+        #expect(try ask(["command": "family", "token": token])["error"] as? String
+                == "the parent session is over (logged out, timed out, or the daemon started again): log in again with the parent passphrase")
     }
 
     @Test("the page will not listen on the network without TLS, and says why")

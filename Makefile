@@ -23,11 +23,12 @@ DEBIAN_PKGS  = python3 tzdata sqlite3 libsqlite3-dev libsystemd-dev pkg-config l
 # (Tests/EndToEndTests/Scripts/powercut-vfs.c, against libsqlite3-dev), and what builds and checks
 # the Debian package in a Debian 12 without Swift (debootstrap, lintian, dpkg-dev, binutils), and a
 # real browser for the parents' page (chromium, chromium-driver, python3-selenium; openssl makes its
-# test certificate). After the tests,
+# test certificate), and PostgreSQL for the family ledger (postgresql: the tests run clusters of
+# their own, never the system's). After the tests,
 # tools/check-leftovers fails the run when a test user's process is still running.
 TEST_PKGS    = dbus-daemon dbus-bin python3-dbusmock xvfb xauth openbox xdotool xterm x11-utils sway foot whois systemd faketime \
                gnome-shell gjs libglib2.0-bin dconf-cli procps kwin-wayland xwayland \
-               strace gcc debootstrap lintian dpkg-dev binutils chromium chromium-driver python3-selenium openssl
+               strace gcc debootstrap lintian dpkg-dev binutils chromium chromium-driver python3-selenium openssl postgresql
 
 .PHONY: all build run demo test fuzz fuzz-build sanitize bench install install-gnome-lock uninstall deb deps test-deps clean
 

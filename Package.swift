@@ -25,6 +25,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        // The family database (issue #20).
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         // The engine: events in, effects out. Pure; Foundation at most.
@@ -89,6 +91,14 @@ let package = Package(
         // image (its libraries keep theirs) protects nothing; the daemon and the hooks stay PIE,
         // and so do debug builds (the sanitizers want PIE).
         linkerSettings: [.unsafeFlags(["-Xclang-linker", "-no-pie"], .when(configuration: .release))]),
+        // A family's machines sharing one ledger in PostgreSQL (issue #20; docs/household.md): the
+        // schema, and the ledger through a machine's append-only role (PostgresNIO).
+        .target(name: "ScreenTimeHousehold", dependencies: [
+            .product(name: "PostgresNIO", package: "postgres-nio"),
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "NIOCore", package: "swift-nio"),
+        ]),
         // The parents' page: what it shows and how it keeps a parent's session, without a server
         // (pages are HTML from the daemon's replies; docs/web.md).
         .target(name: "ParentsPage", dependencies: ["ControlProtocol", "ScreenTimeCore", "ScreenTimeLinux"]),
@@ -120,6 +130,9 @@ let package = Package(
         .testTarget(name: "ScreenTimeLinuxTests", dependencies: ["ScreenTimeLinux", "ScreenTimeSystemd", "ScreenTimeCore", "TestSupport"]),
         .testTarget(name: "ControlProtocolTests", dependencies: ["ControlProtocol"]),
         .testTarget(name: "ParentsPageTests", dependencies: ["ParentsPage", "ControlProtocol", "ScreenTimeCore"]),
+        .testTarget(name: "HouseholdTests", dependencies: ["ScreenTimeHousehold", "TestSupport",
+                                                           .product(name: "PostgresNIO", package: "postgres-nio"),
+                                                           .product(name: "Logging", package: "swift-log")]),
         // Every input in Fuzz/*/corpus and Fuzz/*/regressions, through its fuzz target.
         .testTarget(name: "FuzzCorpusTests", dependencies: ["ScreenTimeFuzz"]),
         .testTarget(name: "DesktopHooksTests", dependencies: ["DesktopHooks", "ScreenTimeCore"]),

@@ -1,0 +1,118 @@
+import Logging
+import PostgresNIO
+
+/// The family database's schema (issue #20; docs/household.md), by numbered migrations, each applied
+/// once in a transaction of its own. The ledger is append-only for the machines: their role may
+/// read, and call `append_entry`, which decides and writes in one transaction; it has no INSERT,
+/// UPDATE or DELETE on any table.
+public enum HouseholdSchema {
+    /// The role every machine's login role is a member of.
+    public static let machineRole = "screentime_machine"
+
+    /// Each migration: its statements, in order (one at a time: the extended protocol takes one each).
+    public static let migrations: [(version: Int, statements: [String])] = [
+        (1, [
+            """
+            CREATE TABLE screentime.children (
+                child text PRIMARY KEY,
+                balance bigint NOT NULL DEFAULT 0,
+                entries bigint NOT NULL DEFAULT 0,
+                head bytea NOT NULL DEFAULT ''::bytea
+            )
+            """,
+            """
+            CREATE TABLE screentime.ledger (
+                child text NOT NULL REFERENCES screentime.children,
+                seq bigint NOT NULL,
+                machine text NOT NULL,
+                origin text NOT NULL,
+                kind text NOT NULL CHECK (kind IN ('earned', 'redeemed', 'adjusted', 'chore', 'bonus', 'gifted', 'expired')),
+                points bigint NOT NULL,
+                balance_after bigint NOT NULL,
+                at_micros bigint NOT NULL,
+                note text NOT NULL DEFAULT '',
+                previous_hash bytea NOT NULL,
+                hash bytea NOT NULL,
+                PRIMARY KEY (child, seq),
+                UNIQUE (machine, origin)
+            )
+            """,
+            """
+            -- One entry, decided and written at once: the child's row is locked, so entries of one
+            -- child are appended one at a time from every machine. An entry sent again (same machine,
+            -- same origin) is answered as it was written; a spending that would take the balance
+            -- below the floor is refused and writes nothing.
+            CREATE FUNCTION screentime.append_entry(p_child text, p_machine text, p_origin text, p_kind text, p_points bigint,
+                                                    p_at_micros bigint, p_note text, p_floor bigint)
+            RETURNS TABLE (outcome text, seq bigint, balance_after bigint, hash bytea)
+            LANGUAGE plpgsql SECURITY DEFINER SET search_path = screentime, pg_temp AS $$
+            DECLARE
+                c screentime.children%ROWTYPE;
+                earlier screentime.ledger%ROWTYPE;
+                v_after bigint;
+                h bytea;
+            BEGIN
+                INSERT INTO screentime.children (child) VALUES (p_child) ON CONFLICT DO NOTHING;
+                SELECT * INTO c FROM screentime.children WHERE child = p_child FOR UPDATE;
+                SELECT * INTO earlier FROM screentime.ledger l WHERE l.machine = p_machine AND l.origin = p_origin;
+                IF FOUND THEN
+                    RETURN QUERY SELECT 'duplicate'::text, earlier.seq, earlier.balance_after, earlier.hash;
+                    RETURN;
+                END IF;
+                v_after := c.balance + p_points;
+                IF p_floor IS NOT NULL AND p_points < 0 AND v_after < p_floor THEN
+                    RETURN QUERY SELECT 'refused'::text, c.entries, c.balance, c.head;
+                    RETURN;
+                END IF;
+                h := sha256(c.head || convert_to(concat_ws('|', p_child, c.entries + 1, p_machine, p_origin, p_kind, p_points, v_after,
+                                                           p_at_micros, coalesce(p_note, '')), 'UTF8'));
+                INSERT INTO screentime.ledger VALUES (p_child, c.entries + 1, p_machine, p_origin, p_kind, p_points, v_after, p_at_micros,
+                                                      coalesce(p_note, ''), c.head, h);
+                UPDATE screentime.children SET balance = v_after, entries = c.entries + 1, head = h WHERE child = p_child;
+                RETURN QUERY SELECT 'appended'::text, c.entries + 1, v_after, h;
+            END $$
+            """,
+            """
+            REVOKE ALL ON ALL TABLES IN SCHEMA screentime FROM PUBLIC
+            """,
+            """
+            REVOKE ALL ON FUNCTION screentime.append_entry(text, text, text, text, bigint, bigint, text, bigint) FROM PUBLIC
+            """,
+            """
+            GRANT USAGE ON SCHEMA screentime TO screentime_machine
+            """,
+            """
+            GRANT SELECT ON screentime.children, screentime.ledger TO screentime_machine
+            """,
+            """
+            GRANT EXECUTE ON FUNCTION screentime.append_entry(text, text, text, text, bigint, bigint, text, bigint) TO screentime_machine
+            """,
+        ]),
+    ]
+
+    /// Brings the database to the newest schema (as its owner: the family's administrator, not a
+    /// machine). Safe to run from several places at once: an advisory lock takes them in turn.
+    public static func migrate(_ client: PostgresClient, logger: Logger) async throws -> [Int] {
+        try await client.withTransaction(logger: logger) { db in
+            try await db.query("SELECT pg_advisory_xact_lock(20211126)", logger: logger)
+            try await db.query("CREATE SCHEMA IF NOT EXISTS screentime", logger: logger)
+            try await db.query("REVOKE ALL ON SCHEMA screentime FROM PUBLIC", logger: logger)
+            try await db.query("""
+                DO $$ BEGIN
+                    IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'screentime_machine') THEN CREATE ROLE screentime_machine NOLOGIN; END IF;
+                END $$
+                """, logger: logger)
+            try await db.query("CREATE TABLE IF NOT EXISTS screentime.migrations (version int PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())",
+                               logger: logger)
+            var applied: Set<Int> = []
+            for try await v in try await db.query("SELECT version FROM screentime.migrations", logger: logger).decode(Int.self) { applied.insert(v) }
+            var done: [Int] = []
+            for m in migrations where !applied.contains(m.version) {
+                for statement in m.statements { try await db.query(PostgresQuery(unsafeSQL: statement), logger: logger) }
+                try await db.query("INSERT INTO screentime.migrations (version) VALUES (\(m.version))", logger: logger)
+                done.append(m.version)
+            }
+            return done
+        }
+    }
+}

@@ -1,0 +1,101 @@
+import Foundation
+
+/// A real PostgreSQL server (Debian's `postgresql`) for a test: a cluster made by initdb in a
+/// scratch folder owned by a test user (65074, which no other test uses), run as that user on a
+/// free loopback port, with password (SCRAM) logins. `stop()` ends it (a fast shutdown), and so
+/// does the end of the object.
+public final class PostgresCluster: @unchecked Sendable {
+    public static let owner: UInt32 = TestUser.ensure(uid: 65074, name: "stpg65074")
+    public static let bin = "/usr/lib/postgresql/15/bin"
+    public let folder: String
+    public let port: Int
+    public let adminPassword = "admin-" + UUID().uuidString
+    public let admin = "family_admin"
+    private let server = Process()
+
+    public struct Failure: Error, CustomStringConvertible { public var description: String }
+
+    public init() throws {
+        let fm = FileManager.default
+        folder = fm.temporaryDirectory.appendingPathComponent("screentime-pg-\(UUID().uuidString)").path
+        try fm.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try adminPassword.write(toFile: folder + "/pw", atomically: true, encoding: .utf8)
+        try fm.setAttributes([.ownerAccountID: Self.owner, .groupOwnerAccountID: Self.owner], ofItemAtPath: folder)
+        try fm.setAttributes([.ownerAccountID: Self.owner, .groupOwnerAccountID: Self.owner], ofItemAtPath: folder + "/pw")
+        let initdb = try Self.asOwner(Self.bin + "/initdb", ["-D", folder + "/data", "-U", admin, "--auth=scram-sha-256", "--pwfile=" + folder + "/pw",
+                                                           "--encoding=UTF8", "--locale=C.UTF-8"])
+        guard initdb.status == 0 else { throw Failure(description: "initdb failed: \(initdb.output)") }
+        port = Self.freePort()
+        server.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+        server.arguments = ["--reuid=\(Self.owner)", "--regid=\(Self.owner)", "--clear-groups", Self.bin + "/postgres", "-D", folder + "/data",
+                            "-k", folder, "-p", "\(port)", "-c", "listen_addresses=127.0.0.1", "-c", "max_connections=300"]
+        server.standardOutput = FileHandle.nullDevice
+        server.standardError = try Self.logFile(folder + "/server.log")
+        try server.run()
+        for _ in 0..<300 {
+            if Self.asOwnerQuiet(Self.bin + "/pg_isready", ["-h", "127.0.0.1", "-p", "\(port)"]) == 0 { return }
+            guard server.isRunning else { break }
+            usleep(100_000)
+        }
+        stop()
+        throw Failure(description: "PostgreSQL did not start: \((try? String(contentsOfFile: folder + "/server.log", encoding: .utf8)) ?? "")")
+    }
+
+    deinit { stop() }
+
+    /// A fast shutdown (SIGINT), waited for; the folder is removed.
+    public func stop() {
+        if server.isRunning {
+            kill(server.processIdentifier, SIGINT)
+            server.waitUntilExit()
+        }
+        try? FileManager.default.removeItem(atPath: folder)
+    }
+
+    /// Runs SQL as the administrator (psql), stopping at the first error.
+    @discardableResult
+    public func sql(_ text: String, database: String = "postgres") throws -> String {
+        let r = try Self.run("/usr/bin/env", ["PGPASSWORD=\(adminPassword)", "/usr/bin/psql", "-h", "127.0.0.1", "-p", "\(port)", "-U", admin,
+                                              "-d", database, "-v", "ON_ERROR_STOP=1", "-X", "-q", "-A", "-t", "-c", text])
+        guard r.status == 0 else { throw Failure(description: "psql: \(r.output)") }
+        return r.output.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    static func logFile(_ path: String) throws -> FileHandle {
+        _ = FileManager.default.createFile(atPath: path, contents: nil)
+        return try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+    }
+
+    /// A port nothing listens on now (the kernel's choice for port 0).
+    static func freePort() -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    static func asOwner(_ tool: String, _ args: [String]) throws -> (status: Int32, output: String) {
+        try run("/usr/bin/setpriv", ["--reuid=\(owner)", "--regid=\(owner)", "--clear-groups", tool] + args)
+    }
+
+    static func asOwnerQuiet(_ tool: String, _ args: [String]) -> Int32 { (try? asOwner(tool, args).status) ?? -1 }
+
+    static func run(_ tool: String, _ args: [String]) throws -> (status: Int32, output: String) {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: tool)
+        p.arguments = args
+        p.currentDirectoryURL = URL(fileURLWithPath: "/")
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = out
+        try p.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return (p.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+}

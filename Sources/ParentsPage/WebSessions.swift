@@ -1,4 +1,5 @@
 import ScreenTimeCore
+import ScreenTimeLinux
 
 /// The parents logged in to the page: a random id in an HttpOnly cookie names a session, which
 /// holds the daemon's parent-session token (the passphrase itself is never kept) and the token
@@ -50,14 +51,8 @@ public struct WebSessions: Sendable {
         return sessions[id]?.flash
     }
 
-    /// 32 random bytes from the kernel (getrandom), in hex.
-    public static func randomToken() -> String {
-        var random = SystemRandomNumberGenerator()
-        return (0..<4).map { _ in
-            let digits = String(random.next() as UInt64, radix: 16)
-            return String(repeating: "0", count: 16 - digits.count) + digits
-        }.joined()
-    }
+    /// 32 random bytes from the kernel, in hex (`RandomToken`).
+    public static func randomToken() -> String { RandomToken.hex() }
 
     /// Equal, in a time that does not tell how much of the two is equal.
     public static func same(_ a: String, _ b: String) -> Bool {

@@ -92,9 +92,9 @@ final class Site: Sendable {
         }
         do {
             return try await body(session, fields)
-        } catch let gone as SessionOver {
+        } catch is SessionOver {
             _ = sessions.withLock { $0.close(session.id) }
-            return Self.redirect("/login", cookie: Self.expired(Self.sessionCookie), note: gone.description)
+            return Self.redirect("/login", cookie: Self.expired(Self.sessionCookie))
         } catch let e as DaemonLink.Unreachable {
             return Self.refused(.serviceUnavailable, e.description)
         }
@@ -327,7 +327,7 @@ final class Site: Sendable {
         Response(status: status, headers: [.contentType: type], body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
     }
 
-    static func redirect(_ to: String, cookie: String? = nil, note: String? = nil) -> Response {
+    static func redirect(_ to: String, cookie: String? = nil) -> Response {
         var headers: HTTPFields = [.location: to]
         if let cookie { headers.append(HTTPField(name: .setCookie, value: cookie)) }
         return Response(status: .seeOther, headers: headers)

@@ -1,4 +1,5 @@
 import ScreenTimeCore
+import ScreenTimeLinux
 
 /// Parents who gave the passphrase once (`login`) and act by a token since (the parents' page,
 /// docs/web.md): which children each token may act for, from which uid, until when. Kept in
@@ -22,12 +23,11 @@ struct ParentSessions {
 
     private var sessions: [String: Session] = [:]
 
-    /// A new session; its token is 32 random bytes from the kernel (getrandom), in hex.
+    /// A new session; its token is `RandomToken.hex()`.
     mutating func open(caller: UInt32, children: Set<UInt32>, minutes: Int64, now: Microseconds) -> String {
         forgetEnded(now: now)
         if sessions.count >= Self.most, let oldest = sessions.min(by: { $0.value.until < $1.value.until })?.key { sessions[oldest] = nil }
-        var random = SystemRandomNumberGenerator()
-        let token = (0..<4).map { _ in hex(random.next() as UInt64) }.joined()
+        let token = RandomToken.hex()
         sessions[token] = Session(caller: caller, children: children, until: now + minutes * 60 * Seconds.micro)
         return token
     }
@@ -47,10 +47,5 @@ struct ParentSessions {
 
     private mutating func forgetEnded(now: Microseconds) {
         sessions = sessions.filter { now < $0.value.until }
-    }
-
-    private func hex(_ n: UInt64) -> String {
-        let digits = String(n, radix: 16)
-        return String(repeating: "0", count: 16 - digits.count) + digits
     }
 }

@@ -12,6 +12,7 @@ let package = Package(
         .executable(name: "stctl", targets: ["stctl"]),
         .executable(name: "screentime-hook-x11", targets: ["screentime-hook-x11"]),
         .executable(name: "screentime-web", targets: ["screentime-web"]),
+        .executable(name: "screentime-household", targets: ["screentime-household"]),
     ],
     dependencies: [
         .package(url: "https://github.com/LebJe/TOMLKit", exact: "0.6.0"),
@@ -98,6 +99,15 @@ let package = Package(
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOCore", package: "swift-nio"),
+        ]),
+        // screentime-household: `setup` of the family database, and the `link` screentimed starts
+        // to speak PostgreSQL for it (a process of its own: the daemon loads no network stack).
+        .executableTarget(name: "screentime-household", dependencies: [
+            "ScreenTimeHousehold", "ControlProtocol",
+            .product(name: "PostgresNIO", package: "postgres-nio"),
+            .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // The parents' page: what it shows and how it keeps a parent's session, without a server
         // (pages are HTML from the daemon's replies; docs/web.md).

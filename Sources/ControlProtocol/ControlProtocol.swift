@@ -125,7 +125,7 @@ extension ControlReply {
         // them. (A field added to ControlReply must be written here too, or be one of these.)
         if apps != nil || history != nil || sessions != nil || report != nil || request != nil || requests != nil || chores != nil || simulation != nil || export != nil
             || token != nil || children != nil || family != nil || policy != nil
-            || status?.requests != nil || status?.chores != nil || status?.appTimeLeft != nil {
+            || status?.requests != nil || status?.chores != nil || status?.appTimeLeft != nil || status?.household != nil {
             return ControlProtocol.encode(self)
         }
         var w = JSONWriter()
@@ -658,6 +658,27 @@ public struct ControlReply: Codable, Sendable, Equatable {
         public var requests: [RequestLine]? = nil
         /// Chore claims waiting for a parent, or answered today (nil: none).
         public var chores: [ChoreLine]? = nil
+        /// The family database this child's ledger is shared through (nil: none; docs/household.md).
+        public var household: Household? = nil
+
+        public struct Household: Codable, Sendable, Equatable {
+            /// This computer's name, and the child's, in the family ledger.
+            public var machine: String
+            public var child: String
+            /// The family database answered the last time it was asked.
+            public var reachable: Bool
+            /// Since when it has not (RFC 3339), and why.
+            public var unreachableSince: String?
+            public var problem: String?
+            /// This computer's ledger entries the family ledger has not got yet.
+            public var unsent: Int64
+            /// The family ledger's entries read here (its last entry's number).
+            public var readThrough: Int64
+            public init(machine: String, child: String, reachable: Bool, unreachableSince: String?, problem: String?, unsent: Int64, readThrough: Int64) {
+                self.machine = machine; self.child = child; self.reachable = reachable; self.unreachableSince = unreachableSince
+                self.problem = problem; self.unsent = unsent; self.readThrough = readThrough
+            }
+        }
 
         /// One thing the child was told. `id` grows by one for each (from the daemon's start);
         /// `shown`: the daemon showed it as a desktop notification itself.
@@ -708,6 +729,7 @@ public struct ControlReply: Codable, Sendable, Equatable {
             try c.encodeIfPresent(allowanceTodaySeconds, forKey: .allowanceTodaySeconds)
             try c.encodeIfPresent(requests, forKey: .requests)
             try c.encodeIfPresent(chores, forKey: .chores)
+            try c.encodeIfPresent(household, forKey: .household)
         }
 
         public init(balance: Int64, rewardAvailableSeconds: Int64, rewardRemainingSeconds: Int64, rewardTodayRemainingSeconds: Int64,

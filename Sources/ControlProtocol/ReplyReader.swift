@@ -102,7 +102,7 @@ private enum HandReader {
                     }
                     appTimeLeft = out
                 default:
-                    return nil      // requests, chores, or a field of a newer daemon
+                    return nil      // requests, chores, household, or a field of a newer daemon
                 }
             }
         }

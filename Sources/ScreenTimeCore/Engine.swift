@@ -245,8 +245,11 @@ public struct Engine: Sendable {
             locked = isLocked
             lockedTime.set(isLocked, at: t)
             refreshSessions(at: t)
-        case .redeem(let minutes, let by):
-            redeem(minutes: minutes, by: by, at: t)
+        case .redeem(let minutes, let by, let familySeq):
+            redeem(minutes: minutes, by: by, familySeq: familySeq, at: t)
+        case .familyEntry(let e):
+            // Points only: minutes redeemed on another machine are played there.
+            out.append(.ledger(ledger.append(e.kind, points: e.points, at: clock.wall(at: t), note: e.note, machine: e.machine, familySeq: e.seq)))
         case .adjust(let points, let reason):
             out.append(.ledger(ledger.append(.adjusted, points: points, at: clock.wall(at: t), note: reason)))
         case .gameContinued(let pid, let since):

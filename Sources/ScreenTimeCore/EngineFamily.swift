@@ -111,7 +111,7 @@ extension Engine {
             let minutes = min(d.minutes ?? r.minutes, r.minutes)
             switch d.pay {
             case .points:
-                guard pay(minutes: minutes, note: d.by, request: what, at: t) else { return }   // stays pending
+                guard pay(minutes: minutes, note: d.by, request: what, familySeq: d.familySeq, at: t) else { return }   // stays pending
             case .gift:
                 let seconds = minutes * 60 * Seconds.micro
                 out.append(.ledger(ledger.append(.gifted, points: 0, at: clock.wall(at: t), note: d.by, rewardSeconds: seconds)))

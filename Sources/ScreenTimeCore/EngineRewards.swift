@@ -35,7 +35,8 @@ extension Engine {
 
     /// Points into minutes, for a parent (`by` names them) or for the child (`by` is "child": only
     /// with `child_may_redeem`, and within `child_redeem_daily_max` for the day).
-    mutating func redeem(minutes: Int64, by: String?, at t: Microseconds) {
+    /// `familySeq`: the family ledger paid it already (docs/household.md).
+    mutating func redeem(minutes: Int64, by: String?, familySeq: Int64? = nil, at t: Microseconds) {
         let seconds = minutes * 60 * Seconds.micro
         let request = "redeem \(minutes) min"
         if by == RequestDecision.child {
@@ -50,19 +51,22 @@ extension Engine {
                 return
             }
         }
-        guard pay(minutes: minutes, note: by, request: request, at: t) else { return }
+        guard pay(minutes: minutes, note: by, request: request, familySeq: familySeq, at: t) else { return }
         if by == RequestDecision.child { family.addChildRedeemed(seconds, on: day.key) }
     }
 
-    /// Pays minutes from the balance into reward time; refuses (`insufficient_points`) what it cannot pay.
-    mutating func pay(minutes: Int64, note: String?, request: String, at t: Microseconds) -> Bool {
+    /// Pays minutes from the balance into reward time; refuses (`insufficient_points`) what it cannot
+    /// pay. `familySeq`: the family ledger paid them already, against the family's balance, as its
+    /// entry of that number: that decision stands (this machine may not have heard of all the
+    /// family's entries yet).
+    mutating func pay(minutes: Int64, note: String?, request: String, familySeq: Int64? = nil, at t: Microseconds) -> Bool {
         let cost = minutes * policy.points.perRewardMinute
-        guard ledger.balance >= cost else {
+        guard familySeq != nil || ledger.balance >= cost else {
             refuse(request, .insufficientPoints, "it costs \(cost) points and the balance is \(ledger.balance)", at: t)
             return false
         }
         let seconds = minutes * 60 * Seconds.micro
-        out.append(.ledger(ledger.append(.redeemed, points: -cost, at: clock.wall(at: t), note: note, rewardSeconds: seconds)))
+        out.append(.ledger(ledger.append(.redeemed, points: -cost, at: clock.wall(at: t), note: note, rewardSeconds: seconds, familySeq: familySeq)))
         budget.grant(seconds, expiresAt: policy.rewards.redemptionExpiresAfter.map { t + $0 })
         return true
     }

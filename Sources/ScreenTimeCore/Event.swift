@@ -21,7 +21,9 @@ public struct Event: Sendable, Equatable {
         case input(count: Int64)
         case idleChanged(idle: Bool, since: WallTime?)
         case lockChanged(locked: Bool)
-        case redeem(minutes: Int64, by: String?)
+        /// `familySeq`, added by screentime: the family ledger (docs/household.md) paid it already,
+        /// as its entry of that number, against the family's balance; the engine does not ask again.
+        case redeem(minutes: Int64, by: String?, familySeq: Int64? = nil)
         case adjust(points: Int64, reason: String)
         case tick
         /// Added by screentime: the daemon (re)started. Whatever it knew ended at the event before;
@@ -45,6 +47,9 @@ public struct Event: Sendable, Equatable {
         /// A parent approves (pays) or rejects the pending claim of a chore. `reason`: added by
         /// screentime, the parent's words to the child when rejecting.
         case choreDecided(chore: String, approved: Bool, by: String?, reason: String?)
+        /// Added by screentime (docs/household.md): an entry of the child's family ledger that this
+        /// machine did not write here, mirrored into its ledger so that its balance is the family's.
+        case familyEntry(FamilyLedgerEntry)
     }
 
     /// The `event` field's value for each kind.
@@ -67,6 +72,7 @@ public struct Event: Sendable, Equatable {
         case .requestDecided: return "request_decided"
         case .choreDone: return "chore_done"
         case .choreDecided: return "chore_decided"
+        case .familyEntry: return "family_entry"
         }
     }
 }
@@ -83,8 +89,11 @@ public struct RequestDecision: Sendable, Equatable {
     public var by: String?
     /// Added by screentime: the parent's words to the child (a denial's reason).
     public var reason: String?
+    /// Added by screentime: the family ledger paid the approval already, as its entry of this number.
+    public var familySeq: Int64? = nil
 
-    public init(id: String, approved: Bool, pay: Pay = .points, minutes: Int64? = nil, by: String? = nil, reason: String? = nil) {
+    public init(id: String, approved: Bool, pay: Pay = .points, minutes: Int64? = nil, by: String? = nil, reason: String? = nil, familySeq: Int64? = nil) {
+        self.familySeq = familySeq
         self.id = id
         self.approved = approved
         self.pay = pay
@@ -186,5 +195,21 @@ public struct ClockFault: Sendable, Equatable, Codable {
             let wall = wallAhead.map { $0 == 0 ? "" : " (its wall clock \(DurationText.signedWords($0)))" } ?? ""
             return "the daemon was given a boot clock \(DurationText.signedWords(bootAhead)) of the kernel's\(wall): its clock was faked (LD_PRELOAD, libfaketime?)"
         }
+    }
+}
+
+/// An entry of a child's family-wide ledger (docs/household.md) as it reaches a machine that did
+/// not write it here: another machine's, or one this machine wrote before its state lost it.
+public struct FamilyLedgerEntry: Sendable, Equatable {
+    /// The machine that wrote it.
+    public var machine: String
+    /// Its number in the family ledger.
+    public var seq: Int64
+    public var kind: LedgerEntry.Kind
+    public var points: Int64
+    public var note: String?
+
+    public init(machine: String, seq: Int64, kind: LedgerEntry.Kind, points: Int64, note: String? = nil) {
+        self.machine = machine; self.seq = seq; self.kind = kind; self.points = points; self.note = note
     }
 }

@@ -77,7 +77,7 @@ public enum EventLog {
         case "lock_changed":
             kind = .lockChanged(locked: try f.bool("locked"))
         case "redeem":
-            kind = .redeem(minutes: try f.minutes("minutes"), by: try f.optionalString("by"))
+            kind = .redeem(minutes: try f.minutes("minutes"), by: try f.optionalString("by"), familySeq: try f.familySeq())
         case "adjust":
             let points = try f.int("points")
             guard points != 0, abs(points) <= 1_000_000_000 else { throw LineError(reason: "'points' must be a non-zero whole number") }
@@ -101,12 +101,22 @@ public enum EventLog {
             }
             let minutes: Int64? = (f.value("minutes") ?? .null) == .null ? nil : try f.minutes("minutes")
             kind = .requestDecided(RequestDecision(id: try f.requestID("id"), approved: approved, pay: pay, minutes: minutes,
-                                                   by: try f.optionalString("by"), reason: try f.optionalString("reason")))
+                                                   by: try f.optionalString("by"), reason: try f.optionalString("reason"),
+                                                   familySeq: try f.familySeq()))
         case "chore_done":
             kind = .choreDone(chore: try f.string("chore"))
         case "chore_decided":
             kind = .choreDecided(chore: try f.string("chore"), approved: try f.bool("approved"),
                                  by: try f.optionalString("by"), reason: try f.optionalString("reason"))
+        case "family_entry":
+            let kindText = try f.string("kind")
+            guard let entryKind = LedgerEntry.Kind(rawValue: kindText) else { throw LineError(reason: "'kind' is not a kind of ledger entry: \"\(kindText)\"") }
+            let machine = try f.string("machine")
+            guard !machine.isEmpty else { throw LineError(reason: "'machine' must not be empty") }
+            guard let seq = try f.familySeq(key: "seq") else { throw LineError(reason: "missing field 'seq'") }
+            let points = try f.int("points")
+            guard abs(points) <= 1_000_000_000 else { throw LineError(reason: "'points' must be at most 1000000000 either way") }
+            kind = .familyEntry(FamilyLedgerEntry(machine: machine, seq: seq, kind: entryKind, points: points, note: try f.optionalString("note")))
         default:
             throw LineError(reason: "unknown event '\(name)'" + suggestion(for: name, among: knownEvents))
         }
@@ -131,7 +141,7 @@ public enum EventLog {
     public static let knownEvents = ["process_started", "process_exited", "process_cpu", "focus_changed", "input",
                                      "idle_changed", "lock_changed", "redeem", "adjust", "tick", "daemon_started",
                                      "game_continued", "clock_faked", "time_requested", "request_decided", "chore_done",
-                                     "chore_decided"]
+                                     "chore_decided", "family_entry"]
 
     /// One line of the log for an event, with `at` as it was observed.
     public static func encode(_ e: Event) -> String {
@@ -170,9 +180,10 @@ public enum EventLog {
             if let s = since { w.key("since"); w.string(RFC3339.format(micros: s.micros, utcOffsetSeconds: s.utcOffsetSeconds)) }
         case .lockChanged(let locked):
             w.key("locked"); w.bool(locked)
-        case .redeem(let minutes, let by):
+        case .redeem(let minutes, let by, let familySeq):
             w.key("minutes"); w.int(minutes)
             if let b = by { w.key("by"); w.string(b) }
+            if let s = familySeq { w.key("family_seq"); w.int(s) }
         case .adjust(let points, let reason):
             w.key("points"); w.int(points); w.key("reason"); w.string(reason)
         case .gameContinued(let pid, let since):
@@ -191,6 +202,7 @@ public enum EventLog {
             if let m = d.minutes { w.key("minutes"); w.int(m) }
             if let b = d.by { w.key("by"); w.string(b) }
             if let r = d.reason { w.key("reason"); w.string(r) }
+            if let s = d.familySeq { w.key("family_seq"); w.int(s) }
         case .choreDone(let chore):
             w.key("chore"); w.string(chore)
         case .choreDecided(let chore, let approved, let by, let reason):
@@ -198,6 +210,12 @@ public enum EventLog {
             w.key("approved"); w.bool(approved)
             if let b = by { w.key("by"); w.string(b) }
             if let r = reason { w.key("reason"); w.string(r) }
+        case .familyEntry(let e):
+            w.key("machine"); w.string(e.machine)
+            w.key("seq"); w.int(e.seq)
+            w.key("kind"); w.string(e.kind.rawValue)
+            w.key("points"); w.int(e.points)
+            if let n = e.note { w.key("note"); w.string(n) }
         case .tick, .daemonStarted:
             break
         }
@@ -254,6 +272,13 @@ struct Fields {
         guard let v = value(key), v != .null else { return nil }
         guard case .number(let n) = v, let i = n.int64 else { throw wrongType(key, "a whole number", v) }
         return i
+    }
+
+    /// An entry's number in the family ledger (1 or more), when the event has one.
+    func familySeq(key: String = "family_seq") throws(EventLog.LineError) -> Int64? {
+        guard let n = try optionalInt(key) else { return nil }
+        guard n >= 1 else { throw EventLog.LineError(reason: "'\(key)' must be 1 or more") }
+        return n
     }
 
     /// A signed number of seconds, as microseconds.

@@ -20,14 +20,23 @@ public struct LedgerEntry: Sendable, Equatable, Codable {
     public var note: String?
     /// redeemed, gifted: reward seconds granted; expired: reward seconds that expired unused.
     public var rewardSeconds: Microseconds?
+    /// A family ledger's entry mirrored here (docs/household.md): the machine that wrote it (nil:
+    /// this machine wrote it).
+    public var machine: String?
+    /// Its number in the family ledger, when known as it was made: a mirrored entry, or a
+    /// redemption the family ledger paid first. (This machine's other entries are sent after.)
+    public var familySeq: Int64?
 
-    public init(at: Microseconds, kind: Kind, points: Int64, balanceAfter: Int64, note: String? = nil, rewardSeconds: Microseconds? = nil) {
+    public init(at: Microseconds, kind: Kind, points: Int64, balanceAfter: Int64, note: String? = nil, rewardSeconds: Microseconds? = nil,
+                machine: String? = nil, familySeq: Int64? = nil) {
         self.at = at
         self.kind = kind
         self.points = points
         self.balanceAfter = balanceAfter
         self.note = note
         self.rewardSeconds = rewardSeconds
+        self.machine = machine
+        self.familySeq = familySeq
     }
 }
 
@@ -39,8 +48,9 @@ public struct Ledger: Sendable, Codable {
     public init(balance: Int64 = 0) { self.balance = balance }
 
     mutating func append(_ kind: LedgerEntry.Kind, points: Int64, at: Microseconds, note: String? = nil,
-                         rewardSeconds: Microseconds? = nil) -> LedgerEntry {
+                         rewardSeconds: Microseconds? = nil, machine: String? = nil, familySeq: Int64? = nil) -> LedgerEntry {
         balance += points
-        return LedgerEntry(at: at, kind: kind, points: points, balanceAfter: balance, note: note, rewardSeconds: rewardSeconds)
+        return LedgerEntry(at: at, kind: kind, points: points, balanceAfter: balance, note: note, rewardSeconds: rewardSeconds,
+                           machine: machine, familySeq: familySeq)
     }
 }

@@ -20,6 +20,9 @@ public struct Policy: Sendable {
     public var groups: [RewardGroup]
     /// `[privacy] keep_titles`: window titles are kept in the log as they were.
     public var keepTitles: Bool
+    /// `[household]`: the family database this child's ledger is shared through (issue #20;
+    /// docs/household.md). The engine never reads it: the daemon's household link does.
+    public var household: Household? = nil
     /// With `unknown_apps = "reward"`: the entry (last of `apps`) that a focused program no entry
     /// names counts as.
     public private(set) var unknownProgramEntry: Int? = nil
@@ -155,6 +158,25 @@ public struct Policy: Sendable {
             self.warnBefore = warnBefore.sorted(by: >)
             self.action = action
             self.grace = grace
+        }
+    }
+
+    /// Where the family's shared ledger is, and who this machine is in it.
+    public struct Household: Sendable, Equatable {
+        /// `database`: a PostgreSQL URL without a password (`postgresql://machine-pc@nas.local/family`).
+        public var database: String
+        /// `credentials`: a file holding the role's password, readable by the daemon only.
+        public var credentials: String
+        /// `machine`: this computer's name in the family ledger (unique in the family).
+        public var machine: String
+        /// `child`: the child's name in the family ledger (default: the account's name).
+        public var child: String?
+        /// `ca_file`: the certificate authority a remote server's certificate must chain to
+        /// (default: the system's). A server not on loopback is always spoken to over TLS.
+        public var caFile: String?
+
+        public init(database: String, credentials: String, machine: String, child: String? = nil, caFile: String? = nil) {
+            self.database = database; self.credentials = credentials; self.machine = machine; self.child = child; self.caFile = caFile
         }
     }
 

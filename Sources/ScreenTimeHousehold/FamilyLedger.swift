@@ -66,12 +66,12 @@ public struct FamilyLedger: Sendable {
         return 0
     }
 
-    /// The child's entries, in order.
-    public func entries(of child: String) async throws -> [StoredEntry] {
+    /// The child's entries after entry `after` (at most `limit`), in order.
+    public func entries(of child: String, after: Int64 = 0, limit: Int = Int(Int32.max)) async throws -> [StoredEntry] {
         var out: [StoredEntry] = []
         let rows = try await client.query("""
             SELECT seq, machine, origin, kind, points, balance_after, at_micros, note, previous_hash, hash
-            FROM screentime.ledger WHERE child = \(child) ORDER BY seq
+            FROM screentime.ledger WHERE child = \(child) AND seq > \(after) ORDER BY seq LIMIT \(limit)
             """, logger: logger)
         for try await (seq, machine, origin, kind, points, after, at, note, previous, hash)
             in rows.decode((Int64, String, String, String, Int64, Int64, Int64, String, ByteBuffer, ByteBuffer).self) {

@@ -161,7 +161,7 @@ struct PolicyReader {
 
     mutating func read(_ root: TOMLNode, systemZone: () -> Zone) -> Policy? {
         let top = fields(root, at: "", known: ["version", "timezone", "points", "rewards", "validation", "enforcement", "parents", "apps",
-                                                     "requests", "chores", "schedules", "groups", "privacy"], label: "")
+                                                     "requests", "chores", "schedules", "groups", "privacy", "household"], label: "")
         if let v = top["version"] {
             if case .integer(let n) = v, n == 1 {} else {
                 problem("version", "this screentime reads policy version 1; the file says version = \(v.typeNameOrValue)")
@@ -203,11 +203,42 @@ struct PolicyReader {
         let schedules = readSchedules(top["schedules"])
         let privacy = top["privacy"].map { fields($0, at: "privacy", known: ["keep_titles"], label: " in [privacy]") } ?? [:]
         let keepTitles = boolean(privacy, "keep_titles", "privacy") ?? false
+        let household = top["household"].flatMap { readHousehold($0) }
 
         guard problems.isEmpty else { return nil }
-        return Policy(timeZone: zone, points: points, rewards: rewards, validation: validation,
-                      enforcement: enforcement, parents: parents, apps: apps, requests: requests, chores: chores, schedules: schedules,
-                      groups: groups, keepTitles: keepTitles)
+        var policy = Policy(timeZone: zone, points: points, rewards: rewards, validation: validation,
+                            enforcement: enforcement, parents: parents, apps: apps, requests: requests, chores: chores, schedules: schedules,
+                            groups: groups, keepTitles: keepTitles)
+        policy.household = household
+        return policy
+    }
+
+    /// `[household]`: the family database (docs/household.md).
+    private mutating func readHousehold(_ node: TOMLNode) -> Policy.Household? {
+        let f = fields(node, at: "household", known: ["database", "credentials", "machine", "child", "ca_file"], label: " in [household]")
+        let database = string(f, "database", "household")
+        let credentials = string(f, "credentials", "household")
+        let machine = string(f, "machine", "household")
+        let child = string(f, "child", "household")
+        let ca = string(f, "ca_file", "household")
+        if f["database"] == nil { problem("household", "[household] needs 'database', the family database's URL (postgresql://ROLE@HOST/DATABASE)") }
+        if f["credentials"] == nil { problem("household", "[household] needs 'credentials', the file that holds the database role's password") }
+        if f["machine"] == nil { problem("household", "[household] needs 'machine', this computer's name in the family (such as \"family-pc\")") }
+        if let d = database, !(d.hasPrefix("postgresql://") || d.hasPrefix("postgres://")) {
+            problem("household.database", "'database' must be a PostgreSQL URL (postgresql://ROLE@HOST[:PORT]/DATABASE), not \"\(d)\"")
+        } else if let d = database, d.split(separator: "/", maxSplits: 3).dropFirst().first.map({ $0.contains("@") && $0.split(separator: "@")[0].contains(":") }) == true {
+            problem("household.database", "'database' must not hold the password: put it in the 'credentials' file (readable by root only)")
+        }
+        for (key, value) in [("credentials", credentials), ("ca_file", ca)] {
+            if let v = value, !v.hasPrefix("/") { problem("household.\(key)", "'\(key)' must be an absolute path, not \"\(v)\"") }
+        }
+        for (key, value) in [("machine", machine), ("child", child)] {
+            if let v = value, v.isEmpty || v.utf8.count > 64 || v.contains(where: { $0.isNewline || $0 == "|" }) {
+                problem("household.\(key)", "'\(key)' must be 1 to 64 characters, without '|' or line breaks")
+            }
+        }
+        guard let database, let credentials, let machine else { return nil }
+        return Policy.Household(database: database, credentials: credentials, machine: machine, child: child, caFile: ca)
     }
 
     private mutating func readPoints(_ node: TOMLNode?, defaultCap: Microseconds) -> Policy.Points {

@@ -13,6 +13,11 @@ public struct LiveState {
     private var effects: [Effect] = []
     /// The policy text in force, as stored.
     public private(set) var policyText: String
+    /// How far the family ledger has this state's entries, and this state the family's
+    /// (docs/household.md): saved with the next flush, in the same transaction as the events.
+    public var householdMarks = Store.HouseholdMarks() {
+        didSet { batch.household = householdMarks }
+    }
 
     /// What a replay of the stored log produced: the engine as it stands, and the ledger it wrote.
     public struct Rebuilt {
@@ -79,6 +84,8 @@ public struct LiveState {
             batch.policy = policyText
         }
         self.policyText = policyText
+        householdMarks = try store.householdMarks()
+        batch.household = nil
         collect()
     }
 

@@ -77,7 +77,7 @@ public final class Store: Sendable {
     // MARK: Schema
 
     private static let migrations = ["v1-event-log-ledger-sessions", "v2-checkpoints", "v3-log-base", "v4-session-refusals", "v5-days", "v6-answered-requests",
-                                     "v7-family-ledger-kinds"]
+                                     "v7-family-ledger-kinds", "v8-household"]
 
     private func migrate(readOnly: Bool) throws(StoreError) {
         var migrator = DatabaseMigrator()
@@ -178,6 +178,21 @@ public final class Store: Sendable {
                 ALTER TABLE ledger_v7 RENAME TO ledger;
                 """)
         }
+        migrator.registerMigration(Store.migrations[7]) { db in
+            // The family ledger (docs/household.md): which machine wrote a mirrored entry, and the
+            // family's number of an entry when known as it was made; how far this state has sent
+            // its own entries and read the family's.
+            try db.execute(sql: """
+                ALTER TABLE ledger ADD COLUMN machine TEXT;
+                ALTER TABLE ledger ADD COLUMN family_seq INTEGER;
+                CREATE INDEX ledger_by_family_seq ON ledger(family_seq) WHERE family_seq IS NOT NULL;
+                CREATE TABLE household (
+                    id INTEGER PRIMARY KEY CHECK (id = 1),
+                    sent_through INTEGER NOT NULL,
+                    read_through INTEGER NOT NULL
+                );
+                """)
+        }
         do {
             try pool.read { db in try Store.refuseUnknownSchema(db, path: path, readOnly: readOnly) }
             if !readOnly { try migrator.migrate(pool) }
@@ -219,9 +234,14 @@ public final class Store: Sendable {
         public var checkpoint: Data?
         /// The parent requests these events carry out, by their client's id (a retry is answered, not carried out again).
         public var answered: [AnsweredRequest] = []
+        /// How far the family ledger has this state's entries, and this state the family's: saved
+        /// with the events that mirrored them, so that a crash neither loses nor repeats one.
+        public var household: HouseholdMarks?
 
         public init() {}
-        public var isEmpty: Bool { policy == nil && events.isEmpty && ledger.isEmpty && sessions.isEmpty && days.isEmpty && answered.isEmpty }
+        public var isEmpty: Bool {
+            policy == nil && events.isEmpty && ledger.isEmpty && sessions.isEmpty && days.isEmpty && answered.isEmpty && household == nil
+        }
     }
 
     /// Saves a batch in one transaction, on disk for good when this returns (a power cut
@@ -250,9 +270,9 @@ public final class Store: Sendable {
         for e in batch.ledger {
             let hash = Store.hash(seq: seq, e, previous: previous)
             try db.execute(sql: """
-                INSERT INTO ledger (seq, at_micros, kind, points, balance_after, note, reward_micros, previous_hash, hash)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, arguments: [seq, e.at, e.kind.rawValue, e.points, e.balanceAfter, e.note, e.rewardSeconds, previous, hash])
+                INSERT INTO ledger (seq, at_micros, kind, points, balance_after, note, reward_micros, previous_hash, hash, machine, family_seq)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, arguments: [seq, e.at, e.kind.rawValue, e.points, e.balanceAfter, e.note, e.rewardSeconds, previous, hash, e.machine, e.familySeq])
             previous = hash
             seq += 1
         }
@@ -265,6 +285,10 @@ public final class Store: Sendable {
                                  (s.refused.map { "\($0.reason.rawValue)=\($0.seconds)" } + s.flags.map { "\($0.rawValue)=flag" }).joined(separator: ",")])
         }
         try Store.record(batch.answered, in: db)
+        if let marks = batch.household {
+            try db.execute(sql: "INSERT OR REPLACE INTO household (id, sent_through, read_through) VALUES (1, ?, ?)",
+                           arguments: [marks.sentThrough, marks.readThrough])
+        }
         for d in batch.days {
             try db.execute(sql: "INSERT OR REPLACE INTO day (start_micros, reward_used_micros) VALUES (?, ?)",
                            arguments: [d.start, d.rewardUsed])
@@ -280,8 +304,11 @@ public final class Store: Sendable {
     }
 
     /// The hash of a ledger entry: SHA-256 over its fields and the hash before it.
+    /// The family ledger's fields are hashed only when an entry has them: entries from before
+    /// households keep the hashes they were written with.
     static func hash(seq: Int64, _ e: LedgerEntry, previous: String) -> String {
-        LedgerHash.hex("\(seq)|\(e.at)|\(e.kind.rawValue)|\(e.points)|\(e.balanceAfter)|\(e.note ?? "")|\(e.rewardSeconds.map(String.init) ?? "")|\(previous)")
+        let family = e.machine == nil && e.familySeq == nil ? "" : "|\(e.machine ?? "")|\(e.familySeq.map(String.init) ?? "")"
+        return LedgerHash.hex("\(seq)|\(e.at)|\(e.kind.rawValue)|\(e.points)|\(e.balanceAfter)|\(e.note ?? "")|\(e.rewardSeconds.map(String.init) ?? "")\(family)|\(previous)")
     }
 
     // MARK: Retention
@@ -397,16 +424,18 @@ public final class Store: Sendable {
 
     public func ledger() throws(StoreError) -> [StoredLedgerEntry] {
         try read("read the ledger") { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM ledger ORDER BY seq").map { row in
-                let kindText: String = row["kind"]
-                return StoredLedgerEntry(
-                    seq: row["seq"],
-                    entry: LedgerEntry(at: row["at_micros"], kind: LedgerEntry.Kind(rawValue: kindText) ?? .adjusted,
-                                       points: row["points"], balanceAfter: row["balance_after"], note: row["note"],
-                                       rewardSeconds: row["reward_micros"]),
-                    previousHash: row["previous_hash"], hash: row["hash"])
-            }
+            try Row.fetchAll(db, sql: "SELECT * FROM ledger ORDER BY seq").map(Store.storedEntry)
         }
+    }
+
+    static func storedEntry(_ row: Row) -> StoredLedgerEntry {
+        let kindText: String = row["kind"]
+        return StoredLedgerEntry(
+            seq: row["seq"],
+            entry: LedgerEntry(at: row["at_micros"], kind: LedgerEntry.Kind(rawValue: kindText) ?? .adjusted,
+                               points: row["points"], balanceAfter: row["balance_after"], note: row["note"],
+                               rewardSeconds: row["reward_micros"], machine: row["machine"], familySeq: row["family_seq"]),
+            previousHash: row["previous_hash"], hash: row["hash"])
     }
 
     /// The judged sessions that started between two wall times, in order.
@@ -456,6 +485,48 @@ public final class Store: Sendable {
     /// start-up pages (ResidentMemory).
     public func releaseMemory() {
         if let p = pool as? DatabasePool { p.releaseMemory() } else if let q = pool as? DatabaseQueue { q.releaseMemory() }
+    }
+
+    // MARK: The family ledger (docs/household.md)
+
+    /// How far the family ledger has this state's own entries (its ledger's number) and this
+    /// state has read the family's (the family ledger's number).
+    public struct HouseholdMarks: Sendable, Equatable {
+        public var sentThrough: Int64
+        public var readThrough: Int64
+        public init(sentThrough: Int64 = 0, readThrough: Int64 = 0) { self.sentThrough = sentThrough; self.readThrough = readThrough }
+    }
+
+    public func householdMarks() throws(StoreError) -> HouseholdMarks {
+        try read("read how far the family ledger is") { db in
+            try Row.fetchOne(db, sql: "SELECT sent_through, read_through FROM household WHERE id = 1")
+                .map { HouseholdMarks(sentThrough: $0["sent_through"], readThrough: $0["read_through"]) } ?? HouseholdMarks()
+        }
+    }
+
+    /// This state's own entries after ledger entry `seq` that the family ledger has not got: not
+    /// mirrored from it, not paid by it first (at most `limit`, in order).
+    public func entriesToSend(after seq: Int64, limit: Int) throws(StoreError) -> [StoredLedgerEntry] {
+        try read("read the entries for the family ledger") { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM ledger WHERE seq > ? AND machine IS NULL AND family_seq IS NULL ORDER BY seq LIMIT ?",
+                             arguments: [seq, limit]).map(Store.storedEntry)
+        }
+    }
+
+    /// How many of this state's own entries after ledger entry `seq` the family ledger has not got.
+    public func countEntriesToSend(after seq: Int64) throws(StoreError) -> Int64 {
+        try read("count the entries for the family ledger") { db in
+            try Int64.fetchOne(db, sql: "SELECT count(*) FROM ledger WHERE seq > ? AND machine IS NULL AND family_seq IS NULL", arguments: [seq]) ?? 0
+        }
+    }
+
+    /// Whether this state's ledger holds an entry with this hash, or that the family ledger numbers `familySeq`.
+    public func hasLedgerEntry(hash: String? = nil, familySeq: Int64? = nil) throws(StoreError) -> Bool {
+        try read("look for a ledger entry") { db in
+            if let hash, try Bool.fetchOne(db, sql: "SELECT 1 FROM ledger WHERE hash = ?", arguments: [hash]) == true { return true }
+            if let familySeq, try Bool.fetchOne(db, sql: "SELECT 1 FROM ledger WHERE family_seq = ?", arguments: [familySeq]) == true { return true }
+            return false
+        }
     }
 
     /// `PRAGMA integrity_check`: "ok", or what SQLite found.

@@ -67,6 +67,8 @@ struct Child {
     /// What requests caused (a redemption that lets a paused game go on, a hook's focus on a game
     /// with no time left), carried out after the requests are answered.
     var pending: [Effect] = []
+    /// The family database the child's ledger is shared through (`[household]`; nil: none).
+    var household: HouseholdShare? = nil
 
     init(uid: UInt32, name: String, live: LiveState, policyPath: String, logger: Logger, system: Bool) {
         self.uid = uid
@@ -445,6 +447,7 @@ struct Child {
             defer { announce(false) }
             pending += try live.adopt(policyText: text, file: policyPath)
             authority = nil
+            if live.engine.policy.household != household?.settings { joinHousehold() }
             log("policy reloaded from \(policyPath)", level: .notice, ["event": "policy_reloaded"])
             return .success("policy reloaded from \(policyPath)")
         } catch {

@@ -434,6 +434,10 @@ extension Child {
         let apps = engine.appTimeLeftToday
         if !apps.isEmpty { status.appTimeLeft = apps.map { .init(app: $0.app, seconds: $0.seconds / Seconds.micro) } }
         (status.requests, status.chores) = familyStatus()
+        status.household = householdStatus()
+        if let h = status.household, !h.reachable, let since = h.unreachableSince {
+            status.blindSpots.append("the family database has been out of reach since \(since) (\(h.problem ?? "no answer")): points are counted here and sent when it is back; redemptions wait for it")
+        }
         return status
     }
 }

@@ -128,13 +128,15 @@ struct Daemon {
             var bus: [Int32] = [], busWrites: [Int32] = []
             for i in children.indices {
                 children[i].followLogind(now: SystemClock.monoMicros(), into: &kinds)
+                children[i].followHousehold(now: SystemClock.monoMicros())
                 let due = children[i].tickIfDue(now: SystemClock.monoMicros())
                 children[i].saveIfDue()
                 children[i].removeOldEventsIfDue()
                 let child = children[i]
-                for next in [due, child.nextSave, child.logind?.nextRetry].compactMap({ $0 }) {
+                for next in [due, child.nextSave, child.logind?.nextRetry, child.householdDue].compactMap({ $0 }) {
                     wait = min(wait, max(0, next - SystemClock.monoMicros()))
                 }
+                if let fd = child.householdDescriptor { bus.append(fd) }
                 if let fd = child.logind?.descriptor {
                     bus.append(fd)
                     if child.logind?.wantsWrite == true { busWrites.append(fd) }

@@ -109,7 +109,13 @@ extension Child {
     mutating func saveAndAnswer(_ kind: Event.Kind, _ request: ControlRequest, asked: String, caller: ControlServer.Caller,
                                         reply: @escaping ([Effect], Engine) -> ControlReply) throws -> ControlReply {
         if let again = try answeredBefore(request, asked: asked, caller: caller) { return again }
-        let effects = try live.ingestSaved(stamp(kind), answering: Self.answering(request, asked: asked, caller: caller.credentials.uid, reply: reply))
+        var event = stamp(kind)
+        switch familyPays(event, request: request, caller: caller) {
+        case .proceed(let paid): event = paid
+        case .answer(let reply): return reply
+        }
+        let effects = try live.ingestSaved(event, answering: Self.answering(request, asked: asked, caller: caller.credentials.uid, reply: reply))
+        household?.nextTurn = 0         // what a parent did goes to the family ledger at once
         pending += effects
         return reply(effects, live.engine)
     }

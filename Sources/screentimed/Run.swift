@@ -87,6 +87,7 @@ struct Run: ParsableCommand {
             child.heed(witness: Result { () throws(JournalReadError) in try ChainHeadJournal.heads(uid: uid, from: .local) },
                        query: ChainHeadJournal.query(uid: uid, from: .local))
             watch(&child)
+            child.joinHousehold()
             if !noNotifications { child.notifier = Notifier() }
             try serve([child], listener: listener, every: every, cpu: cpu, quiet: quiet, logger: logger)
         }
@@ -165,6 +166,8 @@ struct Run: ParsableCommand {
                 let live = try LiveState(store: store, policyText: text, policyFile: path)
                 var child = Child(uid: account.uid, name: account.name, live: live, policyPath: path, logger: logger, system: true)
                 watch(&child)
+                child.joinHousehold()
+            child.joinHousehold()
                 child.relay = relay
                 children.append(child)
             }

@@ -96,8 +96,9 @@ struct StoreTests {
             CREATE TABLE old (seq INTEGER PRIMARY KEY, at_micros INTEGER NOT NULL,
               kind TEXT NOT NULL CHECK (kind IN ('earned', 'redeemed', 'adjusted', 'expired')), points INTEGER NOT NULL,
               balance_after INTEGER NOT NULL, note TEXT, reward_micros INTEGER, previous_hash TEXT NOT NULL, hash TEXT NOT NULL UNIQUE);
-            INSERT INTO old SELECT * FROM ledger; DROP TABLE ledger; ALTER TABLE old RENAME TO ledger;
-            DELETE FROM grdb_migrations WHERE identifier = 'v7-family-ledger-kinds';
+            INSERT INTO old SELECT seq, at_micros, kind, points, balance_after, note, reward_micros, previous_hash, hash FROM ledger;
+            DROP TABLE ledger; ALTER TABLE old RENAME TO ledger; DROP TABLE household;
+            DELETE FROM grdb_migrations WHERE identifier IN ('v7-family-ledger-kinds', 'v8-household');
             """)
         #expect { try Store(path: path, readOnly: true) } throws: { error in
             (error as? StoreError)?.description.contains("lacks schema change 'v7-family-ledger-kinds'") == true
@@ -112,6 +113,21 @@ struct StoreTests {
         #expect(try store.ledger().map(\.entry.kind) == [.adjusted, .redeemed, .chore, .gifted])
         #expect(try store.firstBrokenLink() == nil)
         #expect(try store.integrityCheck() == "ok")
+        // And the household's columns (v8): a mirrored entry hashes its machine and number; the
+        // entries before keep their hashes.
+        var c = Store.Batch()
+        c.ledger = [LedgerEntry(at: 50, kind: .earned, points: 5, balanceAfter: 50, note: "GCompris", machine: "laptop", familySeq: 9)]
+        c.household = Store.HouseholdMarks(sentThrough: 4, readThrough: 9)
+        try store.commit(c)
+        #expect(try store.firstBrokenLink() == nil)
+        #expect(try store.ledger().last?.entry.machine == "laptop")
+        #expect(try store.householdMarks() == Store.HouseholdMarks(sentThrough: 4, readThrough: 9))
+        #expect(try store.entriesToSend(after: 0, limit: 10).map(\.seq) == [1, 2, 3, 4])
+        #expect(try store.countEntriesToSend(after: 2) == 2)
+        #expect(try store.hasLedgerEntry(familySeq: 9) && !store.hasLedgerEntry(familySeq: 8))
+        #expect(try store.hasLedgerEntry(hash: store.ledger()[0].hash))
+        try Self.sqlite(path, "UPDATE ledger SET machine = 'tablet' WHERE seq = 5")
+        #expect(try store.firstBrokenLink()?.seq == 5)           // who wrote an entry is part of its hash
     }
 
     @Test("a file that is not a database is refused with a clear message")

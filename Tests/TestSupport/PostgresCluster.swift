@@ -11,7 +11,7 @@ public final class PostgresCluster: @unchecked Sendable {
     public let port: Int
     public let adminPassword = "admin-" + UUID().uuidString
     public let admin = "family_admin"
-    private let server = Process()
+    private var server: Process?
 
     public struct Failure: Error, CustomStringConvertible { public var description: String }
 
@@ -26,12 +26,19 @@ public final class PostgresCluster: @unchecked Sendable {
                                                            "--encoding=UTF8", "--locale=C.UTF-8"])
         guard initdb.status == 0 else { throw Failure(description: "initdb failed: \(initdb.output)") }
         port = Self.freePort()
+        try start()
+    }
+
+    /// Starts the server on the cluster (again after `pause()`), on the same port; waits until it takes connections.
+    public func start() throws {
+        let server = Process()
         server.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
         server.arguments = ["--reuid=\(Self.owner)", "--regid=\(Self.owner)", "--clear-groups", Self.bin + "/postgres", "-D", folder + "/data",
                             "-k", folder, "-p", "\(port)", "-c", "listen_addresses=127.0.0.1", "-c", "max_connections=300"]
         server.standardOutput = FileHandle.nullDevice
         server.standardError = try Self.logFile(folder + "/server.log")
         try server.run()
+        self.server = server
         for _ in 0..<300 {
             if Self.asOwnerQuiet(Self.bin + "/pg_isready", ["-h", "127.0.0.1", "-p", "\(port)"]) == 0 { return }
             guard server.isRunning else { break }
@@ -41,14 +48,19 @@ public final class PostgresCluster: @unchecked Sendable {
         throw Failure(description: "PostgreSQL did not start: \((try? String(contentsOfFile: folder + "/server.log", encoding: .utf8)) ?? "")")
     }
 
+    /// Stops the server (a fast shutdown, waited for) and keeps the cluster, for `start()` again:
+    /// the family database out of reach for a while.
+    public func pause() {
+        guard let server, server.isRunning else { return }
+        kill(server.processIdentifier, SIGINT)
+        server.waitUntilExit()
+    }
+
     deinit { stop() }
 
     /// A fast shutdown (SIGINT), waited for; the folder is removed.
     public func stop() {
-        if server.isRunning {
-            kill(server.processIdentifier, SIGINT)
-            server.waitUntilExit()
-        }
+        pause()
         try? FileManager.default.removeItem(atPath: folder)
     }
 

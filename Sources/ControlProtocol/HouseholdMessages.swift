@@ -1,0 +1,80 @@
+/// What screentimed and its household link (`screentime-household link`, docs/household.md) say to
+/// each other: one JSON object a line over a socket pair, the link's standard input. The link
+/// speaks PostgreSQL for the daemon, so that the daemon itself loads no network stack; it decides
+/// nothing, and answers the requests in the order they came.
+public enum HouseholdMessage {
+    /// The first line the daemon sends: where the family database is, and the role's password
+    /// (read by the daemon from the credentials file, which the link may not be able to read).
+    public struct Hello: Codable, Sendable, Equatable {
+        public var database: String
+        public var password: String
+        public var caFile: String?
+        public init(database: String, password: String, caFile: String?) { self.database = database; self.password = password; self.caFile = caFile }
+    }
+
+    /// One entry for the family ledger; `origin` names it on its machine, so that sending it again
+    /// writes it once.
+    public struct Entry: Codable, Sendable, Equatable {
+        public var origin: String
+        public var kind: String
+        public var points: Int64
+        public var atMicros: Int64
+        public var note: String
+        public init(origin: String, kind: String, points: Int64, atMicros: Int64, note: String) {
+            self.origin = origin; self.kind = kind; self.points = points; self.atMicros = atMicros; self.note = note
+        }
+    }
+
+    public struct Request: Codable, Sendable, Equatable {
+        public enum Op: String, Codable, Sendable {
+            /// `entries` appended as they are (this machine's ledger, sent after the fact).
+            case send
+            /// `entries[0]` is a spending: appended only if the family balance stays at 0 or more.
+            case pay
+            /// The family ledger's entries after `after` (at most `limit`), and the balance.
+            case read
+        }
+        public var id: Int64
+        public var op: Op
+        public var child: String
+        public var machine: String
+        public var entries: [Entry]?
+        public var after: Int64?
+        public var limit: Int?
+        public init(id: Int64, op: Op, child: String, machine: String, entries: [Entry]? = nil, after: Int64? = nil, limit: Int? = nil) {
+            self.id = id; self.op = op; self.child = child; self.machine = machine; self.entries = entries; self.after = after; self.limit = limit
+        }
+    }
+
+    /// An entry as the family ledger holds it.
+    public struct Row: Codable, Sendable, Equatable {
+        public var seq: Int64
+        public var machine: String
+        public var origin: String
+        public var kind: String
+        public var points: Int64
+        public var note: String
+        public init(seq: Int64, machine: String, origin: String, kind: String, points: Int64, note: String) {
+            self.seq = seq; self.machine = machine; self.origin = origin; self.kind = kind; self.points = points; self.note = note
+        }
+    }
+
+    public struct Reply: Codable, Sendable, Equatable {
+        /// The request answered.
+        public var id: Int64
+        /// Nil when the database answered; else why it could not (out of reach, refused the login, …).
+        public var error: String?
+        /// send: each entry's number in the family ledger, in order.
+        public var seqs: [Int64]?
+        /// pay: "appended", "duplicate" (paid before, under this origin) or "refused" (not enough points).
+        public var outcome: String?
+        public var seq: Int64?
+        /// pay and read: the family balance now.
+        public var balance: Int64?
+        /// read: the entries after `after`.
+        public var rows: [Row]?
+        public init(id: Int64, error: String? = nil, seqs: [Int64]? = nil, outcome: String? = nil, seq: Int64? = nil, balance: Int64? = nil, rows: [Row]? = nil) {
+            self.id = id; self.error = error; self.seqs = seqs; self.outcome = outcome; self.seq = seq; self.balance = balance; self.rows = rows
+        }
+    }
+}

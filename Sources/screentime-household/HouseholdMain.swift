@@ -1,0 +1,234 @@
+import ArgumentParser
+import ControlProtocol
+import Foundation
+import Logging
+import NIOSSL
+import PostgresNIO
+import ScreenTimeHousehold
+
+/// The family database's side of screentime (docs/household.md): `link`, which screentimed starts
+/// to speak PostgreSQL for it, and `setup`, which the family's administrator runs once (and after
+/// each upgrade) to make or bring up to date the schema.
+@main
+struct ScreentimeHousehold: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "screentime-household",
+        abstract: "The family database of screentime: one ledger for a child's several computers (docs/household.md).",
+        version: ControlProtocol.release,
+        subcommands: [Setup.self, Link.self])
+}
+
+/// `setup`: the schema, by migrations, as the database's owner; a machine's role added to it.
+struct Setup: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Create or update the family database's schema (as its owner), and let machines' roles use it.")
+
+    @Option(help: "The family database, as its owner: postgresql://OWNER@HOST[:PORT]/DATABASE (no password in it).")
+    var database: String
+
+    @Option(help: "A file holding the owner's password.")
+    var passwordFile: String
+
+    @Option(help: "The certificate authority a remote server's certificate must chain to (default: the system's).")
+    var caFile: String?
+
+    @Option(help: "A machine's database role to let append to the family ledger (the role must exist; repeat for several).")
+    var grant: [String] = []
+
+    func run() async throws {
+        let password = try DatabaseAddress.password(from: passwordFile)
+        let client = PostgresClient(configuration: try DatabaseAddress(database).configuration(password: password, caFile: caFile))
+        let logger = Logger(label: "screentime-household")
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await client.run() }
+            defer { group.cancelAll() }
+            let done = try await HouseholdSchema.migrate(client, logger: logger)
+            print(done.isEmpty ? "the family database's schema is up to date" : "applied schema changes \(done.map(String.init).joined(separator: ", "))")
+            for role in grant {
+                try await client.query(PostgresQuery(unsafeSQL: "GRANT \(HouseholdSchema.machineRole) TO \(DatabaseAddress.quoted(role))"), logger: logger)
+                print("\(role) may now append to the family ledger")
+            }
+        }
+    }
+}
+
+/// `link`: run by screentimed, never by hand. Standard input is a socket to the daemon: a hello
+/// line, then requests, each answered in order (HouseholdMessage).
+struct Link: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Speak to the family database for screentimed (started by it; standard input is its socket).")
+
+    /// How long one request may take, connecting included, before the daemon is told the database
+    /// is out of reach (it then goes on from what it holds).
+    static let patience: Duration = .seconds(4)
+
+    func run() async throws {
+        var lines = StandardInputLines().makeAsyncIterator()
+        guard let first = await lines.next(), let hello = try? ControlProtocol.decode(HouseholdMessage.Hello.self, from: first) else {
+            throw ValidationError("screentime-household link is started by screentimed, which sends it where the family database is first")
+        }
+        var logger = Logger(label: "screentime-household")
+        logger.logLevel = .error
+        let client = PostgresClient(configuration: try DatabaseAddress(hello.database).configuration(password: hello.password, caFile: hello.caFile),
+                                    eventLoopGroup: PostgresClient.defaultEventLoopGroup, backgroundLogger: logger)
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await client.run() }
+            let ledger = FamilyLedger(client: client, logger: logger)
+            while let line = await lines.next() {
+                guard let request = try? ControlProtocol.decode(HouseholdMessage.Request.self, from: line) else { continue }
+                let reply = await Self.answer(request, ledger: ledger)
+                guard StandardInputLines.write(ControlProtocol.encode(reply)) else { break }
+            }
+            group.cancelAll()
+        }
+    }
+
+    static func answer(_ request: HouseholdMessage.Request, ledger: FamilyLedger) async -> HouseholdMessage.Reply {
+        do {
+            return try await withThrowingTaskGroup(of: HouseholdMessage.Reply.self) { group in
+                group.addTask { try await carryOut(request, ledger: ledger) }
+                group.addTask {
+                    try await Task.sleep(for: patience)
+                    return HouseholdMessage.Reply(id: request.id, error: "the family database did not answer within \(patience.components.seconds) s")
+                }
+                let first = try await group.next()!
+                group.cancelAll()
+                return first
+            }
+        } catch {
+            return HouseholdMessage.Reply(id: request.id, error: DatabaseAddress.explain(error))
+        }
+    }
+
+    static func carryOut(_ request: HouseholdMessage.Request, ledger: FamilyLedger) async throws -> HouseholdMessage.Reply {
+        func entry(_ e: HouseholdMessage.Entry) throws -> FamilyEntry {
+            guard let kind = FamilyEntry.Kind(rawValue: e.kind) else { throw Refused(why: "'\(e.kind)' is not a kind of ledger entry") }
+            return FamilyEntry(child: request.child, machine: request.machine, origin: e.origin, kind: kind, points: e.points, atMicros: e.atMicros, note: e.note)
+        }
+        switch request.op {
+        case .send:
+            var seqs: [Int64] = []
+            for e in request.entries ?? [] {
+                switch try await ledger.append(try entry(e), floor: nil) {
+                case .appended(let seq, _), .duplicate(let seq, _): seqs.append(seq)
+                case .refused: throw Refused(why: "the family ledger refused an entry without a floor")
+                }
+            }
+            return HouseholdMessage.Reply(id: request.id, seqs: seqs)
+        case .pay:
+            guard let e = request.entries?.first else { throw Refused(why: "pay needs an entry") }
+            switch try await ledger.append(try entry(e), floor: 0) {
+            case .appended(let seq, let balance): return HouseholdMessage.Reply(id: request.id, outcome: "appended", seq: seq, balance: balance)
+            case .duplicate(let seq, let balance): return HouseholdMessage.Reply(id: request.id, outcome: "duplicate", seq: seq, balance: balance)
+            case .refused(let balance): return HouseholdMessage.Reply(id: request.id, outcome: "refused", balance: balance)
+            }
+        case .read:
+            let rows = try await ledger.entries(of: request.child, after: request.after ?? 0, limit: request.limit ?? 500)
+            let balance = try await ledger.balance(of: request.child)
+            return HouseholdMessage.Reply(id: request.id, balance: balance, rows: rows.map {
+                HouseholdMessage.Row(seq: $0.seq, machine: $0.machine, origin: $0.origin, kind: $0.kind, points: $0.points, note: $0.note)
+            })
+        }
+    }
+
+    struct Refused: Error, CustomStringConvertible { var why: String; var description: String { why } }
+}
+
+/// The lines the daemon sends on standard input (a socket), read by a thread of their own.
+struct StandardInputLines: AsyncSequence {
+    typealias Element = [UInt8]
+    func makeAsyncIterator() -> AsyncStream<[UInt8]>.Iterator {
+        let (stream, continuation) = AsyncStream.makeStream(of: [UInt8].self)
+        Thread.detachNewThread {
+            var pending: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 65_536)
+            while true {
+                let n = buffer.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
+                if n < 0, errno == EINTR { continue }
+                guard n > 0 else { break }
+                pending += buffer[0..<n]
+                while let end = pending.firstIndex(of: 10) {
+                    continuation.yield(Array(pending[..<end]))
+                    pending.removeSubrange(...end)
+                }
+                // A line longer than the daemon ever sends is not kept growing.
+                if pending.count > 4 << 20 { pending.removeAll() }
+            }
+            continuation.finish()
+        }
+        return stream.makeAsyncIterator()
+    }
+
+    /// Writes a reply to the daemon; false when it is gone.
+    static func write(_ bytes: [UInt8]) -> Bool {
+        var off = 0
+        while off < bytes.count {
+            let n = bytes.withUnsafeBytes { send(0, $0.baseAddress! + off, bytes.count - off, Int32(MSG_NOSIGNAL)) }
+            if n < 0, errno == EINTR { continue }
+            guard n > 0 else { return false }
+            off += n
+        }
+        return true
+    }
+}
+
+/// A `postgresql://ROLE@HOST[:PORT]/DATABASE` URL, and the client's configuration for it: TLS
+/// whenever the server is not on loopback.
+struct DatabaseAddress {
+    var user: String
+    var host: String
+    var port: Int
+    var database: String
+
+    init(_ url: String) throws {
+        guard let c = URLComponents(string: url), ["postgresql", "postgres"].contains(c.scheme ?? ""), let host = c.host, !host.isEmpty else {
+            throw ValidationError("\(url): not a PostgreSQL URL (postgresql://ROLE@HOST[:PORT]/DATABASE)")
+        }
+        guard let user = c.user, !user.isEmpty else { throw ValidationError("\(url): the URL names no role (postgresql://ROLE@HOST/DATABASE)") }
+        guard c.password == nil else { throw ValidationError("\(url): the password belongs in the credentials file, not in the URL") }
+        let database = String(c.path.drop { $0 == "/" })
+        guard !database.isEmpty else { throw ValidationError("\(url): the URL names no database (postgresql://ROLE@HOST/DATABASE)") }
+        self.user = user.removingPercentEncoding ?? user
+        self.host = host
+        self.port = c.port ?? 5432
+        self.database = database
+    }
+
+    var onLoopback: Bool { ["localhost", "127.0.0.1", "::1", "[::1]"].contains(host) || host.hasPrefix("127.") }
+
+    func configuration(password: String, caFile: String?) throws -> PostgresClient.Configuration {
+        var tls = PostgresClient.Configuration.TLS.disable
+        if !onLoopback {
+            var t = TLSConfiguration.makeClientConfiguration()
+            if let caFile { t.trustRoots = .file(caFile) }
+            tls = .require(t)
+        }
+        var c = PostgresClient.Configuration(host: host, port: port, username: user, password: password, database: database, tls: tls)
+        c.options.connectTimeout = .seconds(3)
+        c.options.maximumConnections = 2
+        return c
+    }
+
+    /// The password in a credentials file: its first line.
+    static func password(from path: String) throws -> String {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+            throw ValidationError("\(path): cannot read the password file (does it exist, and may this user read it?)")
+        }
+        return String(text.split(separator: "\n", omittingEmptySubsequences: false).first ?? "")
+    }
+
+    /// A role's name as an SQL identifier.
+    static func quoted(_ name: String) -> String { "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
+
+    /// What went wrong, in a line a parent can act on.
+    static func explain(_ error: any Error) -> String {
+        if let e = error as? PSQLError {
+            if let message = e.serverInfo?[.message] { return "the family database refused: \(message)" }
+            switch e.code {
+            case .connectionError: return "cannot connect to the family database (is it running, and is the network up?)"
+            case .serverClosedConnection, .clientClosedConnection: return "the family database closed the connection"
+            default: return "the family database: \(e.code)"
+            }
+        }
+        return "\(error)"
+    }
+}

@@ -1,0 +1,262 @@
+import ControlProtocol
+import Foundation
+import Logging
+import ScreenTimeCore
+import ScreenTimeLinux
+import ScreenTimeStore
+
+/// What a child's daemon keeps of the family database it shares their ledger through
+/// (`[household]`, docs/household.md): the link that speaks to it, and whether it answers.
+struct HouseholdShare {
+    let settings: Policy.Household
+    /// The child's name in the family ledger.
+    let child: String
+    let executable: String
+    var link: HouseholdLink? = nil
+    /// The background request in flight: its id, and for a send, the last local entry in it.
+    var inFlight: (id: Int64, sendingThrough: Int64?, since: Int64)? = nil
+    /// When the next background turn (send, then read) is due, and when a gone link is started again.
+    var nextTurn: Int64 = 0
+    var nextStart: Int64 = 0
+    /// Since when the family database has not answered (wall clock), and why; nil while it answers.
+    var unreachableSince: Microseconds? = nil
+    var problem: String? = nil
+    /// The family database has answered once since the daemon started.
+    var answered = false
+
+    /// A background turn every second: what this machine wrote goes out, what others wrote comes in.
+    static let turnEvery = Seconds.of(1)
+    /// A redemption waits this long for the family's answer (the link gives up after 4 s itself).
+    static let payPatience: Int32 = 5_000
+
+    init(settings: Policy.Household, child: String, executable: String) {
+        self.settings = settings
+        self.child = child
+        self.executable = executable
+    }
+}
+
+extension Child {
+    /// Shares the ledger through the family database the policy names (`[household]`), or stops
+    /// sharing it when the policy names none.
+    mutating func joinHousehold() {
+        guard let settings = live.engine.policy.household else {
+            if household != nil { log("the policy names no family database any more: this machine's ledger is its own again", level: .notice, ["event": "household_left"]) }
+            household = nil
+            return
+        }
+        household = HouseholdShare(settings: settings, child: settings.child ?? name, executable: InstalledFiles.beside("screentime-household"))
+        log("sharing \(settings.child ?? name)'s ledger through the family database \(settings.database) as machine \(settings.machine)",
+            ["event": "household_joined"])
+    }
+
+    /// The link's socket, for the run loop's poll (nil: no household, or no link running).
+    var householdDescriptor: Int32? { household?.link.flatMap { $0.gone ? nil : $0.descriptor } }
+
+    /// When the household next needs a turn (monotonic).
+    var householdDue: Int64? { household.map { $0.link == nil ? $0.nextStart : ($0.inFlight == nil ? $0.nextTurn : Int64.max) } }
+
+    /// Starts the link when there is none, reads what it answered, and starts the next background
+    /// request when it is time. Called on every turn of the run loop.
+    mutating func followHousehold(now: Int64) {
+        guard var share = household else { return }
+        if share.link?.gone == true {
+            share.link = nil
+            share.inFlight = nil
+            share.nextStart = now + Seconds.of(5)
+            household = share
+            householdUnreachable("the household link stopped; it is started again in 5 s")
+            return
+        }
+        if share.link == nil {
+            guard now >= share.nextStart else { return }
+            share.nextStart = now + Seconds.of(10)
+            do {
+                let password = try Self.readCredentials(share.settings.credentials)
+                share.link = try HouseholdLink(executable: share.executable,
+                                               hello: .init(database: share.settings.database, password: password, caFile: share.settings.caFile))
+                share.nextTurn = now
+            } catch {
+                household = share
+                householdUnreachable("\(error)")
+                return
+            }
+        }
+        household = share
+        for reply in share.link?.receive() ?? [] { householdReply(reply) }
+        guard var s = household, let link = s.link, s.inFlight == nil, now >= s.nextTurn else { return }
+        s.nextTurn = now + HouseholdShare.turnEvery
+        let marks = live.householdMarks
+        let own = (try? live.store.entriesToSend(after: marks.sentThrough, limit: 100)) ?? []
+        if let last = own.last {
+            let id = link.send(.send, child: s.child, machine: s.settings.machine, entries: own.map(Self.familyEntry))
+            s.inFlight = (id, last.seq, now)
+        } else {
+            s.inFlight = (link.send(.read, child: s.child, machine: s.settings.machine, after: marks.readThrough, limit: 500), nil, now)
+        }
+        household = s
+    }
+
+    /// One of this machine's ledger entries as the family ledger takes it: its origin is its hash
+    /// here, which no other entry of any state has.
+    static func familyEntry(_ e: StoredLedgerEntry) -> HouseholdMessage.Entry {
+        HouseholdMessage.Entry(origin: "entry:" + e.hash, kind: e.entry.kind.rawValue, points: e.entry.points, atMicros: e.entry.at, note: e.entry.note ?? "")
+    }
+
+    /// The password in the credentials file (its first line).
+    static func readCredentials(_ path: String) throws -> String {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw StoreError(description: "\(path): cannot read the family database's credentials (does the file exist, and may the daemon read it?)")
+        }
+        return String(String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).first ?? "")
+    }
+
+    mutating func householdReply(_ reply: HouseholdMessage.Reply) {
+        guard var share = household, let flight = share.inFlight, flight.id == reply.id else { return }
+        share.inFlight = nil
+        household = share
+        if let error = reply.error {
+            householdUnreachable(error)
+            return
+        }
+        householdAnswered()
+        if let through = flight.sendingThrough {
+            live.householdMarks.sentThrough = through
+            household?.nextTurn = 0          // read next, at once
+        } else {
+            mirror(reply.rows ?? [])
+        }
+    }
+
+    /// The family ledger's entries this machine did not write here become events (`family_entry`),
+    /// so that the balance here is the family's, and a replay of this log reaches it too.
+    mutating func mirror(_ rows: [HouseholdMessage.Row]) {
+        guard let share = household else { return }
+        var marks = live.householdMarks
+        for row in rows where row.seq > marks.readThrough {
+            defer { marks.readThrough = row.seq }
+            if row.machine == share.settings.machine {
+                let known = row.origin.hasPrefix("entry:")
+                    ? (try? live.store.hasLedgerEntry(hash: String(row.origin.dropFirst(6)))) ?? true
+                    : (try? live.store.hasLedgerEntry(familySeq: row.seq)) ?? true
+                if known { continue }
+                log("the family ledger's entry \(row.seq) (\(row.kind), \(row.points) points) was written by this machine, but this state does not have it (a crash between the two, or a state started anew): it is counted here now",
+                    level: .warning, ["event": "household_entry_recovered", "family_seq": "\(row.seq)"])
+            }
+            guard let kind = LedgerEntry.Kind(rawValue: row.kind) else {
+                log("the family ledger's entry \(row.seq) is of a kind this screentime does not know (\(row.kind)): not counted here; update screentime",
+                    level: .error, ["event": "household_entry_unknown", "family_seq": "\(row.seq)"])
+                continue
+            }
+            observe(.familyEntry(FamilyLedgerEntry(machine: row.machine, seq: row.seq, kind: kind, points: row.points, note: row.note.isEmpty ? nil : row.note)))
+        }
+        live.householdMarks = marks
+    }
+
+    mutating func householdAnswered() {
+        guard var share = household else { return }
+        if let since = share.unreachableSince {
+            log("the family database answers again (it did not since \(RFC3339.format(micros: since, utcOffsetSeconds: live.engine.utcOffset(at: since))))",
+                level: .notice, ["event": "household_reachable"])
+        } else if !share.answered {
+            log("the family database answers: \(share.settings.machine) shares \(share.child)'s ledger", level: .notice, ["event": "household_reachable"])
+        }
+        share.unreachableSince = nil
+        share.problem = nil
+        share.answered = true
+        household = share
+    }
+
+    mutating func householdUnreachable(_ why: String) {
+        guard var share = household else { return }
+        if share.unreachableSince == nil || share.problem != why {
+            log("the family database is out of reach: \(why); games stop when what is held here runs out, learning is still counted and sent when it is back",
+                level: .warning, ["event": "household_unreachable", "reason": "\(why)"])
+        }
+        if share.unreachableSince == nil { share.unreachableSince = SystemClock.wallMicros() }
+        share.problem = why
+        household = share
+    }
+
+    /// What `status` says of the family database (nil: none).
+    func householdStatus() -> ControlReply.Status.Household? {
+        guard let share = household else { return nil }
+        let marks = live.householdMarks
+        return ControlReply.Status.Household(
+            machine: share.settings.machine, child: share.child, reachable: share.answered && share.unreachableSince == nil,
+            unreachableSince: share.unreachableSince.map { RFC3339.format(micros: $0, utcOffsetSeconds: live.engine.utcOffset(at: $0)) },
+            problem: share.problem ?? (share.answered ? nil : "not answered yet"),
+            unsent: (try? live.store.countEntriesToSend(after: marks.sentThrough)) ?? 0, readThrough: marks.readThrough)
+    }
+
+    /// What the family ledger says of a spending before it is carried out here.
+    enum FamilyPayment {
+        /// Carry out this event (it says the family ledger paid it), or the one asked (nothing to pay).
+        case proceed(Event)
+        /// Answer this; nothing is carried out.
+        case answer(ControlReply)
+    }
+
+    /// A redemption or an approval paid in points is decided against the family's balance, in the
+    /// family database, before it is carried out here: two machines spending the last points at
+    /// once, one wins. What the engine would refuse anyway (not the balance: the family knows it
+    /// better) is left to the engine to refuse. The origin is the parent's request id, so that a
+    /// retry after a crash is paid once.
+    mutating func familyPays(_ event: Event, request: ControlRequest, caller: ControlServer.Caller) -> FamilyPayment {
+        guard let share = household else { return .proceed(event) }
+        let placeholder = Int64.max
+        let trialKind: Event.Kind
+        switch event.kind {
+        case .redeem(let minutes, let by, nil): trialKind = .redeem(minutes: minutes, by: by, familySeq: placeholder)
+        case .requestDecided(var d) where d.approved && d.pay == .points && d.familySeq == nil:
+            d.familySeq = placeholder
+            trialKind = .requestDecided(d)
+        default: return .proceed(event)
+        }
+        var trial = live.engine
+        var effects: [Effect] = []
+        trial.apply(Event(at: event.at, mono: event.mono, trialKind), into: &effects)
+        guard Self.refusal(in: effects) == nil,
+              let spent = effects.lazy.compactMap({ e -> LedgerEntry? in if case .ledger(let l) = e, l.familySeq == placeholder { return l } else { return nil } }).first
+        else { return .proceed(event) }
+        let what = if case .redeem = event.kind { "not redeemed" } else { "not approved" }
+        guard let link = share.link, !link.gone else {
+            return .answer(.refused("\(what): the family database is out of reach (\(share.problem ?? "no link to it")); points are spent from the family's balance, which only it knows: try again when it answers (stctl status says)"))
+        }
+        let origin = "request:\(caller.credentials.uid):" + (request.id ?? RandomToken.hex())
+        let id = link.send(.pay, child: share.child, machine: share.settings.machine,
+                           entries: [.init(origin: origin, kind: spent.kind.rawValue, points: spent.points, atMicros: spent.at, note: spent.note ?? "")])
+        guard let reply = link.wait(for: id, timeoutMillis: HouseholdShare.payPatience) else {
+            householdUnreachable("no answer to a redemption within \(HouseholdShare.payPatience / 1000) s")
+            return .answer(.refused("\(what): the family database did not answer in time; if it took the points after all, the same request again (same id) is not paid twice: try again"))
+        }
+        if let error = reply.error {
+            householdUnreachable(error)
+            return .answer(.refused("\(what): \(error); points are spent from the family's balance, which only the family database knows: try again when it answers"))
+        }
+        householdAnswered()
+        switch reply.outcome {
+        case "appended", "duplicate":
+            guard let seq = reply.seq else { break }
+            if (try? live.store.hasLedgerEntry(familySeq: seq)) == true {
+                return .answer(.refused("\(what) again: the family ledger's entry \(seq) paid this request before, and it was carried out here (stctl history)"))
+            }
+            let paid: Event.Kind
+            switch event.kind {
+            case .redeem(let minutes, let by, _): paid = .redeem(minutes: minutes, by: by, familySeq: seq)
+            case .requestDecided(var d):
+                d.familySeq = seq
+                paid = .requestDecided(d)
+            default: return .proceed(event)
+            }
+            log("the family ledger paid \(-spent.points) points for \(request.command.rawValue) as its entry \(seq) (family balance now \(reply.balance ?? 0))",
+                ["event": "household_paid", "family_seq": "\(seq)"])
+            return .proceed(Event(at: event.at, mono: event.mono, paid))
+        case "refused":
+            let hint = if case .requestDecided = event.kind { "; approve it as a gift (--gift) or with fewer minutes (--minutes)" } else { "" }
+            return .answer(.refused("\(what): it costs \(-spent.points) points and the family's balance is \(reply.balance ?? 0) (the points of all of \(share.child)'s computers)\(hint)"))
+        default: break
+        }
+        return .answer(.refused("\(what): the family database's answer was not understood; nothing was spent here"))
+    }
+}

@@ -1,0 +1,194 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// Issue #20: one child, three machines, one family ledger in a real PostgreSQL (Debian's, a
+/// cluster of a test user's on loopback). Each machine is a real screentimed in user mode, as a
+/// uid of its own, with a state of its own; all three name the same child in `[household]`.
+@Suite("Several machines, one family ledger", .serialized)
+struct HouseholdEndToEndTests {
+    static let machines: [(name: String, uid: UInt32)] = [
+        ("pc", TestUser.ensure(uid: 65075, name: "sthh65075")),
+        ("laptop", TestUser.ensure(uid: 65076, name: "sthh65076")),
+        ("tablet", TestUser.ensure(uid: 65077, name: "sthh65077")),
+    ]
+
+    /// A family database set up by `screentime-household setup`, with a login role per machine,
+    /// and a running daemon on each machine.
+    final class Family {
+        let pg: PostgresCluster
+        let folder: String
+        var daemons: [LiveDaemon] = []
+
+        init(extra: String = "") throws {
+            pg = try PostgresCluster()
+            try pg.sql("CREATE DATABASE family")
+            let fm = FileManager.default
+            folder = fm.temporaryDirectory.appendingPathComponent("screentime-household-\(UUID().uuidString)").path
+            try fm.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+            for m in HouseholdEndToEndTests.machines {
+                try pg.sql("CREATE ROLE \(m.name) LOGIN PASSWORD '\(m.name)-secret'")
+                let secret = folder + "/\(m.name).secret"
+                try "\(m.name)-secret\n".write(toFile: secret, atomically: true, encoding: .utf8)
+                try fm.setAttributes([.ownerAccountID: m.uid, .groupOwnerAccountID: m.uid, .posixPermissions: 0o600], ofItemAtPath: secret)
+            }
+            let setup = try ReplayBinaryTests.runBinary(Readable.path(".build/debug/screentime-household"), [
+                "setup", "--database", "postgresql://\(pg.admin)@127.0.0.1:\(pg.port)/family", "--password-file", pg.folder + "/pw",
+            ] + HouseholdEndToEndTests.machines.flatMap { ["--grant", $0.name] })
+            #expect(setup.status == 0, "\(setup.stderr)")
+            #expect(setup.stdout.contains("applied schema changes 1"), "\(setup.stdout)")
+            for m in HouseholdEndToEndTests.machines {
+                daemons.append(try LiveDaemon(policy: policy(machine: m.name) + extra,
+                                              arguments: ["--sample-every", "1h", "--no-logind", "--no-notifications"], uid: m.uid))
+            }
+            for d in daemons { _ = try d.waitFor("the family database answers") }
+        }
+
+        func policy(machine: String) -> String {
+            """
+            version = 1
+            timezone = "UTC"
+            [points]
+            per_reward_minute = 2
+            [household]
+            database = "postgresql://\(machine)@127.0.0.1:\(pg.port)/family"
+            credentials = "\(folder)/\(machine).secret"
+            machine = "\(machine)"
+            child = "emma"
+
+            """
+        }
+
+        /// Stops every daemon (each state then passes `screentimed check`) and the database.
+        func end() {
+            for d in daemons where d.process.isRunning { try? d.stop() }
+            pg.stop()
+            try? FileManager.default.removeItem(atPath: folder)
+        }
+
+        /// The family ledger's balance and the sum of its entries, as the database's owner reads them.
+        func familyBalance() throws -> (balance: Int, sum: Int, entries: Int) {
+            let row = try pg.sql("SELECT coalesce((SELECT balance FROM screentime.children WHERE child = 'emma'), 0), coalesce(sum(points), 0), count(*) FROM screentime.ledger WHERE child = 'emma'",
+                                 database: "family").split(separator: "|").map { Int($0) ?? -1 }
+            return (row[0], row[1], row[2])
+        }
+    }
+
+    /// A parent's stctl command on a machine (root is a parent of a user-mode daemon's child).
+    static func parent(_ d: LiveDaemon, _ args: [String]) throws -> ReplayBinaryTests.Run {
+        try ReplayBinaryTests.runBinary(ControlSocketTests.stctl, args + ["--socket", d.socket])
+    }
+
+    static func balance(_ d: LiveDaemon) throws -> Int { try d.status()["balance"] as? Int ?? -1 }
+
+    /// Waits until `d`'s balance is `want` (at most `seconds`); returns how long it took, or nil.
+    static func waitForBalance(_ d: LiveDaemon, _ want: Int, within seconds: Double) throws -> Double? {
+        let start = Date()
+        while Date().timeIntervalSince(start) < seconds {
+            if try balance(d) == want { return Date().timeIntervalSince(start) }
+            usleep(25_000)
+        }
+        return nil
+    }
+
+    @Test("points earned on one machine are the family's; a redemption on another shows on all three within 2 s, and the third's status says whom it shares with")
+    func oneLedgerEverywhere() throws {
+        let family = try Family()
+        defer { family.end() }
+        let (pc, laptop, tablet) = (family.daemons[0], family.daemons[1], family.daemons[2])
+        #expect(try Self.parent(pc, ["adjust", "100", "--reason", "chores"]).status == 0)
+        for d in [laptop, tablet] {
+            #expect(try Self.waitForBalance(d, 100, within: 10) != nil, "the pc's 100 points never reached \(d.uid)")
+        }
+        // The laptop spends what the pc earned: 10 minutes for 20 points.
+        let redeem = try Self.parent(laptop, ["redeem", "10"])
+        #expect(redeem.status == 0, "\(redeem.stderr)")
+        for d in [pc, tablet] {
+            let took = try Self.waitForBalance(d, 80, within: 2)
+            #expect(took != nil, "the laptop's redemption did not show on \(d.uid) within 2 s (balance \((try? Self.balance(d)) ?? -1))")
+        }
+        #expect(try laptop.status()["reward_remaining_seconds"] as? Int == 600)
+        #expect(try pc.status()["reward_remaining_seconds"] as? Int == 0)        // played on the laptop
+        let status = try tablet.status()
+        let household = try #require(status["household"] as? [String: Any], "\(status)")
+        #expect(household["machine"] as? String == "tablet")
+        #expect(household["child"] as? String == "emma")
+        #expect(household["reachable"] as? Bool == true)
+        // Every entry once, in one chain: the pc's adjustment and the laptop's redemption.
+        let f = try family.familyBalance()
+        #expect(f == (80, 80, 2))
+        #expect(try family.pg.sql("SELECT string_agg(machine || ':' || kind || ':' || points, ',' ORDER BY seq) FROM screentime.ledger", database: "family")
+                == "pc:adjusted:100,laptop:redeemed:-20")
+        // Each machine's own ledger holds all of it, the others' entries marked with their machine.
+        // (Saved within a second: the state is written once a second.)
+        let ledger = "SELECT group_concat(coalesce(machine, 'here') || ':' || points || ':' || coalesce(family_seq, '-'), ',') FROM ledger"
+        #expect(try tablet.poll(ledger) { $0 == "pc:100:1,laptop:-20:2" } == "pc:100:1,laptop:-20:2")
+        #expect(try laptop.poll(ledger) { $0 == "pc:100:1,here:-20:2" } == "pc:100:1,here:-20:2")
+        #expect(try pc.poll(ledger) { $0 == "here:100:-,laptop:-20:2" } == "here:100:-,laptop:-20:2")
+    }
+
+    @Test("200 races over the last points, three machines redeeming at once in each: exactly one wins each race, and the balance is the sum of the entries")
+    func racesOverTheLastPoints() throws {
+        let family = try Family()
+        defer { family.end() }
+        var wins = [0, 0, 0]
+        for race in 1...200 {
+            // The family's owner puts exactly one redemption's points in (2 points: 1 minute).
+            _ = try family.pg.sql("SELECT outcome FROM screentime.append_entry('emma', 'bank', 'race-\(race)', 'adjusted', 2, 0, '', NULL)", database: "family")
+            let runs = family.daemons.map { d in
+                let p = Process()
+                p.executableURL = URL(fileURLWithPath: ControlSocketTests.stctl)
+                p.arguments = ["redeem", "1", "--socket", d.socket]
+                p.standardOutput = FileHandle.nullDevice
+                p.standardError = FileHandle.nullDevice
+                return p
+            }
+            for p in runs { try p.run() }
+            for p in runs { p.waitUntilExit() }
+            let won = runs.indices.filter { runs[$0].terminationStatus == 0 }
+            #expect(won.count == 1, "race \(race): \(won.count) machines redeemed the last 2 points")
+            for i in won { wins[i] += 1 }
+        }
+        let f = try family.familyBalance()
+        #expect(f.balance == 0 && f.sum == 0, "\(f)")
+        #expect(f.entries == 400)                       // 200 fundings, 200 redemptions
+        #expect(wins.reduce(0, +) == 200)
+        // Each machine granted exactly the minutes it won, and comes to the family's balance.
+        for (i, d) in family.daemons.enumerated() {
+            #expect(try d.sql("SELECT count(*) FROM ledger WHERE kind = 'redeemed' AND machine IS NULL") == "\(wins[i])")
+            #expect(try Self.waitForBalance(d, 0, within: 10) != nil)
+        }
+    }
+
+    @Test("the family database stopped: learning and adjustments are kept and sent once it is back, a redemption waits for it, status says since when")
+    func databaseAway() throws {
+        let family = try Family()
+        defer { family.end() }
+        let (pc, laptop) = (family.daemons[0], family.daemons[1])
+        #expect(try Self.parent(pc, ["adjust", "50", "--reason", "chores"]).status == 0)
+        #expect(try Self.waitForBalance(laptop, 50, within: 10) != nil)
+        family.pg.pause()
+        #expect(try Self.parent(pc, ["adjust", "30", "--reason", "homework"]).status == 0)   // kept here, sent later
+        var status = try pc.status()
+        for _ in 0..<400 where (status["household"] as? [String: Any])?["reachable"] as? Bool != false {
+            usleep(25_000)
+            status = try pc.status()
+        }
+        let household = try #require(status["household"] as? [String: Any])
+        #expect(household["reachable"] as? Bool == false, "\(status)")
+        #expect(household["unreachable_since"] is String, "\(status)")
+        #expect(household["unsent"] as? Int == 1, "\(status)")
+        #expect((status["blind_spots"] as? [String] ?? []).contains { $0.contains("family database has been out of reach since") }, "\(status)")
+        let refused = try Self.parent(laptop, ["redeem", "5"])
+        #expect(refused.status != 0)
+        #expect(refused.stderr.contains("not redeemed") && refused.stderr.contains("family"), "\(refused.stderr)")
+        _ = try pc.waitFor("the family database is out of reach")
+        try family.pg.start()
+        // Back: the adjustment made meanwhile reaches the family ledger once, and the laptop.
+        #expect(try Self.waitForBalance(laptop, 80, within: 30) != nil, "balance \((try? Self.balance(laptop)) ?? -1)")
+        _ = try pc.waitFor("the family database answers again")
+        #expect(try family.familyBalance() == (80, 80, 2))
+        #expect(try Self.parent(laptop, ["redeem", "5"]).status == 0)
+        #expect(try Self.waitForBalance(pc, 70, within: 10) != nil)
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+import ScreenTimeCore
+import ScreenTimePolicy
+import Testing
+
+/// The engine's side of a family ledger shared by several machines (docs/household.md): entries
+/// other machines wrote come in as `family_entry` events, and a spending the family ledger paid
+/// first is not refused for a balance this machine has not fully heard of yet. The test policy
+/// costs 2 points a minute.
+@Suite("Household scenarios")
+struct HouseholdScenarioTests {
+    @Test("another machine's entries count in the balance here, each marked with its machine and number; their minutes are not granted here")
+    func mirroredEntries() {
+        var tl = Timeline()
+        tl.adjust(0, points: 10)
+        tl.add(60, .familyEntry(FamilyLedgerEntry(machine: "laptop", seq: 2, kind: .earned, points: 30, note: "GCompris")))
+        tl.add(120, .familyEntry(FamilyLedgerEntry(machine: "laptop", seq: 3, kind: .redeemed, points: -20, note: "mom")))
+        let r = tl.replay(testPolicy())
+        #expect(r.ledger.map(\.points) == [10, 30, -20])
+        #expect(r.ledger.map(\.balanceAfter) == [10, 40, 20])
+        #expect(r.ledger.map(\.machine) == [nil, "laptop", "laptop"])
+        #expect(r.ledger.map(\.familySeq) == [nil, 2, 3])
+        #expect(r.balance == 20)
+        #expect(r.reward.granted == 0)           // the laptop's 10 minutes are played on the laptop
+    }
+
+    @Test("a redemption the family ledger paid is carried out though the balance here is short; one it did not pay is refused as before")
+    func familyPaidRedemption() {
+        var tl = Timeline()
+        tl.adjust(0, points: 10)
+        tl.add(60, .redeem(minutes: 30, by: "mom", familySeq: 7))      // costs 60: the family had them
+        tl.add(120, .redeem(minutes: 30, by: "mom"))                   // balance -50 here: refused
+        let r = tl.replay(testPolicy())
+        #expect(r.ledger.map(\.points) == [10, -60])
+        #expect(r.ledger.last?.familySeq == 7)
+        #expect(r.ledger.last?.rewardSeconds == Seconds.of(minutes: 30))
+        #expect(r.refusals.map(\.code) == [.insufficientPoints])
+        #expect(r.reward.granted == 30 * 60 * 1_000_000)
+    }
+
+    @Test("an approval paid by the family ledger grants the minutes and records the family's number")
+    func familyPaidApproval() {
+        var tl = Timeline()
+        tl.add(0, .timeRequested(id: "r1", minutes: 15, reason: nil))
+        tl.add(60, .requestDecided(RequestDecision(id: "r1", approved: true, pay: .points, by: "dad", familySeq: 4)))
+        let r = tl.replay(testPolicy())
+        #expect(r.ledger.map(\.points) == [-30])
+        #expect(r.ledger.map(\.familySeq) == [4])
+        #expect(r.requests.first?.state == .approved)
+        #expect(r.reward.granted == 15 * 60 * 1_000_000)
+    }
+
+    @Test("family_entry and family_seq survive the log: written, read back, the same events")
+    func logRoundTrip() throws {
+        let at = RFC3339.parse("2026-11-23T15:00:00+01:00")!
+        let events = [
+            Event(at: at, mono: 5_000_000, .familyEntry(FamilyLedgerEntry(machine: "laptop", seq: 12, kind: .chore, points: 20, note: "Dishes"))),
+            Event(at: at, .familyEntry(FamilyLedgerEntry(machine: "pc", seq: 13, kind: .adjusted, points: -5))),
+            Event(at: at, .redeem(minutes: 10, by: "mom", familySeq: 14)),
+            Event(at: at, .requestDecided(RequestDecision(id: "r1", approved: true, familySeq: 15))),
+        ]
+        for e in events {
+            let line = EventLog.encode(e)
+            #expect(try EventLog.decode(line: line) == e, "\(line)")
+        }
+        #expect(EventLog.encode(events[2]).contains("\"family_seq\":14"))
+        for bad in [#"{"at":"2026-11-23T15:00:00+01:00","event":"family_entry","machine":"pc","seq":0,"kind":"earned","points":1}"#,
+                    #"{"at":"2026-11-23T15:00:00+01:00","event":"family_entry","machine":"pc","seq":3,"kind":"stolen","points":1}"#,
+                    #"{"at":"2026-11-23T15:00:00+01:00","event":"family_entry","machine":"","seq":3,"kind":"earned","points":1}"#,
+                    #"{"at":"2026-11-23T15:00:00+01:00","event":"redeem","minutes":5,"family_seq":-1}"#] {
+            #expect(throws: EventLog.LineError.self, "\(bad)") { try EventLog.decode(line: bad) }
+        }
+    }
+
+    @Test("[household] is read from the policy; the engine's decisions do not depend on it")
+    func householdSettings() throws {
+        let text = """
+            version = 1
+            timezone = "UTC"
+            [household]
+            database = "postgresql://laptop@nas.local/family"
+            credentials = "/etc/screentime/household.secret"
+            machine = "laptop"
+            child = "emma"
+            """
+        let policy = try PolicyLoader.parse(text, file: "policy.toml")
+        #expect(policy.household == Policy.Household(database: "postgresql://laptop@nas.local/family", credentials: "/etc/screentime/household.secret",
+                                                     machine: "laptop", child: "emma"))
+        #expect(try PolicyLoader.parse("version = 1\n", file: "p.toml").household == nil)
+        #expect(throws: PolicyError.self) { try PolicyLoader.parse("version = 1\n[household]\nmachine = \"pc\"\n", file: "p.toml") }
+    }
+}

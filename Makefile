@@ -154,30 +154,33 @@ install: deps
 	$(SWIFT) build $(RELEASE) --product stctl
 	$(SWIFT) build $(RELEASE) --product screentime-hook-x11
 	$(SWIFT) build $(RELEASE) --product screentime-web
+	$(SWIFT) build $(RELEASE) --product screentime-household
 	$(SWIFT) package generate-manual --multi-page --configuration debug
 	install -d $(BINDIR) $(SHAREDIR)/policies $(MANDIR) $(BASHCOMPDIR) $(ZSHCOMPDIR) $(FISHCOMPDIR) $(USERUNITDIR) $(SYSTEMUNITDIR)
 	for u in $(UNITS); do sed 's|@BINDIR@|$(PREFIX)/bin|g' systemd/$$u.service.in > $(USERUNITDIR)/$$u.service; \
 	  chmod 0644 $(USERUNITDIR)/$$u.service; done
 	for u in $(SYSTEMUNITS); do sed 's|@BINDIR@|$(PREFIX)/bin|g' systemd/$$u.service.in > $(SYSTEMUNITDIR)/$$u.service; \
 	  chmod 0644 $(SYSTEMUNITDIR)/$$u.service; done
-	install -m 0755 .build/release/screentimed .build/release/stctl .build/release/screentime-hook-x11 .build/release/screentime-web $(BINDIR)/
+	install -m 0755 .build/release/screentimed .build/release/stctl .build/release/screentime-hook-x11 .build/release/screentime-web \
+	  .build/release/screentime-household $(BINDIR)/
 	install -m 0644 policies/default.toml $(SHAREDIR)/policies/
 	tools/pack-gnome-extension $(GNOME_SHELL) $(EXTENSIONDIR)
 	install -d $(SHAREDIR)/kwin/screentime/contents/code
 	install -m 0644 desktop/kwin/screentime/metadata.json $(SHAREDIR)/kwin/screentime/
 	install -m 0644 desktop/kwin/screentime/contents/code/main.js $(SHAREDIR)/kwin/screentime/contents/code/
-	for f in $(MANUALS)/screentimed/*.1 $(MANUALS)/stctl/*.1 $(MANUALS)/screentime-web/*.1; do \
+	for f in $(MANUALS)/screentimed/*.1 $(MANUALS)/stctl/*.1 $(MANUALS)/screentime-web/*.1 $(MANUALS)/screentime-household/*.1; do \
 	  b=$$(basename $$f .1); tools/man-names < $$f > $(MANDIR)/$$(echo $$b | tr . -).1; chmod 0644 $(MANDIR)/$$(echo $$b | tr . -).1; done
-	for p in screentimed stctl screentime-web; do \
+	for p in screentimed stctl screentime-web screentime-household; do \
 	  .build/release/$$p --generate-completion-script bash > $(BASHCOMPDIR)/$$p; \
 	  .build/release/$$p --generate-completion-script zsh > $(ZSHCOMPDIR)/_$$p; \
 	  .build/release/$$p --generate-completion-script fish > $(FISHCOMPDIR)/$$p.fish; \
 	done
 
 uninstall:
-	rm -f $(BINDIR)/screentimed $(BINDIR)/stctl $(BINDIR)/screentime-hook-x11 $(BINDIR)/screentime-web
-	rm -f $(MANDIR)/screentimed.1 $(MANDIR)/screentimed-*.1 $(MANDIR)/stctl.1 $(MANDIR)/stctl-*.1 $(MANDIR)/screentime-web.1 $(MANDIR)/screentime-web-*.1
-	for p in screentimed stctl screentime-web; do rm -f $(BASHCOMPDIR)/$$p $(ZSHCOMPDIR)/_$$p $(FISHCOMPDIR)/$$p.fish; done
+	rm -f $(BINDIR)/screentimed $(BINDIR)/stctl $(BINDIR)/screentime-hook-x11 $(BINDIR)/screentime-web $(BINDIR)/screentime-household
+	rm -f $(MANDIR)/screentimed.1 $(MANDIR)/screentimed-*.1 $(MANDIR)/stctl.1 $(MANDIR)/stctl-*.1 $(MANDIR)/screentime-web.1 $(MANDIR)/screentime-web-*.1 \
+	  $(MANDIR)/screentime-household.1 $(MANDIR)/screentime-household-*.1
+	for p in screentimed stctl screentime-web screentime-household; do rm -f $(BASHCOMPDIR)/$$p $(ZSHCOMPDIR)/_$$p $(FISHCOMPDIR)/$$p.fish; done
 	for u in $(UNITS); do rm -f $(USERUNITDIR)/$$u.service; done
 	for u in $(SYSTEMUNITS); do rm -f $(SYSTEMUNITDIR)/$$u.service; done
 	rm -rf $(SHAREDIR) $(EXTENSIONDIR)/screentime@screentime

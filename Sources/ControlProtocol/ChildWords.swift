@@ -13,6 +13,7 @@ public enum ChildWords {
         case "outside_hours": return "games are not allowed at this hour"
         case "app_limit": return "this game's own time is used up (other games may go on)"
         case "blocked": return "this app is not allowed"
+        case "no_lease": return "the family's game time could not be reached from this computer"
         default: return code
         }
     }

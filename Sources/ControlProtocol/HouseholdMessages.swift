@@ -33,6 +33,19 @@ public enum HouseholdMessage {
             case pay
             /// The family ledger's entries after `after` (at most `limit`), and the balance.
             case read
+            /// `lease.want` of game time on `lease.day`, within the limits (docs/household.md).
+            case lease
+        }
+        /// A lease's terms: microseconds, and day keys (days since 1970-01-01 in the policy's zone).
+        public struct Lease: Codable, Sendable, Equatable {
+            public var day: Int64
+            public var weekStart: Int64
+            public var want: Int64
+            public var dailyLimit: Int64?
+            public var weeklyLimit: Int64?
+            public init(day: Int64, weekStart: Int64, want: Int64, dailyLimit: Int64?, weeklyLimit: Int64?) {
+                self.day = day; self.weekStart = weekStart; self.want = want; self.dailyLimit = dailyLimit; self.weeklyLimit = weeklyLimit
+            }
         }
         public var id: Int64
         public var op: Op
@@ -41,8 +54,10 @@ public enum HouseholdMessage {
         public var entries: [Entry]?
         public var after: Int64?
         public var limit: Int?
-        public init(id: Int64, op: Op, child: String, machine: String, entries: [Entry]? = nil, after: Int64? = nil, limit: Int? = nil) {
+        public var lease: Lease?
+        public init(id: Int64, op: Op, child: String, machine: String, entries: [Entry]? = nil, after: Int64? = nil, limit: Int? = nil, lease: Lease? = nil) {
             self.id = id; self.op = op; self.child = child; self.machine = machine; self.entries = entries; self.after = after; self.limit = limit
+            self.lease = lease
         }
     }
 
@@ -73,6 +88,12 @@ public enum HouseholdMessage {
         public var balance: Int64?
         /// read: the entries after `after`.
         public var rows: [Row]?
+        /// lease: what was granted (µs), every machine's leases of the day and week after it, and
+        /// the limit it reached ("daily_limit", "weekly_limit"), if any.
+        public var granted: Int64?
+        public var dayTotal: Int64?
+        public var weekTotal: Int64?
+        public var reached: String?
         public init(id: Int64, error: String? = nil, seqs: [Int64]? = nil, outcome: String? = nil, seq: Int64? = nil, balance: Int64? = nil, rows: [Row]? = nil) {
             self.id = id; self.error = error; self.seqs = seqs; self.outcome = outcome; self.seq = seq; self.balance = balance; self.rows = rows
         }

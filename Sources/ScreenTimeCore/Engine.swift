@@ -72,6 +72,8 @@ public struct Engine: Sendable {
     var appWarned: [String: Set<Microseconds>] = [:]
     /// Days in a row with the learning goal met.
     var streak = Streak()
+    /// With a household: the game time this machine holds of the family's (EngineLease.swift).
+    var lease = FamilyLease()
     /// Some reward app of the policy has a limit of its own or a group's (else none of that is looked at).
     var hasAppLimits = false
 
@@ -247,6 +249,8 @@ public struct Engine: Sendable {
             refreshSessions(at: t)
         case .redeem(let minutes, let by, let familySeq):
             redeem(minutes: minutes, by: by, familySeq: familySeq, at: t)
+        case .leaseGranted(let g):
+            leaseGranted(g)
         case .familyEntry(let e):
             // Points only: minutes redeemed on another machine are played there.
             out.append(.ledger(ledger.append(e.kind, points: e.points, at: clock.wall(at: t), note: e.note, machine: e.machine, familySeq: e.seq)))
@@ -298,7 +302,7 @@ public struct Engine: Sendable {
 
     public var reward: RewardFigures {
         RewardFigures(granted: budget.totalGranted, used: budget.totalUsed, remaining: budget.grantRemaining,
-                      expired: budget.totalExpired, usedToday: budget.usedToday, availableNow: availableNow().seconds,
+                      expired: budget.totalExpired, usedToday: budget.usedToday, availableNow: familyAvailable().seconds,
                       allowance: budget.totalAllowance, allowanceUsed: budget.totalAllowanceUsed, allowanceLeftToday: budget.allowanceLeft)
     }
 
@@ -306,8 +310,8 @@ public struct Engine: Sendable {
     /// today's and this week's limits leave, and the allowed hours left today.
     public var rewardAvailableToday: Microseconds {
         var best = budget.available
-        if let limit = rules.dailyLimit { best = min(best, limit - budget.usedToday) }
-        if let limit = policy.rewards.weeklyLimit { best = min(best, limit - budget.usedThisWeek) }
+        if let limit = rules.dailyLimit { best = min(best, limit - budget.usedToday - (leased ? lease.othersToday : 0)) }
+        if let limit = policy.rewards.weeklyLimit { best = min(best, limit - budget.usedThisWeek - (leased ? lease.othersThisWeek : 0)) }
         if let spans = allowedSpans {
             best = min(best, spans.reduce(0) { $0 + max(0, $1.end - max($1.start, now)) })
         }

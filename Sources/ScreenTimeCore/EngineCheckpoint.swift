@@ -48,6 +48,8 @@ extension Engine {
         var appWarned: [String: [Microseconds]]?
         /// Absent from checkpoints written before goals and streaks.
         var streak: Streak?
+        /// Absent from checkpoints written before households.
+        var lease: FamilyLease?
 
         struct TrackedPID: Codable, Sendable { var pid: Int32; var process: TrackedProcess }
         struct ToldPID: Codable, Sendable { var pid: Int32; var told: Told }
@@ -75,7 +77,7 @@ extension Engine {
             stopping: stopping.keys.sorted().map { Checkpoint.ToldPID(pid: $0, told: stopping[$0]!) },
             paused: paused.sorted(), pauseUndone: pauseUndone.sorted(), clockFaults: clockFaults, clockFaultCount: clockFaultCount,
             family: family, appUse: appUse, appWarned: appWarned.mapValues { $0.sorted() },
-            streak: streak)
+            streak: streak, lease: leased ? lease : nil)
     }
 
     /// An engine that goes on from a checkpoint, under the policy it was taken with.
@@ -116,6 +118,7 @@ extension Engine {
         appUse = c.appUse ?? AppUse()
         appWarned = (c.appWarned ?? [:]).mapValues { Set($0) }
         streak = c.streak ?? Streak()
+        lease = c.lease ?? FamilyLease()
         if started {
             enterDay(containing: now)
             grantAllowance()

@@ -14,11 +14,22 @@ extension Engine {
         }
     }
 
-    /// Reward time that may be used from now on, and the limit that bounds it.
+    /// Reward time that may be used here from now on, and the limit that bounds it: with a
+    /// household, what the family allows bounded by the game time this machine holds.
     func availableNow() -> (seconds: Microseconds, limit: Reason) {
+        let (seconds, limit) = leaseBound(familyAvailable())
+        return (max(0, seconds), limit)
+    }
+
+    /// Reward time that may be used from now on, and the limit that bounds it, before what this
+    /// machine holds of the family's game time: with a household, the daily and weekly limits
+    /// count the game time leased to the child's other machines too. Warnings and status say this.
+    func familyAvailable() -> (seconds: Microseconds, limit: Reason) {
+        let usedToday = budget.usedToday + (leased ? lease.othersToday : 0)
+        let usedThisWeek = budget.usedThisWeek + (leased ? lease.othersThisWeek : 0)
         var best = (budget.available, Reason.noRewardTime)
-        if let limit = rules.dailyLimit, limit - budget.usedToday < best.0 { best = (limit - budget.usedToday, .dailyLimit) }
-        if let limit = policy.rewards.weeklyLimit, limit - budget.usedThisWeek < best.0 { best = (limit - budget.usedThisWeek, .weeklyLimit) }
+        if let limit = rules.dailyLimit, limit - usedToday < best.0 { best = (limit - usedToday, .dailyLimit) }
+        if let limit = policy.rewards.weeklyLimit, limit - usedThisWeek < best.0 { best = (limit - usedThisWeek, .weeklyLimit) }
         if let spans = allowedSpans {
             var left: Microseconds = 0
             for s in spans where s.start <= now && now < s.end {
@@ -97,15 +108,17 @@ extension Engine {
             }
             enforceAppLimits(at: t, available: available)
             if rewardCounting {
+                // Warned by what the family allows, not by the minute this machine holds of it.
+                let family = familyAvailable()
                 var crossed = false
-                for w in policy.enforcement.warnBefore where available <= w && !warned.contains(w) {
+                for w in policy.enforcement.warnBefore where family.seconds <= w && !warned.contains(w) {
                     warned.insert(w)
                     crossed = true
                 }
-                if crossed { out.append(.warn(Warning(at: clock.wall(at: t), remaining: available, limit: limit))) }
+                if crossed { out.append(.warn(Warning(at: clock.wall(at: t), remaining: family.seconds, limit: family.limit))) }
             }
         }
-        if !warned.isEmpty { warned = warned.filter { $0 >= available } }
+        if !warned.isEmpty { let family = familyAvailable().seconds; warned = warned.filter { $0 >= family } }
         if !blockedPids.isEmpty || blockedFocusPid != nil {
             var due = blockedPids.filter { stopping[$0] == nil }
             if let pid = blockedFocusPid, stopping[pid] == nil { due.insert(pid) }
@@ -126,6 +139,7 @@ extension Engine {
     mutating func gameContinued(_ pid: Int32, since from: Microseconds, at t: Microseconds) {
         guard paused.contains(pid) else { return }
         budget.played(t - from)
+        leaseUsed(t - from)
         let (available, limit) = availableNow()
         guard available <= 0 else {       // time again meanwhile: it may run
             paused.remove(pid)

@@ -15,6 +15,7 @@ extension Engine {
         if rewardCounting {
             let available = availableNow().seconds
             budget.use(min(t - now, available))
+            leaseUsed(min(t - now, available))
             useAppTime(min(t - now, available), apps: countingApps)
         }
         now = t
@@ -57,10 +58,11 @@ extension Engine {
         if let d = nextAppDeadline() { consider(d) }
         if rewardCounting {
             let available = availableNow().seconds
-            if available > 0 {
-                consider(now + available)
-                for w in policy.enforcement.warnBefore where w < available && !warned.contains(w) { consider(now + available - w) }
-            }
+            if available > 0 { consider(now + available) }
+            let family = familyAvailable().seconds
+            for w in policy.enforcement.warnBefore where w < family && !warned.contains(w) { consider(now + family - w) }
+            // The moment to ask the family for the next minute of game time.
+            if leased, lease.spent == nil, lease.held > Self.leaseLow { consider(now + lease.held - Self.leaseLow) }
         }
         return best == .max ? nil : best
     }
@@ -76,6 +78,7 @@ extension Engine {
         rules = policy.rules(forDay: key)
         day = calendar.day(containing: clock.wall(at: t), allowedHours: rules.allowedHours)
         dayEnd = clock.time(atWall: day.end)
+        lease.start(day: day.key, week: day.weekKey)
         allowedSpans = day.allowed.map { $0.map { (clock.time(atWall: $0.start), clock.time(atWall: $0.end)) } }
     }
 }

@@ -50,6 +50,9 @@ public struct Event: Sendable, Equatable {
         /// Added by screentime (docs/household.md): an entry of the child's family ledger that this
         /// machine did not write here, mirrored into its ledger so that its balance is the family's.
         case familyEntry(FamilyLedgerEntry)
+        /// Added by screentime (docs/household.md): the family database leased this machine game
+        /// time from the family's daily and weekly limits.
+        case leaseGranted(LeaseGrant)
     }
 
     /// The `event` field's value for each kind.
@@ -73,6 +76,7 @@ public struct Event: Sendable, Equatable {
         case .choreDone: return "chore_done"
         case .choreDecided: return "chore_decided"
         case .familyEntry: return "family_entry"
+        case .leaseGranted: return "lease_granted"
         }
     }
 }

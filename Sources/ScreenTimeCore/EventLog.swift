@@ -117,6 +117,19 @@ public enum EventLog {
             let points = try f.int("points")
             guard abs(points) <= 1_000_000_000 else { throw LineError(reason: "'points' must be at most 1000000000 either way") }
             kind = .familyEntry(FamilyLedgerEntry(machine: machine, seq: seq, kind: entryKind, points: points, note: try f.optionalString("note")))
+        case "lease_granted":
+            let granted = try f.seconds("granted"), dayTotal = try f.seconds("day_total"), weekTotal = try f.seconds("week_total")
+            guard granted >= 0, dayTotal >= granted, weekTotal >= dayTotal else {
+                throw LineError(reason: "'granted', 'day_total' and 'week_total' must be 0 or more, each at least the one before")
+            }
+            var limit: Reason? = nil
+            if let text = try f.optionalString("limit") {
+                guard let r = Reason(rawValue: text), r == .dailyLimit || r == .weeklyLimit else {
+                    throw LineError(reason: "'limit' must be \"daily_limit\" or \"weekly_limit\", not \"\(text)\"")
+                }
+                limit = r
+            }
+            kind = .leaseGranted(LeaseGrant(day: try f.int("day"), granted: granted, dayTotal: dayTotal, weekTotal: weekTotal, limit: limit))
         default:
             throw LineError(reason: "unknown event '\(name)'" + suggestion(for: name, among: knownEvents))
         }
@@ -141,7 +154,7 @@ public enum EventLog {
     public static let knownEvents = ["process_started", "process_exited", "process_cpu", "focus_changed", "input",
                                      "idle_changed", "lock_changed", "redeem", "adjust", "tick", "daemon_started",
                                      "game_continued", "clock_faked", "time_requested", "request_decided", "chore_done",
-                                     "chore_decided", "family_entry"]
+                                     "chore_decided", "family_entry", "lease_granted"]
 
     /// One line of the log for an event, with `at` as it was observed.
     public static func encode(_ e: Event) -> String {
@@ -216,6 +229,12 @@ public enum EventLog {
             w.key("kind"); w.string(e.kind.rawValue)
             w.key("points"); w.int(e.points)
             if let n = e.note { w.key("note"); w.string(n) }
+        case .leaseGranted(let g):
+            w.key("day"); w.int(g.day)
+            w.key("granted"); w.micros(g.granted)
+            w.key("day_total"); w.micros(g.dayTotal)
+            w.key("week_total"); w.micros(g.weekTotal)
+            if let l = g.limit { w.key("limit"); w.string(l.rawValue) }
         case .tick, .daemonStarted:
             break
         }

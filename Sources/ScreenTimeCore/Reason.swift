@@ -22,5 +22,8 @@ public enum Reason: String, Sendable, CaseIterable, Hashable, Codable {
     case outsideHours = "outside_hours"
     /// (stop, warn) this app's own limit or its group's, for the day or the week (`spec/family.md`).
     case appLimit = "app_limit"
+    /// Added by screentime (household): this machine holds none of the family's game time, and
+    /// the family database did not answer (docs/household.md).
+    case noLease = "no_lease"
     case blocked
 }

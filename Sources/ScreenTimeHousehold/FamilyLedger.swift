@@ -124,3 +124,36 @@ public enum FamilyLedgerCheck {
         return nil
     }
 }
+
+/// A child's game time in the family database, leased to machines (docs/household.md): each
+/// takes a minute at a time, within the family's daily and weekly limits, so that the limits hold
+/// over all the child's machines, and a machine cut off plays at most what it holds.
+public struct FamilyGameTime: Sendable {
+    public let client: PostgresClient
+    public let logger: Logger
+
+    public init(client: PostgresClient, logger: Logger) { self.client = client; self.logger = logger }
+
+    public struct Grant: Sendable, Equatable {
+        /// Granted now (µs): `want`, or what the limits leave of it.
+        public var granted: Int64
+        /// All machines' leases of the day, and of its week up to it, this one's included.
+        public var dayTotal: Int64
+        public var weekTotal: Int64
+        /// "daily_limit" or "weekly_limit" when this grant reached it: nothing more today (this week).
+        public var reached: String?
+    }
+
+    /// Takes up to `want` µs of game time for `day` (a day key), as one transaction of the
+    /// database's: the child's row is locked, so that machines asking at once are answered one at
+    /// a time. The limits are the asking machine's policy's (nil: none).
+    public func lease(child: String, machine: String, day: Int64, weekStart: Int64, want: Int64, dailyLimit: Int64?, weeklyLimit: Int64?) async throws -> Grant {
+        let rows = try await client.query("""
+            SELECT granted, day_total, week_total, reached FROM screentime.take_lease(\(child), \(machine), \(day), \(weekStart), \(want), \(dailyLimit), \(weeklyLimit))
+            """, logger: logger)
+        for try await (granted, dayTotal, weekTotal, reached) in rows.decode((Int64, Int64, Int64, String?).self) {
+            return Grant(granted: granted, dayTotal: dayTotal, weekTotal: weekTotal, reached: reached)
+        }
+        throw FamilyLedger.Unanswered()
+    }
+}

@@ -121,6 +121,14 @@ struct Link: AsyncParsableCommand {
             case .duplicate(let seq, let balance): return HouseholdMessage.Reply(id: request.id, outcome: "duplicate", seq: seq, balance: balance)
             case .refused(let balance): return HouseholdMessage.Reply(id: request.id, outcome: "refused", balance: balance)
             }
+        case .lease:
+            guard let l = request.lease else { throw Refused(why: "lease needs its terms") }
+            let g = try await FamilyGameTime(client: ledger.client, logger: ledger.logger)
+                .lease(child: request.child, machine: request.machine, day: l.day, weekStart: l.weekStart, want: l.want,
+                       dailyLimit: l.dailyLimit, weeklyLimit: l.weeklyLimit)
+            var reply = HouseholdMessage.Reply(id: request.id)
+            (reply.granted, reply.dayTotal, reply.weekTotal, reply.reached) = (g.granted, g.dayTotal, g.weekTotal, g.reached)
+            return reply
         case .read:
             let rows = try await ledger.entries(of: request.child, after: request.after ?? 0, limit: request.limit ?? 500)
             let balance = try await ledger.balance(of: request.child)

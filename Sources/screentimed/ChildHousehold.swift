@@ -15,6 +15,10 @@ struct HouseholdShare {
     var link: HouseholdLink? = nil
     /// The background request in flight: its id, and for a send, the last local entry in it.
     var inFlight: (id: Int64, sendingThrough: Int64?, since: Int64)? = nil
+    /// The lease of game time asked for and not answered yet: its id and day.
+    var leaseInFlight: (id: Int64, day: Int64)? = nil
+    /// When a lease may be asked for again after the database did not answer.
+    var nextLease: Int64 = 0
     /// When the next background turn (send, then read) is due, and when a gone link is started again.
     var nextTurn: Int64 = 0
     var nextStart: Int64 = 0
@@ -54,7 +58,13 @@ extension Child {
     var householdDescriptor: Int32? { household?.link.flatMap { $0.gone ? nil : $0.descriptor } }
 
     /// When the household next needs a turn (monotonic).
-    var householdDue: Int64? { household.map { $0.link == nil ? $0.nextStart : ($0.inFlight == nil ? $0.nextTurn : Int64.max) } }
+    var householdDue: Int64? {
+        guard let s = household else { return nil }
+        if s.link == nil { return s.nextStart }
+        var due = s.inFlight == nil ? s.nextTurn : Int64.max
+        if s.leaseInFlight == nil, live.engine.leaseWanted != nil { due = min(due, s.nextLease) }
+        return due
+    }
 
     /// Starts the link when there is none, reads what it answered, and starts the next background
     /// request when it is time. Called on every turn of the run loop.
@@ -63,6 +73,7 @@ extension Child {
         if share.link?.gone == true {
             share.link = nil
             share.inFlight = nil
+            share.leaseInFlight = nil
             share.nextStart = now + Seconds.of(5)
             household = share
             householdUnreachable("the household link stopped; it is started again in 5 s")
@@ -83,7 +94,8 @@ extension Child {
             }
         }
         household = share
-        for reply in share.link?.receive() ?? [] { householdReply(reply) }
+        for reply in share.link?.receive() ?? [] { householdReply(reply, now: now) }
+        askForLease(now: now)
         guard var s = household, let link = s.link, s.inFlight == nil, now >= s.nextTurn else { return }
         s.nextTurn = now + HouseholdShare.turnEvery
         let marks = live.householdMarks
@@ -111,7 +123,29 @@ extension Child {
         return String(String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).first ?? "")
     }
 
-    mutating func householdReply(_ reply: HouseholdMessage.Reply) {
+    /// Asks the family database for game time when the engine wants some (a lease in flight at a time).
+    mutating func askForLease(now: Int64) {
+        guard var s = household, let link = s.link, !link.gone, s.leaseInFlight == nil, now >= s.nextLease,
+              let want = live.engine.leaseWanted else { return }
+        let id = link.send(.lease, child: s.child, machine: s.settings.machine,
+                           lease: .init(day: want.day, weekStart: want.weekStart, want: want.want, dailyLimit: want.dailyLimit, weeklyLimit: want.weeklyLimit))
+        s.leaseInFlight = (id, want.day)
+        household = s
+    }
+
+    mutating func householdReply(_ reply: HouseholdMessage.Reply, now: Int64) {
+        if let lease = household?.leaseInFlight, lease.id == reply.id {
+            household?.leaseInFlight = nil
+            guard reply.error == nil, let granted = reply.granted, let dayTotal = reply.dayTotal, let weekTotal = reply.weekTotal else {
+                household?.nextLease = now + Seconds.of(5)
+                householdUnreachable(reply.error ?? "the family database's answer to a lease was not understood")
+                return
+            }
+            householdAnswered()
+            observe(.leaseGranted(LeaseGrant(day: lease.day, granted: granted, dayTotal: dayTotal, weekTotal: weekTotal,
+                                             limit: reply.reached.flatMap(Reason.init(rawValue:)))))
+            return
+        }
         guard var share = household, let flight = share.inFlight, flight.id == reply.id else { return }
         share.inFlight = nil
         household = share

@@ -20,7 +20,7 @@ struct HouseholdEndToEndTests {
         let folder: String
         var daemons: [LiveDaemon] = []
 
-        init(extra: String = "") throws {
+        init(extra: String = "", sampleEvery: String = "1h") throws {
             pg = try PostgresCluster()
             try pg.sql("CREATE DATABASE family")
             let fm = FileManager.default
@@ -36,10 +36,10 @@ struct HouseholdEndToEndTests {
                 "setup", "--database", "postgresql://\(pg.admin)@127.0.0.1:\(pg.port)/family", "--password-file", pg.folder + "/pw",
             ] + HouseholdEndToEndTests.machines.flatMap { ["--grant", $0.name] })
             #expect(setup.status == 0, "\(setup.stderr)")
-            #expect(setup.stdout.contains("applied schema changes 1"), "\(setup.stdout)")
+            #expect(setup.stdout.contains("applied schema changes 1, 2"), "\(setup.stdout)")
             for m in HouseholdEndToEndTests.machines {
                 daemons.append(try LiveDaemon(policy: policy(machine: m.name) + extra,
-                                              arguments: ["--sample-every", "1h", "--no-logind", "--no-notifications"], uid: m.uid))
+                                              arguments: ["--sample-every", sampleEvery, "--no-logind", "--no-notifications"], uid: m.uid))
             }
             for d in daemons { _ = try d.waitFor("the family database answers") }
         }
@@ -190,5 +190,43 @@ struct HouseholdEndToEndTests {
         #expect(try family.familyBalance() == (80, 80, 2))
         #expect(try Self.parent(laptop, ["redeem", "5"]).status == 0)
         #expect(try Self.waitForBalance(pc, 70, within: 10) != nil)
+    }
+
+    @Test("a child playing on two machines at once: the family's daily limit holds over both (each machine plays only the game time it leased)")
+    func sharedDailyLimit() throws {
+        let apps = try AppCopies.folder()
+        defer { try? FileManager.default.removeItem(atPath: apps) }
+        let game = apps + "/supertuxkart"
+        let family = try Family(extra: """
+            [rewards]
+            daily_allowance = "10m"
+            daily_limit = "90s"
+            counts_while = "running"
+            [enforcement]
+            warn_before = []
+            grace = "1s"
+            [[apps]]
+            name = "SuperTuxKart"
+            category = "reward"
+            exe = ["\(game)"]
+
+            """, sampleEvery: "200ms")
+        defer { family.end() }
+        let (pc, laptop) = (family.daemons[0], family.daemons[1])
+        // Each machine takes a minute of the family's 90 s when its game starts; the second gets what is left.
+        let games = try [pc, laptop].map { try EnforcementTests.child([game, "300"], uid: $0.uid) }
+        defer { for g in games where g.isRunning { kill(g.processIdentifier, SIGKILL) } }
+        for g in games { #expect(EnforcementTests.ends(g, within: 120), "a game played on past the family's limit") }
+        var played = 0
+        for d in [pc, laptop] {
+            let log = try d.waitFor("SIGTERM to 1 process")
+            #expect(log.contains("daily_limit; SIGTERM"), "\(log)")
+            played += try d.status()["reward_used_today_seconds"] as? Int ?? 0
+        }
+        // Never more than the family's 90 s in all (whole seconds, each machine's rounded down).
+        #expect(played >= 85 && played <= 90, "played \(played) s on the two machines")
+        #expect(try family.pg.sql("SELECT sum(leased_micros) FROM screentime.game_time", database: "family") == "90000000")
+        // The tablet, where nothing was played, took nothing.
+        #expect(try family.pg.sql("SELECT count(*) FROM screentime.game_time WHERE machine = 'tablet'", database: "family") == "0")
     }
 }

@@ -72,7 +72,7 @@ struct HouseholdScenarioTests {
         }
     }
 
-    @Test("[household] is read from the policy; the engine's decisions do not depend on it")
+    @Test("[household] is read from the policy, and a bad one refused")
     func householdSettings() throws {
         let text = """
             version = 1
@@ -88,5 +88,77 @@ struct HouseholdScenarioTests {
                                                      machine: "laptop", child: "emma"))
         #expect(try PolicyLoader.parse("version = 1\n", file: "p.toml").household == nil)
         #expect(throws: PolicyError.self) { try PolicyLoader.parse("version = 1\n[household]\nmachine = \"pc\"\n", file: "p.toml") }
+    }
+
+    static let household = """
+
+        [household]
+        database = "postgresql://pc@nas.local/family"
+        credentials = "/etc/screentime/household.secret"
+        machine = "pc"
+
+        """
+
+    static func stops(_ r: ReplayResult) -> [(Microseconds, Reason)] {
+        r.actions.compactMap { if case .stop(let s) = $0, s.repeatCount == 0 { return (s.at, s.reason) } else { return nil } }
+    }
+
+    @Test("with a household, a game plays the game time this machine leased: a grant pays the seconds played on credit, the family's limit stops it")
+    func leasedGameTime() {
+        var tl = Timeline()
+        tl.adjust(0, points: 100)
+        tl.redeem(0, minutes: 30)
+        tl.start(60, pid: 10, exe: kart)
+        // The shell asks at once; the family grants a minute (0.1 s were played on credit).
+        tl.add(60.1, .leaseGranted(LeaseGrant(day: 20780, granted: 60_000_000, dayTotal: 60_000_000, weekTotal: 60_000_000)))
+        // At 100 s, 20 s are held: another minute.
+        tl.add(100, .leaseGranted(LeaseGrant(day: 20780, granted: 60_000_000, dayTotal: 120_000_000, weekTotal: 120_000_000)))
+        // At 150 s the other machines have taken the rest of the family's 10 minutes.
+        tl.add(150, .leaseGranted(LeaseGrant(day: 20780, granted: 0, dayTotal: 600_000_000, weekTotal: 600_000_000, limit: .dailyLimit)))
+        tl.tick(300)
+        let r = tl.replay(testPolicy(["rewards.daily_limit": "\"10m\""], apps: Self.household))
+        // 60 + 60 leased, all played: from 60 s to 180 s.
+        #expect(Self.stops(r).map(\.0) == [wall(180)])
+        #expect(Self.stops(r).map(\.1) == [.dailyLimit])
+        #expect(r.reward.usedToday == 120_000_000)
+    }
+
+    @Test("with a household and no answer from the family database, a game plays its credit, then stops (no_lease)")
+    func noLease() {
+        var tl = Timeline()
+        tl.adjust(0, points: 100)
+        tl.redeem(0, minutes: 30)
+        tl.start(60, pid: 10, exe: kart)
+        tl.tick(300)
+        let r = tl.replay(testPolicy(apps: Self.household))
+        #expect(Self.stops(r).map(\.0) == [wall(70)])
+        #expect(Self.stops(r).map(\.1) == [.noLease])
+        // Without a household the same game plays on.
+        let alone = tl.replay(testPolicy())
+        #expect(Self.stops(alone).isEmpty)
+    }
+
+    @Test("a lease is wanted while a game runs and less than 30 s is held, for a minute; not once the family's limit is reached")
+    func leaseWanted() {
+        var engine = Engine(policy: testPolicy(apps: Self.household))
+        var effects: [Effect] = []
+        let at = RFC3339.parse("2026-11-23T15:00:00+01:00")!
+        func apply(_ s: Int64, _ kind: Event.Kind) {
+            engine.apply(Event(at: WallTime(micros: at.micros + s * 1_000_000, utcOffsetSeconds: 3600), mono: s * 1_000_000, kind), into: &effects)
+        }
+        apply(0, .adjust(points: 100, reason: "test"))
+        apply(0, .redeem(minutes: 30, by: "mom"))
+        #expect(engine.leaseWanted == nil)                       // no game runs
+        apply(1, .processStarted(ProcessFacts(pid: 10, exe: kart, startTicks: 100, uid: 1000)))
+        let want = engine.leaseWanted
+        #expect(want?.want == 60_000_000)
+        #expect(want?.dailyLimit == Seconds.of(minutes: 90))
+        #expect(want?.day == 20780 && want?.weekStart == 20780)     // Monday 2026-11-23
+        apply(2, .leaseGranted(LeaseGrant(day: 20780, granted: 60_000_000, dayTotal: 60_000_000, weekTotal: 60_000_000)))
+        #expect(engine.leaseWanted == nil)
+        apply(35, .tick)
+        #expect(engine.leaseWanted != nil)                        // 27 s held
+        apply(36, .leaseGranted(LeaseGrant(day: 20780, granted: 0, dayTotal: 90 * 60_000_000, weekTotal: 90 * 60_000_000, limit: .dailyLimit)))
+        #expect(engine.leaseWanted == nil)
     }
 }

@@ -35,6 +35,8 @@ public enum HouseholdMessage {
             case read
             /// `lease.want` of game time on `lease.day`, within the limits (docs/household.md).
             case lease
+            /// The child's whole family ledger, its chain and balances checked (`screentimed check --household`).
+            case check
         }
         /// A lease's terms: microseconds, and day keys (days since 1970-01-01 in the policy's zone).
         public struct Lease: Codable, Sendable, Equatable {
@@ -94,6 +96,8 @@ public enum HouseholdMessage {
         public var dayTotal: Int64?
         public var weekTotal: Int64?
         public var reached: String?
+        /// check: the first problem of the chain or the balances (nil: whole).
+        public var problem: String?
         public init(id: Int64, error: String? = nil, seqs: [Int64]? = nil, outcome: String? = nil, seq: Int64? = nil, balance: Int64? = nil, rows: [Row]? = nil) {
             self.id = id; self.error = error; self.seqs = seqs; self.outcome = outcome; self.seq = seq; self.balance = balance; self.rows = rows
         }

@@ -129,6 +129,16 @@ struct Link: AsyncParsableCommand {
             var reply = HouseholdMessage.Reply(id: request.id)
             (reply.granted, reply.dayTotal, reply.weekTotal, reply.reached) = (g.granted, g.dayTotal, g.weekTotal, g.reached)
             return reply
+        case .check:
+            let all = try await ledger.entries(of: request.child)
+            var reply = HouseholdMessage.Reply(id: request.id, balance: try await ledger.balance(of: request.child), rows: all.map {
+                HouseholdMessage.Row(seq: $0.seq, machine: $0.machine, origin: $0.origin, kind: $0.kind, points: $0.points, note: $0.note)
+            })
+            reply.problem = FamilyLedgerCheck.problem(in: all)
+            if reply.problem == nil, let last = all.last, last.balanceAfter != reply.balance {
+                reply.problem = "the child's balance says \(reply.balance ?? 0), the entries sum to \(last.balanceAfter)"
+            }
+            return reply
         case .read:
             let rows = try await ledger.entries(of: request.child, after: request.after ?? 0, limit: request.limit ?? 500)
             let balance = try await ledger.balance(of: request.child)

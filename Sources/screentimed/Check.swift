@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import ScreenTimeCore
 import ScreenTimeLinux
+import ScreenTimePolicy
 import ScreenTimeSystemd
 import ScreenTimeStore
 
@@ -18,6 +19,9 @@ struct Check: ParsableCommand {
 
     @Option(name: .long, help: "Only chain heads the journal received from this time on (RFC 3339, e.g. 2026-11-23T15:00:00Z): after a parent started the state anew on purpose.")
     var journalSince: String?
+
+    @Flag(name: .long, help: "Also check the family ledger (docs/household.md): its chain and balances, and that it and this state hold the same entries.")
+    var household = false
 
     func run() throws {
         var since: Microseconds? = nil
@@ -40,9 +44,12 @@ struct Check: ParsableCommand {
             }
             print("\(store.path): ok — \(summary.events) events\(from), \(summary.ledgerEntries) ledger entries, balance \(summary.balance); the hash chain is whole and replaying the log gives the same ledger")
             if let journal { print(journal) }
+            if household { print(try checkHousehold(store)) }
         } catch let e as StoreError {
             throw fail(e.description, code: 1)
         } catch let e as StateAudit.Problem {
+            throw fail(e.description, code: 1)
+        } catch let e as HouseholdAudit.Problem {
             throw fail(e.description, code: 1)
         } catch let e as ExitCode {
             throw e
@@ -70,5 +77,32 @@ struct Check: ParsableCommand {
             return "\(store.path): the journal has no chain heads for uid \(owner)\(reach): not compared with it (\(query))"
         }
         return "\(store.path): \(ChainWitness.words(verdict, journalQuery: query))"
+    }
+
+    /// The family ledger the state's policy names, checked by the household link, and against this state.
+    func checkHousehold(_ store: Store) throws -> String {
+        guard let text = try store.policies().last?.text, let settings = try PolicyLoader.parse(text, file: store.path).household else {
+            throw HouseholdAudit.Problem(description: "\(store.path): the policy in force names no family database ([household]); nothing to check with --household")
+        }
+        let link = try HouseholdLink(executable: InstalledFiles.beside("screentime-household"),
+                                     hello: .init(database: settings.database, password: try HouseholdShare.readCredentials(settings.credentials),
+                                                  caFile: settings.caFile))
+        // The child's name in the family: as the policy says, else their account's (the state's
+        // owner in user mode; in system mode, the state's folder is named after them).
+        let owner = ProcFS.mode(of: store.path)?.uid ?? 0
+        let folder = URL(fileURLWithPath: store.path).deletingLastPathComponent().lastPathComponent
+        let name = settings.child ?? (owner != 0 ? UserAccount.name(of: owner) : nil) ?? folder
+        let id = link.send(.check, child: name, machine: settings.machine)
+        guard let reply = link.wait(for: id, timeoutMillis: 15_000) else {
+            throw HouseholdAudit.Problem(description: "\(settings.database): the family database did not answer within 15 s")
+        }
+        if let error = reply.error { throw HouseholdAudit.Problem(description: "\(settings.database): \(error)") }
+        let rows = reply.rows ?? []
+        if let problem = reply.problem { throw HouseholdAudit.Problem(description: "\(settings.database): \(name)'s family ledger: \(problem)") }
+        if let problem = HouseholdAudit.problem(local: try store.ledger(), marks: try store.householdMarks(), family: rows, machine: settings.machine) {
+            throw HouseholdAudit.Problem(description: "\(store.path): \(problem)")
+        }
+        let own = rows.filter { $0.machine == settings.machine }.count
+        return "\(settings.database): ok — \(name)'s family ledger has \(rows.count) entries (\(own) of them \(settings.machine)'s), balance \(reply.balance ?? 0); the chain is whole, and this state and the family ledger hold the same entries"
     }
 }

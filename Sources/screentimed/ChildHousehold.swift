@@ -33,6 +33,14 @@ struct HouseholdShare {
     /// A redemption waits this long for the family's answer (the link gives up after 4 s itself).
     static let payPatience: Int32 = 5_000
 
+    /// The password in the credentials file (its first line).
+    static func readCredentials(_ path: String) throws -> String {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw StoreError(description: "\(path): cannot read the family database's credentials (does the file exist, and may the daemon read it?)")
+        }
+        return String(String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).first ?? "")
+    }
+
     init(settings: Policy.Household, child: String, executable: String) {
         self.settings = settings
         self.child = child
@@ -83,7 +91,7 @@ extension Child {
             guard now >= share.nextStart else { return }
             share.nextStart = now + Seconds.of(10)
             do {
-                let password = try Self.readCredentials(share.settings.credentials)
+                let password = try HouseholdShare.readCredentials(share.settings.credentials)
                 share.link = try HouseholdLink(executable: share.executable,
                                                hello: .init(database: share.settings.database, password: password, caFile: share.settings.caFile))
                 share.nextTurn = now
@@ -115,13 +123,6 @@ extension Child {
         HouseholdMessage.Entry(origin: "entry:" + e.hash, kind: e.entry.kind.rawValue, points: e.entry.points, atMicros: e.entry.at, note: e.entry.note ?? "")
     }
 
-    /// The password in the credentials file (its first line).
-    static func readCredentials(_ path: String) throws -> String {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw StoreError(description: "\(path): cannot read the family database's credentials (does the file exist, and may the daemon read it?)")
-        }
-        return String(String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).first ?? "")
-    }
 
     /// Asks the family database for game time when the engine wants some (a lease in flight at a time).
     mutating func askForLease(now: Int64) {

@@ -125,6 +125,17 @@ struct HouseholdEndToEndTests {
         #expect(try tablet.poll(ledger) { $0 == "pc:100:1,laptop:-20:2" } == "pc:100:1,laptop:-20:2")
         #expect(try laptop.poll(ledger) { $0 == "pc:100:1,here:-20:2" } == "pc:100:1,here:-20:2")
         #expect(try pc.poll(ledger) { $0 == "here:100:-,laptop:-20:2" } == "here:100:-,laptop:-20:2")
+        // screentimed check --household: each state and the family ledger hold the same entries.
+        for d in [pc, laptop, tablet] {
+            let check = try ReplayBinaryTests.runBinary(ReplayBinaryTests.binary, ["check", "--household", "--state-dir", d.base + "/state"])
+            #expect(check.status == 0, "\(check.stderr)")
+            #expect(check.stdout.contains("ok — emma's family ledger has 2 entries"), "\(check.stdout)")
+        }
+        // An entry changed behind the database's back (by its owner) breaks the chain.
+        try family.pg.sql("UPDATE screentime.ledger SET points = 1000 WHERE seq = 1", database: "family")
+        let broken = try ReplayBinaryTests.runBinary(ReplayBinaryTests.binary, ["check", "--household", "--state-dir", tablet.base + "/state"])
+        #expect(broken.status == 1)
+        #expect(broken.stderr.contains("emma's family ledger: entry 1 was changed after it was written"), "\(broken.stderr)")
     }
 
     @Test("200 races over the last points, three machines redeeming at once in each: exactly one wins each race, and the balance is the sum of the entries")

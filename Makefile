@@ -9,8 +9,11 @@ SHARED      ?= ../shared
 BENCH_MINUTES ?= 10
 # How long `make bench` watches screentimed --system and Timekpr-nExT side by side (0 skips it).
 SYSTEM_BENCH_MINUTES ?= 5
+# The household benchmark: a school lab's computers sharing one PostgreSQL, for this many seconds.
+HOUSEHOLD_MACHINES ?= 200
+HOUSEHOLD_SECONDS ?= 60
 # The peer `make bench` measures against, run privately (not as a service), and what it runs on.
-BENCH_PKGS   = dbus-daemon python3-dbusmock timekpr-next hyperfine wrk whois
+BENCH_PKGS   = dbus-daemon python3-dbusmock timekpr-next hyperfine wrk whois postgresql
 DEBIAN_PKGS  = python3 tzdata sqlite3 libsqlite3-dev libsystemd-dev pkg-config libx11-dev libxss-dev libxres-dev libcrypt-dev
 # What the tests run against for real: a D-Bus daemon with python3-dbusmock's logind, an X
 # server (Xvfb) with openbox, xdotool and xterm, sway headless with foot, mkpasswd (whois),
@@ -111,6 +114,8 @@ bench: deps
 	$(SWIFT) build $(RELEASE) --product stctl
 	$(SWIFT) build $(RELEASE) --product screentime-web
 	.build/release/ReplayBenchmark .build/release $(BENCH_MINUTES) $(SYSTEM_BENCH_MINUTES)
+	$(SWIFT) build $(RELEASE) --product HouseholdBenchmark
+	.build/release/HouseholdBenchmark $(HOUSEHOLD_MACHINES) $(HOUSEHOLD_SECONDS)
 
 MANDIR       = $(DESTDIR)$(PREFIX)/share/man/man1
 BASHCOMPDIR  = $(DESTDIR)$(PREFIX)/share/bash-completion/completions

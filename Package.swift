@@ -129,6 +129,12 @@ let package = Package(
         .target(name: "ScreenTimeFuzz", dependencies: ["ScreenTimeCore", "ScreenTimePolicy", "ControlProtocol"]),
         .executableTarget(name: "screentime-fuzz", dependencies: ["ScreenTimeFuzz"]),
         // `make bench`: replay throughput on a generated week of events.
+        // `make bench`: 200 machines of a school lab sharing one PostgreSQL (issue #20).
+        .executableTarget(name: "HouseholdBenchmark", dependencies: [
+            "ScreenTimeHousehold",
+            .product(name: "PostgresNIO", package: "postgres-nio"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         .executableTarget(name: "ReplayBenchmark", dependencies: ["ScreenTimeCore", "ScreenTimePolicy", "ScreenTimeStore",
                                                                  "ScreenTimeLinux", "ScreenTimeSystemd", "ControlProtocol"]),
         .testTarget(name: "ScreenTimeCoreTests", dependencies: ["ScreenTimeCore", "ScreenTimePolicy"]),

@@ -48,6 +48,20 @@ struct HouseholdShare {
     }
 }
 
+/// A test-only fault (`SCREENTIME_TEST_CRASH=POINT:FILE`): the daemon kills itself (SIGKILL) at
+/// POINT of its conversation with the family database, the first time only (FILE, made then,
+/// says it did), as a power cut there would: `family-paid` (the family ledger paid a redemption,
+/// this state does not have it yet), `before-send` (entries about to be sent), `sent` (the family
+/// ledger has them, this state does not know it yet).
+enum HouseholdCrashPoint {
+    static func reached(_ point: String) {
+        guard let spec = ProcessInfo.processInfo.environment["SCREENTIME_TEST_CRASH"], spec.hasPrefix(point + ":") else { return }
+        let marker = String(spec.dropFirst(point.count + 1))
+        guard !FileManager.default.fileExists(atPath: marker), FileManager.default.createFile(atPath: marker, contents: nil) else { return }
+        kill(getpid(), SIGKILL)
+    }
+}
+
 extension Child {
     /// Shares the ledger through the family database the policy names (`[household]`), or stops
     /// sharing it when the policy names none.
@@ -109,6 +123,7 @@ extension Child {
         let marks = live.householdMarks
         let own = (try? live.store.entriesToSend(after: marks.sentThrough, limit: 100)) ?? []
         if let last = own.last {
+            HouseholdCrashPoint.reached("before-send")
             let id = link.send(.send, child: s.child, machine: s.settings.machine, entries: own.map(Self.familyEntry))
             s.inFlight = (id, last.seq, now)
         } else {
@@ -156,6 +171,7 @@ extension Child {
         }
         householdAnswered()
         if let through = flight.sendingThrough {
+            HouseholdCrashPoint.reached("sent")
             live.householdMarks.sentThrough = through
             household?.nextTurn = 0          // read next, at once
         } else {
@@ -284,6 +300,7 @@ extension Child {
                 paid = .requestDecided(d)
             default: return .proceed(event)
             }
+            HouseholdCrashPoint.reached("family-paid")
             log("the family ledger paid \(-spent.points) points for \(request.command.rawValue) as its entry \(seq) (family balance now \(reply.balance ?? 0))",
                 ["event": "household_paid", "family_seq": "\(seq)"])
             return .proceed(Event(at: event.at, mono: event.mono, paid))

@@ -20,7 +20,8 @@ struct HouseholdEndToEndTests {
         let folder: String
         var daemons: [LiveDaemon] = []
 
-        init(extra: String = "", sampleEvery: String = "1h") throws {
+        /// `crash`: a point where the first machine's daemon kills itself once (SCREENTIME_TEST_CRASH).
+        init(extra: String = "", sampleEvery: String = "1h", crash: String? = nil) throws {
             pg = try PostgresCluster()
             try pg.sql("CREATE DATABASE family")
             let fm = FileManager.default
@@ -37,8 +38,9 @@ struct HouseholdEndToEndTests {
             ] + HouseholdEndToEndTests.machines.flatMap { ["--grant", $0.name] })
             #expect(setup.status == 0, "\(setup.stderr)")
             #expect(setup.stdout.contains("applied schema changes 1, 2"), "\(setup.stdout)")
-            for m in HouseholdEndToEndTests.machines {
-                daemons.append(try LiveDaemon(policy: policy(machine: m.name) + extra,
+            for (i, m) in HouseholdEndToEndTests.machines.enumerated() {
+                let environment = i == 0 ? crash.map { ["SCREENTIME_TEST_CRASH": "\($0):\(folder)/crashed"] } ?? [:] : [:]
+                daemons.append(try LiveDaemon(policy: policy(machine: m.name) + extra, environment: environment,
                                               arguments: ["--sample-every", sampleEvery, "--no-logind", "--no-notifications"], uid: m.uid))
             }
             for d in daemons { _ = try d.waitFor("the family database answers") }
@@ -239,5 +241,37 @@ struct HouseholdEndToEndTests {
         #expect(try family.pg.sql("SELECT sum(leased_micros) FROM screentime.game_time", database: "family") == "90000000")
         // The tablet, where nothing was played, took nothing.
         #expect(try family.pg.sql("SELECT count(*) FROM screentime.game_time WHERE machine = 'tablet'", database: "family") == "0")
+    }
+
+    @Test("kill -9 between the family database's commit and the computer's own, either way round: after a restart every entry is in the family ledger once, and the balances agree", arguments: ["before-send", "sent", "family-paid"])
+    func crashBetweenCommits(point: String) throws {
+        let family = try Family(crash: point)
+        defer { family.end() }
+        let (pc, laptop) = (family.daemons[0], family.daemons[1])
+        #expect(try Self.parent(laptop, ["adjust", "100", "--reason", "chores"]).status == 0)
+        #expect(try Self.waitForBalance(pc, 100, within: 10) != nil)
+        let expected: Int
+        if point == "family-paid" {
+            // The family ledger takes the 20 points; the daemon dies before its own state has them.
+            #expect(try Self.parent(pc, ["redeem", "10"]).status != 0)
+            expected = 80
+        } else {
+            // Saved here and answered; the daemon dies before sending it, or once the family has it.
+            #expect(try Self.parent(pc, ["adjust", "30", "--reason", "homework"]).status == 0)
+            expected = 130
+        }
+        #expect(EnforcementTests.ends(pc.process, within: 10), "the daemon did not crash at \(point)")
+        #expect(FileManager.default.fileExists(atPath: family.folder + "/crashed"))
+        try pc.startAgain()
+        var back = false
+        for _ in 0..<500 where !back { back = (try? pc.status()) != nil; if !back { usleep(20_000) } }
+        for d in [pc, laptop] { #expect(try Self.waitForBalance(d, expected, within: 15) != nil, "\(point): balance \((try? Self.balance(d)) ?? -1)") }
+        let f = try family.familyBalance()
+        #expect(f.balance == expected && f.sum == expected && f.entries == 2, "\(point): \(f)")
+        if point == "family-paid" { _ = try pc.waitFor("was written by this machine, but this state does not have it") }
+        for d in [pc, laptop] {
+            let check = try ReplayBinaryTests.runBinary(ReplayBinaryTests.binary, ["check", "--household", "--state-dir", d.base + "/state"])
+            #expect(check.status == 0, "\(point): \(check.stderr)")
+        }
     }
 }

@@ -5,6 +5,7 @@ import Logging
 import NIOSSL
 import PostgresNIO
 import ScreenTimeHousehold
+import Synchronization
 
 /// The family database's side of screentime (docs/household.md): `link`, which screentimed starts
 /// to speak PostgreSQL for it, and `setup`, which the family's administrator runs once (and after
@@ -60,6 +61,7 @@ struct Link: AsyncParsableCommand {
     /// How long one request may take, connecting included, before the daemon is told the database
     /// is out of reach (it then goes on from what it holds).
     static let patience: Duration = .seconds(4)
+    static let noAnswer = "the family database did not answer within \(patience.components.seconds) s"
 
     func run() async throws {
         var lines = StandardInputLines().makeAsyncIterator()
@@ -76,27 +78,42 @@ struct Link: AsyncParsableCommand {
             while let line = await lines.next() {
                 guard let request = try? ControlProtocol.decode(HouseholdMessage.Request.self, from: line) else { continue }
                 let reply = await Self.answer(request, ledger: ledger)
-                guard StandardInputLines.write(ControlProtocol.encode(reply)) else { break }
+                guard StandardInputLines.write(ControlProtocol.encode(reply)) else { Foundation.exit(0) }
+                // A request the database did not answer may hold a connection whose network is
+                // gone, for as long as TCP takes to give up (minutes): the link ends instead, and
+                // the daemon starts a new one, with new connections.
+                if reply.error == Self.noAnswer { Foundation.exit(0) }
             }
-            group.cancelAll()
+            // The daemon is gone (its socket closed): nothing to wait for, a query that will not
+            // end included.
+            Foundation.exit(0)
         }
     }
 
+    /// The database's answer, or after `patience` a reply that says it did not come. The request
+    /// is not waited for past that (a query on a connection whose network is gone may not end for
+    /// minutes): its late answer is dropped, and the next request is taken.
     static func answer(_ request: HouseholdMessage.Request, ledger: FamilyLedger) async -> HouseholdMessage.Reply {
-        do {
-            return try await withThrowingTaskGroup(of: HouseholdMessage.Reply.self) { group in
-                group.addTask { try await carryOut(request, ledger: ledger) }
-                group.addTask {
-                    try await Task.sleep(for: patience)
-                    return HouseholdMessage.Reply(id: request.id, error: "the family database did not answer within \(patience.components.seconds) s")
+        let once = Once()
+        return await withCheckedContinuation { (reply: CheckedContinuation<HouseholdMessage.Reply, Never>) in
+            let give: @Sendable (HouseholdMessage.Reply) -> Void = { r in if once.claim() { reply.resume(returning: r) } }
+            let work = Task {
+                do { give(try await carryOut(request, ledger: ledger)) } catch {
+                    give(HouseholdMessage.Reply(id: request.id, error: DatabaseAddress.explain(error)))
                 }
-                let first = try await group.next()!
-                group.cancelAll()
-                return first
             }
-        } catch {
-            return HouseholdMessage.Reply(id: request.id, error: DatabaseAddress.explain(error))
+            Task {
+                try? await Task.sleep(for: patience)
+                give(HouseholdMessage.Reply(id: request.id, error: noAnswer))
+                work.cancel()
+            }
         }
+    }
+
+    /// True the first time only.
+    final class Once: Sendable {
+        private let taken = Mutex(false)
+        func claim() -> Bool { taken.withLock { t in defer { t = true }; return !t } }
     }
 
     static func carryOut(_ request: HouseholdMessage.Request, ledger: FamilyLedger) async throws -> HouseholdMessage.Reply {

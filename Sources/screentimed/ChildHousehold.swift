@@ -15,8 +15,8 @@ struct HouseholdShare {
     var link: HouseholdLink? = nil
     /// The background request in flight: its id, and for a send, the last local entry in it.
     var inFlight: (id: Int64, sendingThrough: Int64?, since: Int64)? = nil
-    /// The lease of game time asked for and not answered yet: its id and day.
-    var leaseInFlight: (id: Int64, day: Int64)? = nil
+    /// The lease of game time asked for and not answered yet: its id, day, and when it was asked.
+    var leaseInFlight: (id: Int64, day: Int64, since: Int64)? = nil
     /// When a lease may be asked for again after the database did not answer.
     var nextLease: Int64 = 0
     /// When the next background turn (send, then read) is due, and when a gone link is started again.
@@ -30,6 +30,8 @@ struct HouseholdShare {
 
     /// A background turn every second: what this machine wrote goes out, what others wrote comes in.
     static let turnEvery = Seconds.of(1)
+    /// A request not answered in this long means the link is stuck (it answers within 4 s).
+    static let silence = Seconds.of(10)
     /// A redemption waits this long for the family's answer (the link gives up after 4 s itself).
     static let payPatience: Int32 = 5_000
 
@@ -115,6 +117,21 @@ extension Child {
                 return
             }
         }
+        // A request the link has not answered for long (it gives up after 4 s itself): the
+        // database is out of reach; a late answer is not taken.
+        if let flight = share.inFlight, now - flight.since > HouseholdShare.silence {
+            share.inFlight = nil
+            household = share
+            householdUnreachable("the household link has not answered for \(HouseholdShare.silence / Seconds.micro) s")
+            share = household!
+        }
+        if let lease = share.leaseInFlight, now - lease.since > HouseholdShare.silence {
+            share.leaseInFlight = nil
+            share.nextLease = now + Seconds.of(5)
+            household = share
+            householdUnreachable("the household link has not answered a lease for \(HouseholdShare.silence / Seconds.micro) s")
+            share = household!
+        }
         household = share
         for reply in share.link?.receive() ?? [] { householdReply(reply, now: now) }
         askForLease(now: now)
@@ -145,7 +162,7 @@ extension Child {
               let want = live.engine.leaseWanted else { return }
         let id = link.send(.lease, child: s.child, machine: s.settings.machine,
                            lease: .init(day: want.day, weekStart: want.weekStart, want: want.want, dailyLimit: want.dailyLimit, weeklyLimit: want.weeklyLimit))
-        s.leaseInFlight = (id, want.day)
+        s.leaseInFlight = (id, want.day, now)
         household = s
     }
 

@@ -20,9 +20,16 @@ struct HouseholdEndToEndTests {
         let folder: String
         var daemons: [LiveDaemon] = []
 
+        /// The second computer, when it reaches the database over a network of its own (`Cable`), over TLS.
+        let remote: (cable: Cable, caFile: String)?
+
         /// `crash`: a point where the first machine's daemon kills itself once (SCREENTIME_TEST_CRASH).
-        init(extra: String = "", sampleEvery: String = "1h", crash: String? = nil) throws {
-            pg = try PostgresCluster()
+        /// `remote`: the second computer sits behind this cable, and the server has this certificate.
+        init(extra: String = "", sampleEvery: String = "1h", crash: String? = nil,
+             remote: (cable: Cable, certificate: String, key: String)? = nil) throws {
+            pg = try PostgresCluster(listen: remote.map { [$0.cable.hostAddress] } ?? [],
+                                     tls: remote.map { ($0.certificate, $0.key) })
+            self.remote = remote.map { ($0.cable, $0.certificate) }
             try pg.sql("CREATE DATABASE family")
             let fm = FileManager.default
             folder = fm.temporaryDirectory.appendingPathComponent("screentime-household-\(UUID().uuidString)").path
@@ -32,6 +39,10 @@ struct HouseholdEndToEndTests {
                 let secret = folder + "/\(m.name).secret"
                 try "\(m.name)-secret\n".write(toFile: secret, atomically: true, encoding: .utf8)
                 try fm.setAttributes([.ownerAccountID: m.uid, .groupOwnerAccountID: m.uid, .posixPermissions: 0o600], ofItemAtPath: secret)
+            }
+            if let remote = self.remote {
+                try fm.copyItem(atPath: remote.caFile, toPath: folder + "/ca.pem")
+                try fm.setAttributes([.posixPermissions: 0o644], ofItemAtPath: folder + "/ca.pem")
             }
             let setup = try ReplayBinaryTests.runBinary(Readable.path(".build/debug/screentime-household"), [
                 "setup", "--database", "postgresql://\(pg.admin)@127.0.0.1:\(pg.port)/family", "--password-file", pg.folder + "/pw",
@@ -44,23 +55,27 @@ struct HouseholdEndToEndTests {
             try fm.setAttributes([.ownerAccountID: HouseholdEndToEndTests.machines[0].uid], ofItemAtPath: marks)
             for (i, m) in HouseholdEndToEndTests.machines.enumerated() {
                 let environment = i == 0 ? crash.map { ["SCREENTIME_TEST_CRASH": "\($0):\(marks)/crashed"] } ?? [:] : [:]
-                daemons.append(try LiveDaemon(policy: policy(machine: m.name) + extra, environment: environment,
-                                              arguments: ["--sample-every", sampleEvery, "--no-logind", "--no-notifications"], uid: m.uid))
+                daemons.append(try LiveDaemon(policy: policy(machine: m.name, remote: i == 1) + extra, environment: environment,
+                                              arguments: ["--sample-every", sampleEvery, "--no-logind", "--no-notifications"], uid: m.uid,
+                                              launcher: i == 1 ? remote?.cable.launcher ?? [] : []))
             }
             for d in daemons { _ = try d.waitFor("the family database answers") }
         }
 
-        func policy(machine: String) -> String {
-            """
+        /// `remote`: the computer behind the cable, which reaches the server at its address, over TLS.
+        func policy(machine: String, remote: Bool = false) -> String {
+            let host = remote ? self.remote.map { $0.cable.hostAddress } ?? "127.0.0.1" : "127.0.0.1"
+            return """
             version = 1
             timezone = "UTC"
             [points]
             per_reward_minute = 2
             [household]
-            database = "postgresql://\(machine)@127.0.0.1:\(pg.port)/family"
+            database = "postgresql://\(machine)@\(host):\(pg.port)/family"
             credentials = "\(folder)/\(machine).secret"
             machine = "\(machine)"
             child = "emma"
+            \(remote && self.remote != nil ? "ca_file = \"\(folder)/ca.pem\"" : "")
 
             """
         }
@@ -279,5 +294,94 @@ struct HouseholdEndToEndTests {
             let check = try ReplayBinaryTests.runBinary(ReplayBinaryTests.binary, ["check", "--household", "--state-dir", d.base + "/state"])
             #expect(check.status == 0, "\(point): \(check.stdout) \(check.stderr)")
         }
+    }
+
+    /// A network namespace joined to this one by a veth pair: a computer on the family's network
+    /// whose cable can be pulled. Its daemon is started through `launcher`.
+    struct CableFailure: Error, CustomStringConvertible { var description: String }
+
+    final class Cable {
+        let namespace: String
+        let hostSide: String
+        let hostAddress: String
+        var launcher: [String] { ["/usr/sbin/ip", "netns", "exec", namespace] }
+
+        init() throws {
+            let n = Int(getpid() % 200) + 10
+            namespace = "stcable\(n)"
+            hostSide = "sth\(n)"
+            hostAddress = "10.231.\(n).1"
+            Self.remove(namespace: namespace, hostSide: hostSide)
+            for command in [["netns", "add", namespace], ["link", "add", hostSide, "type", "veth", "peer", "name", "stn\(n)"],
+                            ["link", "set", "stn\(n)", "netns", namespace], ["addr", "add", hostAddress + "/24", "dev", hostSide],
+                            ["link", "set", hostSide, "up"], ["netns", "exec", namespace, "ip", "addr", "add", "10.231.\(n).2/24", "dev", "stn\(n)"],
+                            ["netns", "exec", namespace, "ip", "link", "set", "stn\(n)", "up"], ["netns", "exec", namespace, "ip", "link", "set", "lo", "up"]] {
+                let r = try ReplayBinaryTests.runBinary("/usr/sbin/ip", command)
+                guard r.status == 0 else { throw CableFailure(description: "ip \(command.joined(separator: " ")): \(r.stderr)") }
+            }
+        }
+
+        /// Pulls the cable (the host's end goes down), or puts it back.
+        func set(up: Bool) throws {
+            let r = try ReplayBinaryTests.runBinary("/usr/sbin/ip", ["link", "set", hostSide, up ? "up" : "down"])
+            #expect(r.status == 0, "\(r.stderr)")
+        }
+
+        func remove() { Self.remove(namespace: namespace, hostSide: hostSide) }
+
+        static func remove(namespace: String, hostSide: String) {
+            _ = try? ReplayBinaryTests.runBinary("/usr/sbin/ip", ["link", "del", hostSide])
+            _ = try? ReplayBinaryTests.runBinary("/usr/sbin/ip", ["netns", "del", namespace])
+        }
+    }
+
+    @Test("a computer whose network is cut plays the game time it holds, then stops the game (no_lease); over the network it speaks TLS, checked against the family's certificate")
+    func networkCut() throws {
+        let cable = try Cable()
+        defer { cable.remove() }
+        let keys = FileManager.default.temporaryDirectory.appendingPathComponent("screentime-tls-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: keys, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: keys) }
+        let openssl = try ReplayBinaryTests.runBinary("/usr/bin/openssl", [
+            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2", "-subj", "/CN=family database",
+            "-addext", "subjectAltName=IP:\(cable.hostAddress)", "-keyout", keys + "/key.pem", "-out", keys + "/cert.pem"])
+        try #require(openssl.status == 0, "\(openssl.stderr)")
+        let apps = try AppCopies.folder()
+        defer { try? FileManager.default.removeItem(atPath: apps) }
+        let game = apps + "/supertuxkart"
+        let family = try Family(extra: """
+            [rewards]
+            daily_allowance = "20m"
+            counts_while = "running"
+            [enforcement]
+            warn_before = []
+            grace = "1s"
+            [[apps]]
+            name = "SuperTuxKart"
+            category = "reward"
+            exe = ["\(game)"]
+
+            """, sampleEvery: "200ms", remote: (cable, keys + "/cert.pem", keys + "/key.pem"))
+        defer { family.end() }
+        let laptop = family.daemons[1]
+        let household = try #require(try laptop.status()["household"] as? [String: Any])
+        #expect(household["reachable"] as? Bool == true, "the laptop did not reach the database over TLS: \(household)")
+        let started = Date()
+        let p = try EnforcementTests.child([game, "600"], uid: laptop.uid)
+        defer { if p.isRunning { kill(p.processIdentifier, SIGKILL) } }
+        // It leases its first minute, then the cable is pulled.
+        try laptop.poll("SELECT count(*) FROM event WHERE line LIKE '%\"lease_granted\"%'") { $0 != "0" }
+        try cable.set(up: false)
+        // The minute and the 10 s of credit, then the game stops; the journal says why.
+        #expect(EnforcementTests.ends(p, within: 120), "the game played on with the network cut")
+        let played = Date().timeIntervalSince(started)
+        #expect(played >= 45, "stopped after \(played) s, before its lease was used")
+        let log = try laptop.waitFor("no_lease; SIGTERM")
+        #expect(log.contains("the family database is out of reach"), "\(log)")
+        #expect((try laptop.status()["household"] as? [String: Any])?["reachable"] as? Bool == false)
+        // The cable back: the laptop reaches the database again (a new link, new connections).
+        try cable.set(up: true)
+        _ = try laptop.waitFor("the family database answers again", seconds: 60)
+        #expect((try laptop.status()["household"] as? [String: Any])?["reachable"] as? Bool == true)
     }
 }

@@ -116,9 +116,9 @@ final class LiveDaemon {
         return (status, sessions, result["balance"] as? Int ?? -1)
     }
 
-    /// Waits until the daemon's log holds `text` (10 s at most).
-    func waitFor(_ text: String) throws -> String {
-        for _ in 0..<500 {
+    /// Waits until the daemon's log holds `text` (`seconds`, 10 by default, at most).
+    func waitFor(_ text: String, seconds: Int = 10) throws -> String {
+        for _ in 0..<(seconds * 50) {
             let now = try String(contentsOfFile: log, encoding: .utf8)
             if now.contains(text) { return now }
             if !process.isRunning { break }

@@ -15,7 +15,14 @@ public final class PostgresCluster: @unchecked Sendable {
 
     public struct Failure: Error, CustomStringConvertible { public var description: String }
 
-    public init() throws {
+    /// Addresses the server listens on besides 127.0.0.1 (logins from 10.0.0.0/8 over TLS only).
+    private let extraAddresses: [String]
+
+    /// `listen`: more addresses to take connections on (a veth's, for a computer in a network
+    /// namespace); `tls`: a certificate and its key (PEM files) for the server, which then takes
+    /// connections from those addresses only over TLS.
+    public init(listen: [String] = [], tls: (certificate: String, key: String)? = nil) throws {
+        extraAddresses = listen
         let fm = FileManager.default
         folder = fm.temporaryDirectory.appendingPathComponent("screentime-pg-\(UUID().uuidString)").path
         try fm.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
@@ -25,6 +32,20 @@ public final class PostgresCluster: @unchecked Sendable {
         let initdb = try Self.asOwner(Self.bin + "/initdb", ["-D", folder + "/data", "-U", admin, "--auth=scram-sha-256", "--pwfile=" + folder + "/pw",
                                                            "--encoding=UTF8", "--locale=C.UTF-8"])
         guard initdb.status == 0 else { throw Failure(description: "initdb failed: \(initdb.output)") }
+        if let tls {
+            for (from, to) in [(tls.certificate, "server.crt"), (tls.key, "server.key")] {
+                try fm.copyItem(atPath: from, toPath: folder + "/data/" + to)
+                try fm.setAttributes([.ownerAccountID: Self.owner, .groupOwnerAccountID: Self.owner, .posixPermissions: 0o600], ofItemAtPath: folder + "/data/" + to)
+            }
+            let conf = try FileHandle(forWritingTo: URL(fileURLWithPath: folder + "/data/postgresql.conf"))
+            conf.seekToEndOfFile()
+            conf.write(Data("ssl = on\nssl_cert_file = 'server.crt'\nssl_key_file = 'server.key'\n".utf8))
+            try conf.close()
+            let hba = try FileHandle(forWritingTo: URL(fileURLWithPath: folder + "/data/pg_hba.conf"))
+            hba.seekToEndOfFile()
+            hba.write(Data("hostssl all all 10.0.0.0/8 scram-sha-256\n".utf8))
+            try hba.close()
+        }
         port = Self.freePort()
         try start()
     }
@@ -34,7 +55,8 @@ public final class PostgresCluster: @unchecked Sendable {
         let server = Process()
         server.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
         server.arguments = ["--reuid=\(Self.owner)", "--regid=\(Self.owner)", "--clear-groups", Self.bin + "/postgres", "-D", folder + "/data",
-                            "-k", folder, "-p", "\(port)", "-c", "listen_addresses=127.0.0.1", "-c", "max_connections=300"]
+                            "-k", folder, "-p", "\(port)", "-c", "listen_addresses=" + (["127.0.0.1"] + extraAddresses).joined(separator: ","),
+                            "-c", "max_connections=300"]
         server.standardOutput = FileHandle.nullDevice
         server.standardError = try Self.logFile(folder + "/server.log")
         try server.run()

@@ -384,4 +384,70 @@ struct HouseholdEndToEndTests {
         _ = try laptop.waitFor("the family database answers again", seconds: 60)
         #expect((try laptop.status()["household"] as? [String: Any])?["reachable"] as? Bool == true)
     }
+
+    @Test("the family database stopped for 60 s while one computer plays and another credits learning: the game plays no more than it leased (and its credit), learning is paid, and after the restart every entry is in the family ledger once")
+    func outageWhilePlayingAndLearning() throws {
+        let apps = try AppCopies.folder()
+        defer { try? FileManager.default.removeItem(atPath: apps) }
+        let (game, learning) = (apps + "/supertuxkart", apps + "/gcompris-qt")
+        let family = try Family(extra: """
+            [rewards]
+            daily_allowance = "20m"
+            counts_while = "running"
+            [validation]
+            min_session = "10s"
+            idle_after = "5s"
+            [enforcement]
+            warn_before = []
+            grace = "1s"
+            [[apps]]
+            name = "SuperTuxKart"
+            category = "reward"
+            exe = ["\(game)"]
+            [[apps]]
+            name = "GCompris"
+            category = "learning"
+            points_per_hour = 3600
+            exe = ["\(learning)"]
+
+            """, sampleEvery: "200ms")
+        defer { family.end() }
+        let (pc, laptop) = (family.daemons[0], family.daemons[1])
+        let play = try EnforcementTests.child([game, "600"], uid: pc.uid)
+        defer { if play.isRunning { kill(play.processIdentifier, SIGKILL) } }
+        try pc.poll("SELECT count(*) FROM event WHERE line LIKE '%\"lease_granted\"%'") { $0 != "0" }
+        let learn = try EnforcementTests.child([learning, "600"], uid: laptop.uid)
+        defer { if learn.isRunning { kill(learn.processIdentifier, SIGKILL) } }
+        try laptop.poll("SELECT count(*) FROM event WHERE line LIKE '%\"process_started\"%gcompris-qt%'") { $0 != "0" }
+        #expect(try laptop.stctl(["hook", "event", #"{"event": "focus_changed", "pid": \#(learn.processIdentifier), "title": "GCompris"}"#]).status == 0)
+        family.pg.pause()
+        let away = Date()
+        var random = SystemRandomNumberGenerator()
+        while Date().timeIntervalSince(away) < 60 {
+            _ = try laptop.stctl(["hook", "event", #"{"event": "input"}"#])
+            usleep(useconds_t(300_000 + random.next() % 1_200_000))     // a person's rhythm
+        }
+        kill(learn.processIdentifier, SIGKILL)
+        learn.waitUntilExit()
+        // Paid here while the database is away: 1 point a second of learning.
+        var status = try laptop.status()
+        for _ in 0..<500 where (status["balance"] as? Int ?? 0) == 0 { usleep(20_000); status = try laptop.status() }
+        let earned = status["balance"] as? Int ?? 0
+        #expect(earned >= 40, "\(status)")
+        try family.pg.start()
+        // Back: the laptop's points reach the family ledger once, and the pc.
+        #expect(try Self.waitForBalance(pc, earned, within: 30) != nil, "pc's balance \((try? Self.balance(pc)) ?? -1), the laptop earned \(earned)")
+        #expect(try family.pg.sql("SELECT count(*) || ':' || sum(points) FROM screentime.ledger WHERE machine = 'laptop' AND kind = 'earned'", database: "family")
+                == "1:\(earned)")
+        // The pc's game never played more than it leased, and the credit.
+        kill(play.processIdentifier, SIGKILL)
+        let leased = Int(try family.pg.sql("SELECT (coalesce(sum(leased_micros), 0) / 1000000)::bigint FROM screentime.game_time WHERE machine = 'pc'", database: "family")) ?? -1
+        let used = try pc.status()["reward_used_today_seconds"] as? Int ?? -1
+        #expect(used <= leased + 10, "played \(used) s, leased \(leased) s")
+        for d in [pc, laptop] {
+            try d.poll("SELECT count(*) FROM ledger") { $0 == "1" }
+            let check = try ReplayBinaryTests.runBinary(ReplayBinaryTests.binary, ["check", "--household", "--state-dir", d.base + "/state"])
+            #expect(check.status == 0, "\(check.stdout) \(check.stderr)")
+        }
+    }
 }

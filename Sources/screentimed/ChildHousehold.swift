@@ -237,7 +237,9 @@ extension Child {
 
     mutating func householdUnreachable(_ why: String) {
         guard var share = household else { return }
-        if share.unreachableSince == nil || share.problem != why {
+        // Said once when it goes out of reach (status tells the latest reason; the link is tried
+        // again every few seconds, and each try would be a line).
+        if share.unreachableSince == nil {
             log("the family database is out of reach: \(why); games stop when what is held here runs out, learning is still counted and sent when it is back",
                 level: .warning, ["event": "household_unreachable", "reason": "\(why)"])
         }

@@ -126,6 +126,10 @@ struct Status: ParsableCommand {
         for c in s.chores ?? [] {
             rows.append(("Chore", "\(c.chore): \(choreState(c))"))
         }
+        if let h = s.household {
+            rows.append(("Family", "points and game time shared by \(h.child)'s computers (this one is \(h.machine))"
+                         + (h.reachable ? "" : "; the family database is out of reach") + (h.unsent > 0 ? "; \(h.unsent) entries to send" : "")))
+        }
         return rows
     }
 

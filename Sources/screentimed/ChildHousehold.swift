@@ -202,15 +202,21 @@ extension Child {
         guard let share = household else { return }
         var marks = live.householdMarks
         for row in rows where row.seq > marks.readThrough {
-            defer { marks.readThrough = row.seq }
             if row.machine == share.settings.machine {
-                let known = row.origin.hasPrefix("entry:")
-                    ? (try? live.store.hasLedgerEntry(hash: String(row.origin.dropFirst(6)))) ?? true
-                    : (try? live.store.hasLedgerEntry(familySeq: row.seq)) ?? true
-                if known { continue }
+                let known: Bool
+                do {
+                    known = row.origin.hasPrefix("entry:") ? try live.store.hasLedgerEntry(hash: String(row.origin.dropFirst(6)))
+                                                           : try live.store.hasLedgerEntry(familySeq: row.seq)
+                } catch {
+                    // Not known either way: read again at the next turn, from this entry on.
+                    log("the family ledger's entry \(row.seq) is not read yet: \(error)", level: .error, ["event": "household_read_failed"])
+                    break
+                }
+                if known { marks.readThrough = row.seq; continue }
                 log("the family ledger's entry \(row.seq) (\(row.kind), \(row.points) points) was written by this machine, but this state does not have it (a crash between the two, or a state started anew): it is counted here now",
                     level: .warning, ["event": "household_entry_recovered", "family_seq": "\(row.seq)"])
             }
+            marks.readThrough = row.seq
             guard let kind = LedgerEntry.Kind(rawValue: row.kind) else {
                 log("the family ledger's entry \(row.seq) is of a kind this screentime does not know (\(row.kind)): not counted here; update screentime",
                     level: .error, ["event": "household_entry_unknown", "family_seq": "\(row.seq)"])

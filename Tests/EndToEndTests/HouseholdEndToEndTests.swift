@@ -224,25 +224,30 @@ struct HouseholdEndToEndTests {
         #expect(try Self.waitForBalance(pc, 70, within: 10) != nil)
     }
 
+    /// The policy's part for a game (`game`: its path) with these `[rewards]`, stopped 1 s after it is told, unwarned; `more` after it.
+    static func playing(_ game: String, rewards: String, more: String = "") -> String {
+        """
+        [rewards]
+        \(rewards)
+        counts_while = "running"
+        [enforcement]
+        warn_before = []
+        grace = "1s"
+        [[apps]]
+        name = "SuperTuxKart"
+        category = "reward"
+        exe = ["\(game)"]
+        \(more)
+
+        """
+    }
+
     @Test("a child playing on two machines at once: the family's daily limit holds over both (each machine plays only the game time it leased)")
     func sharedDailyLimit() throws {
         let apps = try AppCopies.folder()
         defer { try? FileManager.default.removeItem(atPath: apps) }
         let game = apps + "/supertuxkart"
-        let family = try Family(extra: """
-            [rewards]
-            daily_allowance = "10m"
-            daily_limit = "90s"
-            counts_while = "running"
-            [enforcement]
-            warn_before = []
-            grace = "1s"
-            [[apps]]
-            name = "SuperTuxKart"
-            category = "reward"
-            exe = ["\(game)"]
-
-            """, sampleEvery: "200ms")
+        let family = try Family(extra: Self.playing(game, rewards: "daily_allowance = \"10m\"\ndaily_limit = \"90s\""), sampleEvery: "200ms")
         defer { family.end() }
         let (pc, laptop) = (family.daemons[0], family.daemons[1])
         // Each machine takes a minute of the family's 90 s when its game starts; the second gets what is left.
@@ -349,19 +354,8 @@ struct HouseholdEndToEndTests {
         let apps = try AppCopies.folder()
         defer { try? FileManager.default.removeItem(atPath: apps) }
         let game = apps + "/supertuxkart"
-        let family = try Family(extra: """
-            [rewards]
-            daily_allowance = "20m"
-            counts_while = "running"
-            [enforcement]
-            warn_before = []
-            grace = "1s"
-            [[apps]]
-            name = "SuperTuxKart"
-            category = "reward"
-            exe = ["\(game)"]
-
-            """, sampleEvery: "200ms", remote: (cable, keys + "/cert.pem", keys + "/key.pem"))
+        let family = try Family(extra: Self.playing(game, rewards: "daily_allowance = \"20m\""), sampleEvery: "200ms",
+                                remote: (cable, keys + "/cert.pem", keys + "/key.pem"))
         defer { family.end() }
         let laptop = family.daemons[1]
         let household = try #require(try laptop.status()["household"] as? [String: Any])
@@ -390,27 +384,16 @@ struct HouseholdEndToEndTests {
         let apps = try AppCopies.folder()
         defer { try? FileManager.default.removeItem(atPath: apps) }
         let (game, learning) = (apps + "/supertuxkart", apps + "/gcompris-qt")
-        let family = try Family(extra: """
-            [rewards]
-            daily_allowance = "20m"
-            counts_while = "running"
-            [validation]
-            min_session = "10s"
-            idle_after = "5s"
-            [enforcement]
-            warn_before = []
-            grace = "1s"
-            [[apps]]
-            name = "SuperTuxKart"
-            category = "reward"
-            exe = ["\(game)"]
+        let family = try Family(extra: Self.playing(game, rewards: "daily_allowance = \"20m\"", more: """
             [[apps]]
             name = "GCompris"
             category = "learning"
             points_per_hour = 3600
             exe = ["\(learning)"]
-
-            """, sampleEvery: "200ms")
+            [validation]
+            min_session = "10s"
+            idle_after = "5s"
+            """), sampleEvery: "200ms")
         defer { family.end() }
         let (pc, laptop) = (family.daemons[0], family.daemons[1])
         let play = try EnforcementTests.child([game, "600"], uid: pc.uid)

@@ -57,9 +57,23 @@ public enum HouseholdMessage {
         public var after: Int64?
         public var limit: Int?
         public var lease: Lease?
-        public init(id: Int64, op: Op, child: String, machine: String, entries: [Entry]? = nil, after: Int64? = nil, limit: Int? = nil, lease: Lease? = nil) {
+        /// read: this computer's game time of its limited apps and groups today, shared with the family.
+        public var appTime: AppTime?
+        public struct AppTime: Codable, Sendable, Equatable {
+            public var day: Int64
+            public var weekStart: Int64
+            public var used: [Used]
+            public struct Used: Codable, Sendable, Equatable {
+                public var key: String
+                public var today: Int64
+                public init(key: String, today: Int64) { self.key = key; self.today = today }
+            }
+            public init(day: Int64, weekStart: Int64, used: [Used]) { self.day = day; self.weekStart = weekStart; self.used = used }
+        }
+        public init(id: Int64, op: Op, child: String, machine: String, entries: [Entry]? = nil, after: Int64? = nil, limit: Int? = nil, lease: Lease? = nil,
+                    appTime: AppTime? = nil) {
             self.id = id; self.op = op; self.child = child; self.machine = machine; self.entries = entries; self.after = after; self.limit = limit
-            self.lease = lease
+            self.lease = lease; self.appTime = appTime
         }
     }
 
@@ -98,6 +112,14 @@ public enum HouseholdMessage {
         public var reached: String?
         /// check: the first problem of the chain or the balances (nil: whole).
         public var problem: String?
+        /// read with `app_time`: what the other computers played of each app and group, today and this week (µs).
+        public var others: [Others]?
+        public struct Others: Codable, Sendable, Equatable {
+            public var key: String
+            public var today: Int64
+            public var week: Int64
+            public init(key: String, today: Int64, week: Int64) { self.key = key; self.today = today; self.week = week }
+        }
         public init(id: Int64, error: String? = nil, seqs: [Int64]? = nil, outcome: String? = nil, seq: Int64? = nil, balance: Int64? = nil, rows: [Row]? = nil) {
             self.id = id; self.error = error; self.seqs = seqs; self.outcome = outcome; self.seq = seq; self.balance = balance; self.rows = rows
         }

@@ -72,8 +72,10 @@ public struct Engine: Sendable {
     var appWarned: [String: Set<Microseconds>] = [:]
     /// Days in a row with the learning goal met.
     var streak = Streak()
-    /// With a household: the game time this machine holds of the family's (EngineLease.swift).
+    /// With a household: the game time this machine holds of the family's (EngineLease.swift),
+    /// and what the other computers played of limited apps and groups (EngineAppLimits.swift).
     var lease = FamilyLease()
+    var others = OthersAppUse()
     /// Some reward app of the policy has a limit of its own or a group's (else none of that is looked at).
     var hasAppLimits = false
 
@@ -251,6 +253,8 @@ public struct Engine: Sendable {
             redeem(minutes: minutes, by: by, familySeq: familySeq, at: t)
         case .leaseGranted(let g):
             leaseGranted(g)
+        case .appTimeShared(let day, let shared):
+            appTimeShared(day: day, shared)
         case .familyEntry(let e):
             // Points only: minutes redeemed on another machine are played there.
             out.append(.ledger(ledger.append(e.kind, points: e.points, at: clock.wall(at: t), note: e.note, machine: e.machine, familySeq: e.seq)))

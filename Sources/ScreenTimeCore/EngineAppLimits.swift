@@ -18,6 +18,32 @@ struct AppUse: Sendable, Codable {
     }
 }
 
+/// With a household (docs/household.md): the game time the child's other computers played of each
+/// limited app and group, today and this week, as they last reported it (`app_time_shared`).
+struct OthersAppUse: Sendable, Codable, Equatable {
+    var day: Int64 = .min
+    var week: Int64 = .min
+    var today: [String: Microseconds] = [:]
+    var thisWeek: [String: Microseconds] = [:]
+
+    /// A new day forgets the others' day; a new week, their week.
+    mutating func start(day key: Int64, week: Int64) {
+        guard key != day else { return }
+        day = key
+        today = [:]
+        if week != self.week { self.week = week; thisWeek = [:] }
+    }
+}
+
+/// What the other computers played of a limited app or group (`app_time_shared`): by key
+/// (`app:NAME`, `group:NAME`), today and this week, in µs.
+public struct SharedAppTime: Sendable, Equatable {
+    public var key: String
+    public var today: Microseconds
+    public var week: Microseconds
+    public init(key: String, today: Microseconds, week: Microseconds) { self.key = key; self.today = today; self.week = week }
+}
+
 /// App and group limits (`spec/family.md`): a reward app over its own or its group's limit is
 /// stopped (`app_limit`) while other games go on as the overall limits allow.
 extension Engine {
@@ -44,13 +70,16 @@ extension Engine {
             guard let limit else { return }
             best = min(best ?? .max, limit - (used ?? 0))
         }
+        // With a household, what the child's other computers played counts too.
+        func today(_ key: String) -> Microseconds { (appUse.today[key] ?? 0) + (leased ? others.today[key] ?? 0 : 0) }
+        func week(_ key: String) -> Microseconds { (appUse.week[key] ?? 0) + (leased ? others.thisWeek[key] ?? 0 : 0) }
         let own = AppUse.app(app.name)
-        bound(app.dailyLimit, appUse.today[own])
-        bound(app.weeklyLimit, appUse.week[own])
+        bound(app.dailyLimit, today(own))
+        bound(app.weeklyLimit, week(own))
         if let name = app.group, let g = policy.groups.first(where: { $0.name == name }) {
             let key = AppUse.group(name)
-            bound(g.dailyLimit, appUse.today[key])
-            bound(g.weeklyLimit, appUse.week[key])
+            bound(g.dailyLimit, today(key))
+            bound(g.weeklyLimit, week(key))
         }
         return best.map { max(0, $0) }
     }
@@ -114,6 +143,28 @@ extension Engine {
             for w in policy.enforcement.warnBefore where w < room && !warned.contains(w) { best = min(best ?? .max, now + room - w) }
         }
         return best
+    }
+
+    /// With a household: this computer's game time of each limited app and group today, for the
+    /// family database (nil: no household, or nothing limited).
+    public var appTimeToShare: (day: Int64, weekStart: Int64, used: [(key: String, today: Microseconds)])? {
+        guard leased, hasAppLimits else { return nil }
+        var keys: Set<String> = []
+        for app in policy.apps where app.category == .reward && app.isLimited {
+            keys.insert(AppUse.app(app.name))
+            if let g = app.group { keys.insert(AppUse.group(g)) }
+        }
+        return (day.key, day.weekKey, keys.sorted().map { ($0, appUse.today[$0] ?? 0) })
+    }
+
+    /// What the other computers played of the limited apps and groups, as the family database said.
+    mutating func appTimeShared(day key: Int64, _ shared: [SharedAppTime]) {
+        guard leased, key == day.key else { return }
+        others.start(day: day.key, week: day.weekKey)
+        for s in shared {
+            others.today[s.key] = s.today
+            others.thisWeek[s.key] = s.week
+        }
     }
 
     /// Each limited reward app's game time left today: the least of its own limits, its group's,

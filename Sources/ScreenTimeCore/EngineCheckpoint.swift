@@ -50,6 +50,7 @@ extension Engine {
         var streak: Streak?
         /// Absent from checkpoints written before households.
         var lease: FamilyLease?
+        var others: OthersAppUse?
 
         struct TrackedPID: Codable, Sendable { var pid: Int32; var process: TrackedProcess }
         struct ToldPID: Codable, Sendable { var pid: Int32; var told: Told }
@@ -77,7 +78,7 @@ extension Engine {
             stopping: stopping.keys.sorted().map { Checkpoint.ToldPID(pid: $0, told: stopping[$0]!) },
             paused: paused.sorted(), pauseUndone: pauseUndone.sorted(), clockFaults: clockFaults, clockFaultCount: clockFaultCount,
             family: family, appUse: appUse, appWarned: appWarned.mapValues { $0.sorted() },
-            streak: streak, lease: leased ? lease : nil)
+            streak: streak, lease: leased ? lease : nil, others: leased ? others : nil)
     }
 
     /// An engine that goes on from a checkpoint, under the policy it was taken with.
@@ -119,6 +120,7 @@ extension Engine {
         appWarned = (c.appWarned ?? [:]).mapValues { Set($0) }
         streak = c.streak ?? Streak()
         lease = c.lease ?? FamilyLease()
+        others = c.others ?? OthersAppUse()
         if started {
             enterDay(containing: now)
             grantAllowance()

@@ -79,6 +79,7 @@ extension Engine {
         day = calendar.day(containing: clock.wall(at: t), allowedHours: rules.allowedHours)
         dayEnd = clock.time(atWall: day.end)
         lease.start(day: day.key, week: day.weekKey)
+        others.start(day: day.key, week: day.weekKey)
         allowedSpans = day.allowed.map { $0.map { (clock.time(atWall: $0.start), clock.time(atWall: $0.end)) } }
     }
 }

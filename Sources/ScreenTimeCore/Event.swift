@@ -53,6 +53,9 @@ public struct Event: Sendable, Equatable {
         /// Added by screentime (docs/household.md): the family database leased this machine game
         /// time from the family's daily and weekly limits.
         case leaseGranted(LeaseGrant)
+        /// Added by screentime (docs/household.md): what the child's other computers played of
+        /// each limited app and group on `day` and in its week, as the family database said.
+        case appTimeShared(day: Int64, [SharedAppTime])
     }
 
     /// The `event` field's value for each kind.
@@ -77,6 +80,7 @@ public struct Event: Sendable, Equatable {
         case .choreDecided: return "chore_decided"
         case .familyEntry: return "family_entry"
         case .leaseGranted: return "lease_granted"
+        case .appTimeShared: return "app_time_shared"
         }
     }
 }

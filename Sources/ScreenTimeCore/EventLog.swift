@@ -130,6 +130,19 @@ public enum EventLog {
                 limit = r
             }
             kind = .leaseGranted(LeaseGrant(day: try f.int("day"), granted: granted, dayTotal: dayTotal, weekTotal: weekTotal, limit: limit))
+        case "app_time_shared":
+            guard case .array(let items)? = f.value("others") else { throw LineError(reason: "missing field 'others' (a list of {key, today, week})") }
+            var shared: [SharedAppTime] = []
+            for item in items {
+                guard case .object(let o) = item else { throw LineError(reason: "'others' must hold objects") }
+                let g = Fields(o)
+                let key = try g.string("key")
+                guard key.hasPrefix("app:") || key.hasPrefix("group:") else { throw LineError(reason: "an 'others' key is app:NAME or group:NAME, not \"\(key)\"") }
+                let today = try g.seconds("today"), week = try g.seconds("week")
+                guard today >= 0, week >= today else { throw LineError(reason: "'today' and 'week' must be 0 or more, the week at least the day") }
+                shared.append(SharedAppTime(key: key, today: today, week: week))
+            }
+            kind = .appTimeShared(day: try f.int("day"), shared)
         default:
             throw LineError(reason: "unknown event '\(name)'" + suggestion(for: name, among: knownEvents))
         }
@@ -154,7 +167,7 @@ public enum EventLog {
     public static let knownEvents = ["process_started", "process_exited", "process_cpu", "focus_changed", "input",
                                      "idle_changed", "lock_changed", "redeem", "adjust", "tick", "daemon_started",
                                      "game_continued", "clock_faked", "time_requested", "request_decided", "chore_done",
-                                     "chore_decided", "family_entry", "lease_granted"]
+                                     "chore_decided", "family_entry", "lease_granted", "app_time_shared"]
 
     /// One line of the log for an event, with `at` as it was observed.
     public static func encode(_ e: Event) -> String {
@@ -235,6 +248,17 @@ public enum EventLog {
             w.key("day_total"); w.micros(g.dayTotal)
             w.key("week_total"); w.micros(g.weekTotal)
             if let l = g.limit { w.key("limit"); w.string(l.rawValue) }
+        case .appTimeShared(let day, let shared):
+            w.key("day"); w.int(day)
+            w.key("others"); w.beginArray()
+            for s in shared {
+                w.beginObject()
+                w.key("key"); w.string(s.key)
+                w.key("today"); w.micros(s.today)
+                w.key("week"); w.micros(s.week)
+                w.endObject()
+            }
+            w.endArray()
         case .tick, .daemonStarted:
             break
         }

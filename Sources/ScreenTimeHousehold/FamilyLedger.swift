@@ -156,4 +156,17 @@ public struct FamilyGameTime: Sendable {
         }
         throw FamilyLedger.Unanswered()
     }
+
+    /// Records what this machine played of each limited app and group on `day` (µs, by key), and
+    /// returns what the child's other machines played of each, that day and that week.
+    public func shareAppTime(child: String, machine: String, day: Int64, weekStart: Int64, used: [(key: String, today: Int64)]) async throws
+        -> [(key: String, today: Int64, week: Int64)] {
+        let rows = try await client.query("""
+            SELECT app_scope, others_today, others_week FROM screentime.share_app_time(\(child), \(machine), \(day), \(weekStart),
+                \(used.map(\.key)), \(used.map(\.today)))
+            """, logger: logger)
+        var out: [(String, Int64, Int64)] = []
+        for try await (scope, today, week) in rows.decode((String, Int64, Int64).self) { out.append((scope, today, week)) }
+        return out
+    }
 }

@@ -139,6 +139,51 @@ public enum HouseholdSchema {
             GRANT EXECUTE ON FUNCTION screentime.take_lease(text, text, bigint, bigint, bigint, bigint, bigint) TO screentime_machine
             """,
         ]),
+        (3, [
+            """
+            -- Game time of each limited app and group (scope: app:NAME, group:NAME) each machine
+            -- played, by day: shared so that an app's limit holds over the child's machines.
+            CREATE TABLE screentime.app_time (
+                child text NOT NULL REFERENCES screentime.children,
+                day bigint NOT NULL,
+                machine text NOT NULL,
+                scope text NOT NULL,
+                used_micros bigint NOT NULL CHECK (used_micros >= 0),
+                PRIMARY KEY (child, day, machine, scope)
+            )
+            """,
+            """
+            -- A machine's game time of its scopes today (it only grows), and the others' of every
+            -- scope, that day and that week up to it.
+            CREATE FUNCTION screentime.share_app_time(p_child text, p_machine text, p_day bigint, p_week_start bigint,
+                                                      p_scopes text[], p_used bigint[])
+            RETURNS TABLE (app_scope text, others_today bigint, others_week bigint)
+            LANGUAGE plpgsql SECURITY DEFINER SET search_path = screentime, pg_temp AS $$
+            BEGIN
+                INSERT INTO screentime.children (child) VALUES (p_child) ON CONFLICT DO NOTHING;
+                INSERT INTO screentime.app_time AS a
+                    SELECT p_child, p_day, p_machine, s.scope, greatest(s.used, 0) FROM unnest(p_scopes, p_used) AS s(scope, used)
+                ON CONFLICT (child, day, machine, scope) DO UPDATE SET used_micros = greatest(a.used_micros, EXCLUDED.used_micros);
+                RETURN QUERY
+                    SELECT a.scope, coalesce(sum(a.used_micros) FILTER (WHERE a.day = p_day), 0)::bigint, sum(a.used_micros)::bigint
+                    FROM screentime.app_time a
+                    WHERE a.child = p_child AND a.machine <> p_machine AND a.day BETWEEN p_week_start AND p_day
+                    GROUP BY a.scope ORDER BY a.scope;
+            END $$
+            """,
+            """
+            REVOKE ALL ON screentime.app_time FROM PUBLIC
+            """,
+            """
+            REVOKE ALL ON FUNCTION screentime.share_app_time(text, text, bigint, bigint, text[], bigint[]) FROM PUBLIC
+            """,
+            """
+            GRANT SELECT ON screentime.app_time TO screentime_machine
+            """,
+            """
+            GRANT EXECUTE ON FUNCTION screentime.share_app_time(text, text, bigint, bigint, text[], bigint[]) TO screentime_machine
+            """,
+        ]),
     ]
 
     /// Brings the database to the newest schema (as its owner: the family's administrator, not a

@@ -159,9 +159,16 @@ struct Link: AsyncParsableCommand {
         case .read:
             let rows = try await ledger.entries(of: request.child, after: request.after ?? 0, limit: request.limit ?? 500)
             let balance = try await ledger.balance(of: request.child)
-            return HouseholdMessage.Reply(id: request.id, balance: balance, rows: rows.map {
+            var reply = HouseholdMessage.Reply(id: request.id, balance: balance, rows: rows.map {
                 HouseholdMessage.Row(seq: $0.seq, machine: $0.machine, origin: $0.origin, kind: $0.kind, points: $0.points, note: $0.note)
             })
+            if let a = request.appTime {
+                reply.others = try await FamilyGameTime(client: ledger.client, logger: ledger.logger)
+                    .shareAppTime(child: request.child, machine: request.machine, day: a.day, weekStart: a.weekStart,
+                                  used: a.used.map { ($0.key, $0.today) })
+                    .map { HouseholdMessage.Reply.Others(key: $0.key, today: $0.today, week: $0.week) }
+            }
+            return reply
         }
     }
 

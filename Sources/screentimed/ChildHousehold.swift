@@ -14,7 +14,9 @@ struct HouseholdShare {
     let executable: String
     var link: HouseholdLink? = nil
     /// The background request in flight: its id, and for a send, the last local entry in it.
-    var inFlight: (id: Int64, sendingThrough: Int64?, since: Int64)? = nil
+    var inFlight: (id: Int64, sendingThrough: Int64?, since: Int64, appDay: Int64?)? = nil
+    /// What the other computers played of the limited apps and groups, as last logged.
+    var othersShared: (day: Int64, shared: [SharedAppTime])? = nil
     /// The lease of game time asked for and not answered yet: its id, day, and when it was asked.
     var leaseInFlight: (id: Int64, day: Int64, since: Int64)? = nil
     /// When a lease may be asked for again after the database did not answer.
@@ -142,9 +144,13 @@ extension Child {
         if let last = own.last {
             HouseholdCrashPoint.reached("before-send")
             let id = link.send(.send, child: s.child, machine: s.settings.machine, entries: own.map(Self.familyEntry))
-            s.inFlight = (id, last.seq, now)
+            s.inFlight = (id, last.seq, now, nil)
         } else {
-            s.inFlight = (link.send(.read, child: s.child, machine: s.settings.machine, after: marks.readThrough, limit: 500), nil, now)
+            // The read shares this computer's game time of limited apps and groups, and brings the others'.
+            let apps = live.engine.appTimeToShare
+            s.inFlight = (link.send(.read, child: s.child, machine: s.settings.machine, after: marks.readThrough, limit: 500,
+                                    appTime: apps.map { .init(day: $0.day, weekStart: $0.weekStart, used: $0.used.map { .init(key: $0.key, today: $0.today) }) }),
+                          nil, now, apps?.day)
         }
         household = s
     }
@@ -193,6 +199,13 @@ extension Child {
             household?.nextTurn = 0          // read next, at once
         } else {
             mirror(reply.rows ?? [])
+            if let day = flight.appDay, let others = reply.others {
+                let shared = others.map { SharedAppTime(key: $0.key, today: $0.today, week: $0.week) }
+                if household?.othersShared.map({ $0.day != day || $0.shared != shared }) ?? true {
+                    household?.othersShared = (day, shared)
+                    observe(.appTimeShared(day: day, shared))
+                }
+            }
         }
     }
 

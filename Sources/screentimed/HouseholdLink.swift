@@ -35,11 +35,12 @@ final class HouseholdLink {
     /// Sends a request; its id, to find the reply by.
     @discardableResult
     func send(_ op: HouseholdMessage.Request.Op, child: String, machine: String, entries: [HouseholdMessage.Entry]? = nil,
-              after: Int64? = nil, limit: Int? = nil, lease: HouseholdMessage.Request.Lease? = nil) -> Int64 {
+              after: Int64? = nil, limit: Int? = nil, lease: HouseholdMessage.Request.Lease? = nil,
+              appTime: HouseholdMessage.Request.AppTime? = nil) -> Int64 {
         let id = nextID
         nextID += 1
         if !connection.write(ControlProtocol.encode(HouseholdMessage.Request(id: id, op: op, child: child, machine: machine, entries: entries,
-                                                                             after: after, limit: limit, lease: lease))) {
+                                                                             after: after, limit: limit, lease: lease, appTime: appTime))) {
             gone = true
         }
         return id

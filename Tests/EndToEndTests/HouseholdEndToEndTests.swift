@@ -48,7 +48,7 @@ struct HouseholdEndToEndTests {
                 "setup", "--database", "postgresql://\(pg.admin)@127.0.0.1:\(pg.port)/family", "--password-file", pg.folder + "/pw",
             ] + HouseholdEndToEndTests.machines.flatMap { ["--grant", $0.name] })
             #expect(setup.status == 0, "\(setup.stderr)")
-            #expect(setup.stdout.contains("applied schema changes 1, 2"), "\(setup.stdout)")
+            #expect(setup.stdout.contains("applied schema changes 1, 2, 3"), "\(setup.stdout)")
             // The first machine's marker of its crash, in a folder of its own it may write.
             let marks = folder + "/crash"
             try fm.createDirectory(atPath: marks, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
@@ -432,5 +432,26 @@ struct HouseholdEndToEndTests {
             let check = try ReplayBinaryTests.runBinary(ReplayBinaryTests.binary, ["check", "--household", "--state-dir", d.base + "/state"])
             #expect(check.status == 0, "\(check.stdout) \(check.stderr)")
         }
+    }
+
+    @Test("an app's own daily limit holds over two computers playing it at once (each counts what the other played, as the family database says)")
+    func sharedAppLimit() throws {
+        let apps = try AppCopies.folder()
+        defer { try? FileManager.default.removeItem(atPath: apps) }
+        let game = apps + "/supertuxkart"
+        let family = try Family(extra: Self.playing(game, rewards: "daily_allowance = \"20m\"", more: "daily_limit = \"40s\""), sampleEvery: "200ms")
+        defer { family.end() }
+        let (pc, laptop) = (family.daemons[0], family.daemons[1])
+        let games = try [pc, laptop].map { try EnforcementTests.child([game, "300"], uid: $0.uid) }
+        defer { for g in games where g.isRunning { kill(g.processIdentifier, SIGKILL) } }
+        for g in games { #expect(EnforcementTests.ends(g, within: 60), "a game played on past its app's family limit") }
+        var played = 0
+        for d in [pc, laptop] {
+            let log = try d.waitFor("SIGTERM to 1 process")
+            #expect(log.contains("app_limit; SIGTERM"), "\(log)")
+            played += try d.status()["reward_used_today_seconds"] as? Int ?? 0
+        }
+        // 40 s of it in all, and the few seconds each may take to hear of the other's (one read a second; more on a loaded machine).
+        #expect(played >= 36 && played <= 50, "played \(played) s of a 40 s app limit on the two computers")
     }
 }

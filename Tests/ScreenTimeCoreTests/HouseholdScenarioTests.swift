@@ -161,4 +161,34 @@ struct HouseholdScenarioTests {
         apply(36, .leaseGranted(LeaseGrant(day: 20780, granted: 0, dayTotal: 90 * 60_000_000, weekTotal: 90 * 60_000_000, limit: .dailyLimit)))
         #expect(engine.leaseWanted == nil)
     }
+
+    @Test("with a household, an app's own limit counts what the other computers played of it, as the family database said")
+    func sharedAppLimit() throws {
+        let kart2 = """
+
+            [[apps]]
+            name = "Kart2"
+            category = "reward"
+            daily_limit = "10m"
+            exe = ["/usr/games/kart2"]
+
+            """
+        var tl = Timeline()
+        tl.adjust(0, points: 100)
+        tl.redeem(0, minutes: 30)
+        tl.start(60, pid: 10, exe: "/usr/games/kart2")
+        tl.add(60, .leaseGranted(LeaseGrant(day: 20780, granted: 600_000_000, dayTotal: 600_000_000, weekTotal: 600_000_000)))
+        // The laptop played 8 of Kart2's 10 minutes today: 2 are left here.
+        tl.add(60, .appTimeShared(day: 20780, [SharedAppTime(key: "app:Kart2", today: 480_000_000, week: 480_000_000)]))
+        tl.tick(700)
+        let r = tl.replay(testPolicy(apps: kart2 + Self.household))
+        #expect(Self.stops(r).map(\.0) == [wall(180)])
+        #expect(Self.stops(r).map(\.1) == [.appLimit])
+        // Alone, the same computer plays its 10 minutes.
+        let alone = tl.replay(testPolicy(apps: kart2))
+        #expect(Self.stops(alone).map(\.0) == [wall(660)])
+        // The log keeps what was shared.
+        let line = EventLog.encode(Event(at: RFC3339.parse("2026-11-23T15:00:00+01:00")!, .appTimeShared(day: 20780, [SharedAppTime(key: "group:Blocky", today: 60_000_000, week: 90_000_000)])))
+        #expect(try EventLog.decode(line: line).kind == .appTimeShared(day: 20780, [SharedAppTime(key: "group:Blocky", today: 60_000_000, week: 90_000_000)]))
+    }
 }

@@ -1,3 +1,5 @@
+import FoundationEssentials
+
 /// What screentimed and its household link (`screentime-household link`, docs/household.md) say to
 /// each other: one JSON object a line over a socket pair, the link's standard input. The link
 /// speaks PostgreSQL for the daemon, so that the daemon itself loads no network stack; it decides
@@ -10,6 +12,12 @@ public enum HouseholdMessage {
         public var password: String
         public var caFile: String?
         public init(database: String, password: String, caFile: String?) { self.database = database; self.password = password; self.caFile = caFile }
+
+        /// The password a credentials file holds: its first line (nil: the file cannot be read).
+        public static func password(inFile path: String) -> String? {
+            guard let data = FileManager.default.contents(atPath: path) else { return nil }
+            return String(String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).first ?? "")
+        }
     }
 
     /// One entry for the family ledger; `origin` names it on its machine, so that sending it again
@@ -95,12 +103,10 @@ public enum HouseholdMessage {
         public var id: Int64
         /// Nil when the database answered; else why it could not (out of reach, refused the login, …).
         public var error: String?
-        /// send: each entry's number in the family ledger, in order.
-        public var seqs: [Int64]?
         /// pay: "appended", "duplicate" (paid before, under this origin) or "refused" (not enough points).
         public var outcome: String?
         public var seq: Int64?
-        /// pay and read: the family balance now.
+        /// pay and check: the family balance now.
         public var balance: Int64?
         /// read: the entries after `after`.
         public var rows: [Row]?
@@ -120,8 +126,8 @@ public enum HouseholdMessage {
             public var week: Int64
             public init(key: String, today: Int64, week: Int64) { self.key = key; self.today = today; self.week = week }
         }
-        public init(id: Int64, error: String? = nil, seqs: [Int64]? = nil, outcome: String? = nil, seq: Int64? = nil, balance: Int64? = nil, rows: [Row]? = nil) {
-            self.id = id; self.error = error; self.seqs = seqs; self.outcome = outcome; self.seq = seq; self.balance = balance; self.rows = rows
+        public init(id: Int64, error: String? = nil, outcome: String? = nil, seq: Int64? = nil, balance: Int64? = nil, rows: [Row]? = nil) {
+            self.id = id; self.error = error; self.outcome = outcome; self.seq = seq; self.balance = balance; self.rows = rows
         }
     }
 }

@@ -314,8 +314,8 @@ public struct Engine: Sendable {
     /// today's and this week's limits leave, and the allowed hours left today.
     public var rewardAvailableToday: Microseconds {
         var best = budget.available
-        if let limit = rules.dailyLimit { best = min(best, limit - budget.usedToday - (leased ? lease.othersToday : 0)) }
-        if let limit = policy.rewards.weeklyLimit { best = min(best, limit - budget.usedThisWeek - (leased ? lease.othersThisWeek : 0)) }
+        if let limit = rules.dailyLimit { best = min(best, limit - usedTodayByFamily) }
+        if let limit = policy.rewards.weeklyLimit { best = min(best, limit - usedThisWeekByFamily) }
         if let spans = allowedSpans {
             best = min(best, spans.reduce(0) { $0 + max(0, $1.end - max($1.start, now)) })
         }

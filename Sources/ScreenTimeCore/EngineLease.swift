@@ -101,6 +101,11 @@ extension Engine {
         lease.spent = g.limit
     }
 
+    /// Game time used today and this week against the limits: here, and with a household, what the
+    /// child's other computers leased.
+    var usedTodayByFamily: Microseconds { budget.usedToday + (leased ? lease.othersToday : 0) }
+    var usedThisWeekByFamily: Microseconds { budget.usedThisWeek + (leased ? lease.othersThisWeek : 0) }
+
     /// Game time played here: from what is held, the rest on credit.
     mutating func leaseUsed(_ amount: Microseconds) {
         guard leased, amount > 0 else { return }

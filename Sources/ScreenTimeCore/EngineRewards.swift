@@ -25,8 +25,7 @@ extension Engine {
     /// machine holds of the family's game time: with a household, the daily and weekly limits
     /// count the game time leased to the child's other machines too. Warnings and status say this.
     func familyAvailable() -> (seconds: Microseconds, limit: Reason) {
-        let usedToday = budget.usedToday + (leased ? lease.othersToday : 0)
-        let usedThisWeek = budget.usedThisWeek + (leased ? lease.othersThisWeek : 0)
+        let usedToday = usedTodayByFamily, usedThisWeek = usedThisWeekByFamily
         var best = (budget.available, Reason.noRewardTime)
         if let limit = rules.dailyLimit, limit - usedToday < best.0 { best = (limit - usedToday, .dailyLimit) }
         if let limit = policy.rewards.weeklyLimit, limit - usedThisWeek < best.0 { best = (limit - usedThisWeek, .weeklyLimit) }

@@ -37,7 +37,9 @@ struct Setup: AsyncParsableCommand {
     var grant: [String] = []
 
     func run() async throws {
-        let password = try DatabaseAddress.password(from: passwordFile)
+        guard let password = HouseholdMessage.Hello.password(inFile: passwordFile) else {
+            throw ValidationError("\(passwordFile): cannot read the password file (does it exist, and may this user read it?)")
+        }
         let client = PostgresClient(configuration: try DatabaseAddress(database).configuration(password: password, caFile: caFile))
         let logger = Logger(label: "screentime-household")
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -123,14 +125,12 @@ struct Link: AsyncParsableCommand {
         }
         switch request.op {
         case .send:
-            var seqs: [Int64] = []
             for e in request.entries ?? [] {
-                switch try await ledger.append(try entry(e), floor: nil) {
-                case .appended(let seq, _), .duplicate(let seq, _): seqs.append(seq)
-                case .refused: throw Refused(why: "the family ledger refused an entry without a floor")
+                if case .refused = try await ledger.append(try entry(e), floor: nil) {
+                    throw Refused(why: "the family ledger refused an entry without a floor")
                 }
             }
-            return HouseholdMessage.Reply(id: request.id, seqs: seqs)
+            return HouseholdMessage.Reply(id: request.id)
         case .pay:
             guard let e = request.entries?.first else { throw Refused(why: "pay needs an entry") }
             switch try await ledger.append(try entry(e), floor: 0) {
@@ -158,8 +158,7 @@ struct Link: AsyncParsableCommand {
             return reply
         case .read:
             let rows = try await ledger.entries(of: request.child, after: request.after ?? 0, limit: request.limit ?? 500)
-            let balance = try await ledger.balance(of: request.child)
-            var reply = HouseholdMessage.Reply(id: request.id, balance: balance, rows: rows.map {
+            var reply = HouseholdMessage.Reply(id: request.id, rows: rows.map {
                 HouseholdMessage.Row(seq: $0.seq, machine: $0.machine, origin: $0.origin, kind: $0.kind, points: $0.points, note: $0.note)
             })
             if let a = request.appTime {
@@ -248,14 +247,6 @@ struct DatabaseAddress {
         c.options.connectTimeout = .seconds(3)
         c.options.maximumConnections = 2
         return c
-    }
-
-    /// The password in a credentials file: its first line.
-    static func password(from path: String) throws -> String {
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-            throw ValidationError("\(path): cannot read the password file (does it exist, and may this user read it?)")
-        }
-        return String(text.split(separator: "\n", omittingEmptySubsequences: false).first ?? "")
     }
 
     /// A role's name as an SQL identifier.

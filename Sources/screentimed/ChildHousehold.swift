@@ -39,11 +39,13 @@ struct HouseholdShare {
 
     /// The password in the credentials file (its first line).
     static func readCredentials(_ path: String) throws -> String {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw StoreError(description: "\(path): cannot read the family database's credentials (does the file exist, and may the daemon read it?)")
+        guard let password = HouseholdMessage.Hello.password(inFile: path) else {
+            throw CredentialsUnreadable(description: "\(path): cannot read the family database's credentials (does the file exist, and may the daemon read it?)")
         }
-        return String(String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).first ?? "")
+        return password
     }
+
+    struct CredentialsUnreadable: Error, CustomStringConvertible { var description: String }
 
     init(settings: Policy.Household, child: String, executable: String) {
         self.settings = settings

@@ -136,6 +136,7 @@ struct Daemon {
                 for next in [due, child.nextSave, child.logind?.nextRetry, child.householdDue].compactMap({ $0 }) {
                     wait = min(wait, max(0, next - SystemClock.monoMicros()))
                 }
+                // (The household link's socket is read by the child, as the bus is: not the server's.)
                 if let fd = child.householdDescriptor { bus.append(fd) }
                 if let fd = child.logind?.descriptor {
                     bus.append(fd)

@@ -6,9 +6,12 @@ import Testing
 
 /// The X11 hook under a real X server (Xvfb) and window manager (openbox), with real xterms of the
 /// child's; the daemon is the real one, as the child.
-/// Serialized: every test's windows belong to the same child uid, which each daemon watches.
-@Suite("The X11 desktop hook, under Xvfb and openbox", .serialized)
+/// The child is uid 65013, which no other test uses: each daemon here watches every process of
+/// its child, and another suite's xterms of the same uid would be sessions of this one's.
+/// Serialized: every test's windows belong to that child.
+@Suite("The X11 desktop hook, under Xvfb and openbox", .ownThread, .serialized)
 struct X11HookTests {
+    static let child: UInt32 = TestUser.ensure(uid: 65013, name: "stx11-65013")
     static let policy = """
         version = 1
         timezone = "\(NoonZone.name)"
@@ -31,7 +34,7 @@ struct X11HookTests {
         """
 
     static func startHook(_ x: X11Session, _ d: LiveDaemon) throws -> Process {
-        try x.spawn("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", ControlSocketTests.stctl, "hook", "x11", "--socket", d.socket])
+        try x.spawn("/usr/bin/setpriv", ["--reuid=\(child)", "--regid=\(child)", "--clear-groups", ControlSocketTests.stctl, "hook", "x11", "--socket", d.socket])
     }
 
     static func waitForHook(_ d: LiveDaemon) throws {
@@ -45,10 +48,10 @@ struct X11HookTests {
     @Test("focus switches between real windows arrive with pid and class at once; input is reported; losing the hook unfocuses")
     func focusAndInput() throws {
         let x = try X11Session()
-        let d = try LiveDaemon(policy: Self.policy, arguments: ["--sample-every", "250ms", "--no-logind"])
+        let d = try LiveDaemon(policy: Self.policy, arguments: ["--sample-every", "250ms", "--no-logind"], uid: Self.child)
         _ = try d.waitFor("watching uid")
-        let learn = try x.xterm(class: "LearningApp", title: "GCompris")
-        let game = try x.xterm(class: "GameApp", title: "SuperTuxKart")
+        let learn = try x.xterm(class: "LearningApp", title: "GCompris", uid: Self.child)
+        let game = try x.xterm(class: "GameApp", title: "SuperTuxKart", uid: Self.child)
         let hook = try Self.startHook(x, d)
         try Self.waitForHook(d)
 
@@ -99,10 +102,10 @@ struct X11HookTests {
     /// the learning app from replaying the stored log after the daemon stopped.
     static func learn(_ use: Use) throws -> (status: [String: Any], sessions: [[String: Any]], points: Int) {
         let x = try X11Session()
-        let d = try LiveDaemon(policy: Self.policy, arguments: ["--sample-every", "250ms", "--no-logind"])
+        let d = try LiveDaemon(policy: Self.policy, arguments: ["--sample-every", "250ms", "--no-logind"], uid: Self.child)
         _ = try d.waitFor("watching uid")
-        let learn = try x.xterm(class: "LearningApp", title: "GCompris")
-        let other = try x.xterm(class: "Notes", title: "notes")
+        let learn = try x.xterm(class: "LearningApp", title: "GCompris", uid: Self.child)
+        let other = try x.xterm(class: "Notes", title: "notes", uid: Self.child)
         _ = try Self.startHook(x, d)
         try Self.waitForHook(d)
         x.activate(use == .unfocused ? other.window : learn.window)
@@ -153,20 +156,22 @@ struct X11HookTests {
     }
 }
 
-/// The sway hook against a real headless sway with real foot windows, all as the child.
-@Suite("The sway desktop hook, headless", .serialized)
+/// The sway hook against a real headless sway with real foot windows, all as the child (uid 65014,
+/// which no other test uses).
+@Suite("The sway desktop hook, headless", .ownThread, .serialized)
 struct SwayHookTests {
+    static let child: UInt32 = TestUser.ensure(uid: 65014, name: "stsway65014")
     @Test("focus changes of real foot windows arrive with their pid, app id and title; sway going away ends the hook")
     func focus() throws {
-        let sway = try SwaySession()
+        let sway = try SwaySession(uid: Self.child)
         let d = try LiveDaemon(policy: "version = 1\ntimezone = \"UTC\"\n[privacy]\nkeep_titles = true\n",   // the titles reported are checked
-                               arguments: ["--sample-every", "1h", "--no-logind"])
+                               arguments: ["--sample-every", "1h", "--no-logind"], uid: Self.child)
         _ = try d.waitFor("watching uid")
         try sway.foot(appID: "learning.app", title: "GCompris")
         try sway.foot(appID: "notes.app", title: "Notes")
         let hook = Process()
         hook.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-        hook.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", ControlSocketTests.stctl, "hook", "sway", "--socket", d.socket]
+        hook.arguments = ["--reuid=\(Self.child)", "--regid=\(Self.child)", "--clear-groups", ControlSocketTests.stctl, "hook", "sway", "--socket", d.socket]
         hook.environment = sway.environment
         hook.standardError = FileHandle.nullDevice
         try hook.run()

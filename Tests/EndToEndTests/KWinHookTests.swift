@@ -6,9 +6,11 @@ import Testing
 
 /// `stctl hook kde` with the KWin script, under a real headless KWin (Plasma 5.27) with real
 /// xterms of the child's through Xwayland; the daemon is the real one, as the child.
-/// Serialized: every test's windows belong to the same child uid, which each daemon watches.
-@Suite("The KDE desktop hook, under a real headless KWin", .serialized)
+/// The child is uid 65015, which no other test uses (each daemon here watches every process of its
+/// child). Serialized: every test's windows belong to that child.
+@Suite("The KDE desktop hook, under a real headless KWin", .ownThread, .serialized)
 struct KWinHookTests {
+    static let child: UInt32 = TestUser.ensure(uid: 65015, name: "stkwin65015")
     /// KWin gives WM_CLASS's class in lower case ("learningapp"); app ids match without case.
     static let policy = X11HookTests.policy
     static let package = ReplayBinaryTests.root.appendingPathComponent("desktop/kwin/screentime").path
@@ -31,8 +33,8 @@ struct KWinHookTests {
 
     @Test("focus switches between real windows arrive with pid, class and caption at once; others cannot claim to be KWin; input; an unloaded script is loaded again; SIGTERM unloads it; KWin's end ends the hook")
     func focusAndInput() throws {
-        let k = try KWinSession(scriptPackage: Self.package)
-        let d = try LiveDaemon(policy: Self.policy, arguments: ["--sample-every", "250ms", "--no-logind"])
+        let k = try KWinSession(scriptPackage: Self.package, uid: Self.child)
+        let d = try LiveDaemon(policy: Self.policy, arguments: ["--sample-every", "250ms", "--no-logind"], uid: Self.child)
         _ = try d.waitFor("watching uid")
         let learn = try k.xterm(class: "LearningApp", title: "GCompris")
         let game = try k.xterm(class: "GameApp", title: "SuperTuxKart")
@@ -130,8 +132,8 @@ struct KWinHookTests {
     /// learning shows, when it is credited), and the judged sessions of the learning app from
     /// replaying the stored log after the daemon stopped.
     static func learn(_ use: Use) throws -> (status: [String: Any], sessions: [[String: Any]], points: Int) {
-        let k = try KWinSession(scriptPackage: Self.package)
-        let d = try LiveDaemon(policy: Self.policy, arguments: ["--sample-every", "250ms", "--no-logind"])
+        let k = try KWinSession(scriptPackage: Self.package, uid: Self.child)
+        let d = try LiveDaemon(policy: Self.policy, arguments: ["--sample-every", "250ms", "--no-logind"], uid: Self.child)
         _ = try d.waitFor("watching uid")
         let learn = try k.xterm(class: "LearningApp", title: "GCompris")
         let other = try k.xterm(class: "Notes", title: "notes")

@@ -72,7 +72,16 @@ struct Link: AsyncParsableCommand {
         }
         var logger = Logger(label: "screentime-household")
         logger.logLevel = .error
-        let client = PostgresClient(configuration: try DatabaseAddress(hello.database).configuration(password: hello.password, caFile: hello.caFile),
+        let address = try DatabaseAddress(hello.database)
+        if let forbidden = NetworkAccess.problem(reaching: address) {
+            // No connection could ever be made: each request is answered with why, at once.
+            while let line = await lines.next() {
+                guard let request = try? ControlProtocol.decode(HouseholdMessage.Request.self, from: line) else { continue }
+                guard StandardInputLines.write(ControlProtocol.encode(HouseholdMessage.Reply(id: request.id, error: forbidden))) else { break }
+            }
+            Foundation.exit(0)
+        }
+        let client = PostgresClient(configuration: try address.configuration(password: hello.password, caFile: hello.caFile),
                                     eventLoopGroup: PostgresClient.defaultEventLoopGroup, backgroundLogger: logger)
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await client.run() }
@@ -263,5 +272,27 @@ struct DatabaseAddress {
             }
         }
         return "\(error)"
+    }
+}
+
+/// Whether this process may reach the family database's computer at all. A systemd unit can forbid
+/// it (screentimed-system.service does, unless the household's drop-in allows it: docs/household.md),
+/// and then every connection fails the same way: said once, plainly, instead of "cannot connect".
+enum NetworkAccess {
+    static let remedy = "for screentimed-system, add the household drop-in of docs/household.md (systemctl edit screentimed-system)"
+
+    static func problem(reaching address: DatabaseAddress) -> String? {
+        let probe = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard probe >= 0 else {
+            return "this service may not open network connections (its unit's RestrictAddressFamilies): \(remedy)"
+        }
+        close(probe)
+        // This network namespace's interfaces (/sys/class/net shows sysfs's, which may be another's).
+        let netDev = (try? String(contentsOfFile: "/proc/self/net/dev", encoding: .utf8)) ?? ""
+        let interfaces = netDev.split(separator: "\n").dropFirst(2).compactMap { $0.split(separator: ":").first?.trimmingCharacters(in: .whitespaces) }
+        if !address.onLoopback, !interfaces.isEmpty, interfaces.allSatisfy({ $0 == "lo" }) {
+            return "this service has no network but its own loopback (its unit's PrivateNetwork), so \(address.host) is out of reach: \(remedy)"
+        }
+        return nil
     }
 }

@@ -5,7 +5,7 @@ import Testing
 /// Issue #20: one child, three machines, one family ledger in a real PostgreSQL (Debian's, a
 /// cluster of a test user's on loopback). Each machine is a real screentimed in user mode, as a
 /// uid of its own, with a state of its own; all three name the same child in `[household]`.
-@Suite("Several machines, one family ledger", .serialized)
+@Suite("Several machines, one family ledger", .ownThread, .serialized)
 struct HouseholdEndToEndTests {
     static let machines: [(name: String, uid: UInt32)] = [
         ("pc", TestUser.ensure(uid: 65075, name: "sthh65075")),
@@ -21,12 +21,16 @@ struct HouseholdEndToEndTests {
         var daemons: [LiveDaemon] = []
 
         /// The second computer, when it reaches the database over a network of its own (`Cable`), over TLS.
-        let remote: (cable: Cable, caFile: String)?
+        let remote: (cable: HouseholdGameTimeTests.Cable, caFile: String)?
 
         /// `crash`: a point where the first machine's daemon kills itself once (SCREENTIME_TEST_CRASH).
         /// `remote`: the second computer sits behind this cable, and the server has this certificate.
-        init(extra: String = "", sampleEvery: String = "1h", crash: String? = nil,
-             remote: (cable: Cable, certificate: String, key: String)? = nil) throws {
+        let machines: [(name: String, uid: UInt32)]
+
+        /// `machines`: the computers' names and uids (each suite has its own).
+        init(machines: [(name: String, uid: UInt32)] = HouseholdEndToEndTests.machines, extra: String = "", sampleEvery: String = "1h", crash: String? = nil,
+             remote: (cable: HouseholdGameTimeTests.Cable, certificate: String, key: String)? = nil) throws {
+            self.machines = machines
             pg = try PostgresCluster(listen: remote.map { [$0.cable.hostAddress] } ?? [],
                                      tls: remote.map { ($0.certificate, $0.key) })
             self.remote = remote.map { ($0.cable, $0.certificate) }
@@ -34,7 +38,7 @@ struct HouseholdEndToEndTests {
             let fm = FileManager.default
             folder = fm.temporaryDirectory.appendingPathComponent("screentime-household-\(UUID().uuidString)").path
             try fm.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
-            for m in HouseholdEndToEndTests.machines {
+            for m in machines {
                 try pg.sql("CREATE ROLE \(m.name) LOGIN PASSWORD '\(m.name)-secret'")
                 let secret = folder + "/\(m.name).secret"
                 try "\(m.name)-secret\n".write(toFile: secret, atomically: true, encoding: .utf8)
@@ -46,14 +50,14 @@ struct HouseholdEndToEndTests {
             }
             let setup = try ReplayBinaryTests.runBinary(Readable.path(".build/debug/screentime-household"), [
                 "setup", "--database", "postgresql://\(pg.admin)@127.0.0.1:\(pg.port)/family", "--password-file", pg.folder + "/pw",
-            ] + HouseholdEndToEndTests.machines.flatMap { ["--grant", $0.name] })
+            ] + machines.flatMap { ["--grant", $0.name] })
             #expect(setup.status == 0, "\(setup.stderr)")
             #expect(setup.stdout.contains("applied schema changes 1, 2, 3"), "\(setup.stdout)")
             // The first machine's marker of its crash, in a folder of its own it may write.
             let marks = folder + "/crash"
             try fm.createDirectory(atPath: marks, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-            try fm.setAttributes([.ownerAccountID: HouseholdEndToEndTests.machines[0].uid], ofItemAtPath: marks)
-            for (i, m) in HouseholdEndToEndTests.machines.enumerated() {
+            try fm.setAttributes([.ownerAccountID: machines[0].uid], ofItemAtPath: marks)
+            for (i, m) in machines.enumerated() {
                 let environment = i == 0 ? crash.map { ["SCREENTIME_TEST_CRASH": "\($0):\(marks)/crashed"] } ?? [:] : [:]
                 daemons.append(try LiveDaemon(policy: policy(machine: m.name, remote: i == 1) + extra, environment: environment,
                                               arguments: ["--sample-every", sampleEvery, "--no-logind", "--no-notifications"], uid: m.uid,
@@ -224,49 +228,6 @@ struct HouseholdEndToEndTests {
         #expect(try Self.waitForBalance(pc, 70, within: 10) != nil)
     }
 
-    /// The policy's part for a game (`game`: its path) with these `[rewards]`, stopped 1 s after it is told, unwarned; `more` after it.
-    static func playing(_ game: String, rewards: String, more: String = "") -> String {
-        """
-        [rewards]
-        \(rewards)
-        counts_while = "running"
-        [enforcement]
-        warn_before = []
-        grace = "1s"
-        [[apps]]
-        name = "SuperTuxKart"
-        category = "reward"
-        exe = ["\(game)"]
-        \(more)
-
-        """
-    }
-
-    @Test("a child playing on two machines at once: the family's daily limit holds over both (each machine plays only the game time it leased)")
-    func sharedDailyLimit() throws {
-        let apps = try AppCopies.folder()
-        defer { try? FileManager.default.removeItem(atPath: apps) }
-        let game = apps + "/supertuxkart"
-        let family = try Family(extra: Self.playing(game, rewards: "daily_allowance = \"10m\"\ndaily_limit = \"90s\""), sampleEvery: "200ms")
-        defer { family.end() }
-        let (pc, laptop) = (family.daemons[0], family.daemons[1])
-        // Each machine takes a minute of the family's 90 s when its game starts; the second gets what is left.
-        let games = try [pc, laptop].map { try EnforcementTests.child([game, "300"], uid: $0.uid) }
-        defer { for g in games where g.isRunning { kill(g.processIdentifier, SIGKILL) } }
-        for g in games { #expect(EnforcementTests.ends(g, within: 120), "a game played on past the family's limit") }
-        var played = 0
-        for d in [pc, laptop] {
-            let log = try d.waitFor("SIGTERM to 1 process")
-            #expect(log.contains("daily_limit; SIGTERM"), "\(log)")
-            played += try d.status()["reward_used_today_seconds"] as? Int ?? 0
-        }
-        // Never more than the family's 90 s in all (whole seconds, each machine's rounded down).
-        #expect(played >= 85 && played <= 90, "played \(played) s on the two machines")
-        #expect(try family.pg.sql("SELECT sum(leased_micros) FROM screentime.game_time", database: "family") == "90000000")
-        // The tablet, where nothing was played, took nothing.
-        #expect(try family.pg.sql("SELECT count(*) FROM screentime.game_time WHERE machine = 'tablet'", database: "family") == "0")
-    }
-
     @Test("kill -9 between the family database's commit and the computer's own, either way round: after a restart every entry is in the family ledger once, and the balances agree", arguments: ["before-send", "sent", "family-paid"])
     func crashBetweenCommits(point: String) throws {
         let family = try Family(crash: point)
@@ -299,6 +260,64 @@ struct HouseholdEndToEndTests {
             let check = try ReplayBinaryTests.runBinary(ReplayBinaryTests.binary, ["check", "--household", "--state-dir", d.base + "/state"])
             #expect(check.status == 0, "\(point): \(check.stdout) \(check.stderr)")
         }
+    }
+
+}
+
+/// Issue #20's game time over several machines: the family's limits, a cut network, an outage.
+/// Its machines are uids 65078–65080, which no other test uses: each daemon stops its child's
+/// games, and another suite's games of the same uid would be this one's. A suite of its own so
+/// that it runs beside the ledger's (each is a few minutes of waiting on real daemons).
+@Suite("Several machines, one family's game time", .ownThread, .serialized)
+struct HouseholdGameTimeTests {
+    static let machines: [(name: String, uid: UInt32)] = [
+        ("pc", TestUser.ensure(uid: 65078, name: "sthh65078")),
+        ("laptop", TestUser.ensure(uid: 65079, name: "sthh65079")),
+        ("tablet", TestUser.ensure(uid: 65080, name: "sthh65080")),
+    ]
+    typealias Family = HouseholdEndToEndTests.Family
+
+    /// The policy's part for a game (`game`: its path) with these `[rewards]`, stopped 1 s after it is told, unwarned; `more` after it.
+    static func playing(_ game: String, rewards: String, more: String = "") -> String {
+        """
+        [rewards]
+        \(rewards)
+        counts_while = "running"
+        [enforcement]
+        warn_before = []
+        grace = "1s"
+        [[apps]]
+        name = "SuperTuxKart"
+        category = "reward"
+        exe = ["\(game)"]
+        \(more)
+
+        """
+    }
+
+    @Test("a child playing on two machines at once: the family's daily limit holds over both (each machine plays only the game time it leased)")
+    func sharedDailyLimit() throws {
+        let apps = try AppCopies.folder()
+        defer { try? FileManager.default.removeItem(atPath: apps) }
+        let game = apps + "/supertuxkart"
+        let family = try Family(machines: Self.machines, extra: Self.playing(game, rewards: "daily_allowance = \"10m\"\ndaily_limit = \"90s\""), sampleEvery: "200ms")
+        defer { family.end() }
+        let (pc, laptop) = (family.daemons[0], family.daemons[1])
+        // Each machine takes a minute of the family's 90 s when its game starts; the second gets what is left.
+        let games = try [pc, laptop].map { try EnforcementTests.child([game, "300"], uid: $0.uid) }
+        defer { for g in games where g.isRunning { kill(g.processIdentifier, SIGKILL) } }
+        for g in games { #expect(EnforcementTests.ends(g, within: 120), "a game played on past the family's limit") }
+        var played = 0
+        for d in [pc, laptop] {
+            let log = try d.waitFor("SIGTERM to 1 process")
+            #expect(log.contains("daily_limit; SIGTERM"), "\(log)")
+            played += try d.status()["reward_used_today_seconds"] as? Int ?? 0
+        }
+        // Never more than the family's 90 s in all (whole seconds, each machine's rounded down).
+        #expect(played >= 85 && played <= 90, "played \(played) s on the two machines")
+        #expect(try family.pg.sql("SELECT sum(leased_micros) FROM screentime.game_time", database: "family") == "90000000")
+        // The tablet, where nothing was played, took nothing.
+        #expect(try family.pg.sql("SELECT count(*) FROM screentime.game_time WHERE machine = 'tablet'", database: "family") == "0")
     }
 
     /// A network namespace joined to this one by a veth pair: a computer on the family's network
@@ -354,7 +373,7 @@ struct HouseholdEndToEndTests {
         let apps = try AppCopies.folder()
         defer { try? FileManager.default.removeItem(atPath: apps) }
         let game = apps + "/supertuxkart"
-        let family = try Family(extra: Self.playing(game, rewards: "daily_allowance = \"20m\""), sampleEvery: "200ms",
+        let family = try Family(machines: Self.machines, extra: Self.playing(game, rewards: "daily_allowance = \"20m\""), sampleEvery: "200ms",
                                 remote: (cable, keys + "/cert.pem", keys + "/key.pem"))
         defer { family.end() }
         let laptop = family.daemons[1]
@@ -384,7 +403,7 @@ struct HouseholdEndToEndTests {
         let apps = try AppCopies.folder()
         defer { try? FileManager.default.removeItem(atPath: apps) }
         let (game, learning) = (apps + "/supertuxkart", apps + "/gcompris-qt")
-        let family = try Family(extra: Self.playing(game, rewards: "daily_allowance = \"20m\"", more: """
+        let family = try Family(machines: Self.machines, extra: Self.playing(game, rewards: "daily_allowance = \"20m\"", more: """
             [[apps]]
             name = "GCompris"
             category = "learning"
@@ -419,7 +438,7 @@ struct HouseholdEndToEndTests {
         #expect(earned >= 40, "\(status)")
         try family.pg.start()
         // Back: the laptop's points reach the family ledger once, and the pc.
-        #expect(try Self.waitForBalance(pc, earned, within: 30) != nil, "pc's balance \((try? Self.balance(pc)) ?? -1), the laptop earned \(earned)")
+        #expect(try HouseholdEndToEndTests.waitForBalance(pc, earned, within: 30) != nil, "pc's balance \((try? HouseholdEndToEndTests.balance(pc)) ?? -1), the laptop earned \(earned)")
         #expect(try family.pg.sql("SELECT count(*) || ':' || sum(points) FROM screentime.ledger WHERE machine = 'laptop' AND kind = 'earned'", database: "family")
                 == "1:\(earned)")
         // The pc's game never played more than it leased, and the credit.
@@ -439,7 +458,7 @@ struct HouseholdEndToEndTests {
         let apps = try AppCopies.folder()
         defer { try? FileManager.default.removeItem(atPath: apps) }
         let game = apps + "/supertuxkart"
-        let family = try Family(extra: Self.playing(game, rewards: "daily_allowance = \"20m\"", more: "daily_limit = \"40s\""), sampleEvery: "200ms")
+        let family = try Family(machines: Self.machines, extra: Self.playing(game, rewards: "daily_allowance = \"20m\"", more: "daily_limit = \"40s\""), sampleEvery: "200ms")
         defer { family.end() }
         let (pc, laptop) = (family.daemons[0], family.daemons[1])
         let games = try [pc, laptop].map { try EnforcementTests.child([game, "300"], uid: $0.uid) }
@@ -453,5 +472,37 @@ struct HouseholdEndToEndTests {
         }
         // 40 s of it in all, and the few seconds each may take to hear of the other's (one read a second; more on a loaded machine).
         #expect(played >= 36 && played <= 50, "played \(played) s of a 40 s app limit on the two computers")
+    }
+}
+
+/// The link where systemd's sandbox leaves it no network (screentimed-system.service without the
+/// household's drop-in, docs/household.md): it says so, naming the remedy, rather than "cannot connect".
+@Suite("The household link without a network", .ownThread)
+struct HouseholdSandboxTests {
+    /// `screentime-household link` with its standard input one end of a socket pair, as the daemon
+    /// starts it, in a network namespace of its own (only a loopback: PrivateNetwork=yes makes the
+    /// same); asked to read, it answers at once.
+    @Test("in a network namespace with only a loopback, a database on another computer is said to be out of reach because of the unit, with the remedy")
+    func privateNetwork() throws {
+        let script = #"""
+            import json, socket, subprocess, sys
+            mine, its = socket.socketpair()
+            link = subprocess.Popen([sys.argv[1], "link"], stdin=its)
+            its.close()
+            mine.sendall((json.dumps({"database": "postgresql://laptop@192.0.2.10/family", "password": "secret"}) + "\n").encode())
+            mine.sendall((json.dumps({"id": 7, "op": "read", "child": "emma", "machine": "laptop", "after": 0}) + "\n").encode())
+            mine.settimeout(30)
+            print(mine.makefile().readline().strip())
+            mine.close()
+            link.wait(30)
+            """#
+        let r = try ReplayBinaryTests.runBinary("/usr/bin/unshare", ["--net", "/usr/bin/python3", "-c", script,
+                                                                     Readable.path(".build/debug/screentime-household")])
+        #expect(r.status == 0, "\(r.stderr)")
+        let reply = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any]
+        #expect(reply?["id"] as? Int == 7)
+        let error = reply?["error"] as? String ?? ""
+        #expect(error.contains("no network but its own loopback") && error.contains("192.0.2.10") && error.contains("systemctl edit screentimed-system"),
+                "\(r.stdout)")
     }
 }

@@ -33,7 +33,7 @@ TEST_PKGS    = dbus-daemon dbus-bin python3-dbusmock xvfb xauth openbox xdotool 
                gnome-shell gjs libglib2.0-bin dconf-cli procps kwin-wayland xwayland \
                strace gcc debootstrap lintian dpkg-dev binutils chromium chromium-driver python3-selenium openssl postgresql iproute2
 
-.PHONY: all build run demo test fuzz fuzz-build sanitize bench install install-gnome-lock uninstall deb deps test-deps clean
+.PHONY: all build run demo test fuzz fuzz-build sanitize sanitize-build sanitize-run bench install install-gnome-lock uninstall deb deps test-deps clean
 
 all: build
 
@@ -68,24 +68,33 @@ run: build
 demo: build
 	$(SWIFT) run screentimed replay --pretty --policy policies/default.toml policies/demo-day.jsonl
 
+# The thread sanitizer's and the fuzzer's builds are made beside the Swift tests, at the lowest CPU
+# priority (tools/build-beside): the end-to-end tests mostly wait on real daemons. tools/timed says
+# how long each step took.
 test: test-deps
-	$(SWIFT) build --build-tests
-	SWIFT=$(SWIFT) tools/swift-test
-	tools/check-install
-	tools/check-deb
+	tools/timed "the debug build" $(SWIFT) build --build-tests
+	tools/build-beside start $(MAKE) --no-print-directory sanitize-build fuzz-build SANITIZER=thread
+	tools/timed "the Swift tests" env SWIFT=$(SWIFT) tools/swift-test || { tools/build-beside stop; exit 1; }
+	tools/timed "the rest of the sanitizer's and fuzzer's builds" tools/build-beside wait
+	tools/timed "check-install" tools/check-install
+	tools/timed "check-deb" tools/check-deb
 	@if [ -x $(SHARED)/tools/check-scenario ]; then \
 	  SCREENTIMED=.build/debug/screentimed $(SHARED)/tools/check-scenario $(SHARED)/scenarios/*/ $(SHARED)/family-scenarios/*/; \
 	else echo "make: $(SHARED)/tools/check-scenario is not beside this clone; the same scenarios ran above from Tests/Scenarios/shared and Tests/Scenarios/family"; fi
-	$(MAKE) --no-print-directory sanitize SANITIZER=thread
-	$(MAKE) --no-print-directory fuzz-build
-	tools/fuzz 12
+	tools/timed "the suites under the thread sanitizer" $(MAKE) --no-print-directory sanitize-run SANITIZER=thread
+	tools/timed "the fuzz targets' short pass" tools/fuzz 12
 
 # Every suite but the end-to-end ones (which run the plain binaries) under a sanitizer, in a
 # build of its own: SANITIZER=thread (data races; `make test` runs it) or address (memory errors
 # and leaks; tools/lsan.supp names the libraries' leaks it does not count).
 SANITIZER ?= thread
-sanitize: test-deps
+sanitize: test-deps sanitize-build
+	$(MAKE) --no-print-directory sanitize-run
+
+sanitize-build:
 	$(SWIFT) build --build-tests --build-path .build-$(SANITIZER) --sanitize=$(SANITIZER)
+
+sanitize-run:
 	LSAN_OPTIONS=suppressions=$(CURDIR)/tools/lsan.supp:print_suppressions=0 SWIFT=$(SWIFT) LOG=.build-$(SANITIZER)/swift-test.log \
 	  tools/swift-test --skip-build --build-path .build-$(SANITIZER) --sanitize=$(SANITIZER) --skip EndToEndTests
 

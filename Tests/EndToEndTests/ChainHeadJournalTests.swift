@@ -5,7 +5,7 @@ import Testing
 /// Issue #15, finding 2 (in part): the ledger's chain head goes to the journal with each save that
 /// adds entries, where the child cannot take it back; a state restored from an older copy then has
 /// an older head than the journal's last.
-@Suite("The ledger's chain head in the journal", .serialized)
+@Suite("The ledger's chain head in the journal", .ownThread, .serialized)
 struct ChainHeadJournalTests {
     static let child: UInt32 = TestUser.ensure(uid: 65051, name: "stchain65051")
 

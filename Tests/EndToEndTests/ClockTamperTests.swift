@@ -6,7 +6,7 @@ import Testing
 /// Issue #15: the child restarted their own (user-mode) daemon under libfaketime, which read a boot
 /// clock 57 years ahead: retention removed every event, the redeemed time expired, the history
 /// was empty, the calendar stayed ahead, and check said ok.
-@Suite("A faked clock changes nothing", .serialized)
+@Suite("A faked clock changes nothing", .ownThread, .serialized)
 struct ClockTamperTests {
     static let child: UInt32 = TestUser.ensure(uid: 65050, name: "stclock65050")
     static let faketime = "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1"

@@ -4,7 +4,7 @@ import Testing
 
 /// The real daemon, running as uid 65534 (the child), and real stctl processes: as the child, and
 /// as root (a parent).
-@Suite("The control socket and stctl, end to end", .serialized)
+@Suite("The control socket and stctl, end to end", .ownThread, .serialized)
 struct ControlSocketTests {
     static let stctl = Readable.path(".build/debug/stctl")
 
@@ -380,7 +380,7 @@ struct ControlSocketTests {
     }
 }
 
-@Suite("The control socket under fuzzing")
+@Suite("The control socket under fuzzing", .ownThread)
 struct SocketFuzzTests {
     /// The daemon's anonymous resident memory (heap, stacks), KiB: what a leak would grow. Not
     /// all of VmRSS, which also counts the program's own pages as they are touched again after

@@ -1,10 +1,11 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The daemon killed with SIGKILL at random moments while a learning app works. It runs as uid
 /// 65534 (a child's user daemon), on a lenient policy where the app's CPU use counts as learning
 /// and one second earns one point.
-@Suite("screentimed survives SIGKILL", .serialized)
+@Suite("screentimed survives SIGKILL", .ownThread, .serialized)
 struct CrashTests {
     static let nobody = "65534"
 
@@ -123,7 +124,7 @@ struct CrashTests {
     }
 }
 
-@Suite("screentimed on read-only state")
+@Suite("screentimed on read-only state", .ownThread)
 struct ReadOnlyStateTests {
     @Test("the daemon refuses to start on state it cannot write, says why, and changes nothing; check still reads it")
     func readOnly() throws {

@@ -1,9 +1,10 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The state database on a full disk: the daemon keeps running, says so, saves everything once
 /// there is room again, and nothing saved before is lost.
-@Suite("screentimed on a full disk")
+@Suite("screentimed on a full disk", .ownThread)
 struct DiskFullTests {
     @Test("a full disk is survived and everything is saved when there is room again")
     func fullDisk() throws {

@@ -7,7 +7,7 @@ import Testing
 /// commit survive a power cut can be seen here (PowerCutTests makes one): the daemon runs under
 /// strace, which logs each fsync and fdatasync with the file it syncs, as it happens (the traced
 /// daemon waits while strace writes).
-@Suite("Durable answers to parents")
+@Suite("Durable answers to parents", .ownThread)
 struct DurabilityTests {
     static let child: UInt32 = TestUser.ensure(uid: 65060, name: "stchild65060")
 

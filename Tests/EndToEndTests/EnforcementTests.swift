@@ -8,7 +8,7 @@ import Testing
 /// The child here is uid 65001, which no other test uses: a daemon stops every process of its
 /// child that looks like a game (by name, as a copy of a game is still one), and the other tests'
 /// daemons watch uid 65534 — they would stop these games, and these daemons theirs.
-@Suite("Enforcement, end to end", .serialized)
+@Suite("Enforcement, end to end", .ownThread, .serialized)
 struct EnforcementTests {
     static let child: UInt32 = TestUser.ensure(uid: 65001, name: "stchild65001")
 

@@ -9,7 +9,7 @@ import Testing
 /// child, user mode); 65048 and 65049 (two children, system mode) and 65053 (their parent). The
 /// notification test gives 65048 and 65053 session buses at /run/user/UID/bus, as a desktop
 /// login would.
-@Suite("The family loop, end to end", .serialized)
+@Suite("The family loop, end to end", .ownThread, .serialized)
 struct FamilyTests {
     static let child: UInt32 = TestUser.ensure(uid: 65047, name: "stkid65047")
     static let emma: UInt32 = TestUser.ensure(uid: 65048, name: "stkid65048")

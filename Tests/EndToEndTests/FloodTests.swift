@@ -6,7 +6,7 @@ import Testing
 /// requests; the daemon keeps sampling, enforcing and pinging the watchdog meanwhile.
 ///
 /// The flooding child is uid 65040, their sibling 65041 (no other test uses them).
-@Suite("A child's flood of requests does not stall the system daemon", .serialized)
+@Suite("A child's flood of requests does not stall the system daemon", .ownThread, .serialized)
 struct FloodTests {
     static let flooder: UInt32 = TestUser.ensure(uid: 65040, name: "stkid65040")
     static let sibling: UInt32 = TestUser.ensure(uid: 65041, name: "stkid65041")

@@ -1,10 +1,11 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// tools/pack-gnome-extension's two forms, loaded by the real GJS (Debian's gjs, the engine inside
 /// GNOME Shell): the legacy one as GNOME 43–44 imports it, the ES-module one as 45 and later do.
 /// (Only 43 runs whole, in GnomeShellTests: Debian 12 has no GNOME Shell 45.)
-@Suite("GNOME: the extension packed for 43 and for 45+")
+@Suite("GNOME: the extension packed for 43 and for 45+", .ownThread)
 struct GnomeExtensionPackTests {
     static func pack(_ major: String) throws -> String {
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("screentime-pack-\(UUID().uuidString)").path

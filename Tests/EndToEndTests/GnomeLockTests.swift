@@ -1,11 +1,12 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// System mode's dconf defaults and locks for GNOME (desktop/gnome-shell/dconf, installed by
 /// `make install-gnome-lock`): compiled with the real `dconf compile`, read by the real GSettings
 /// as a test user (uid 65534) through a profile naming that database, as /etc/dconf/profile/user
 /// names /etc/dconf/db/local.
-@Suite("GNOME: the extension on and locked for system mode")
+@Suite("GNOME: the extension on and locked for system mode", .ownThread)
 struct GnomeLockTests {
     @Test("the extension is enabled for every user, and the child can neither turn it off nor open Looking Glass")
     func locked() throws {

@@ -10,7 +10,7 @@ import Testing
 ///
 /// The children are uids 65010 (user mode) and 65011 (system mode), which no other test uses:
 /// each fixture ends by killing every process of its uid.
-@Suite("GNOME Shell: the extension, headless", .serialized)
+@Suite("GNOME Shell: the extension, headless", .ownThread, .serialized)
 struct GnomeShellTests {
     static let child: UInt32 = TestUser.ensure(uid: 65010, name: "stgnome65010")
     static let systemChild: UInt32 = TestUser.ensure(uid: 65011, name: "stgnome65011")

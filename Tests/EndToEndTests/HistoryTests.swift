@@ -1,11 +1,12 @@
 import Foundation
 import ScreenTimeCore
 import ScreenTimePolicy
+import TestSupport
 import Testing
 
 /// `stctl history`, `stctl sessions` and `stctl report` against the real daemon, on a state made by importing the
 /// demo afternoon; what they say is checked against `screentimed replay` of the same log.
-@Suite("stctl history, sessions and report, end to end")
+@Suite("stctl history, sessions and report, end to end", .ownThread)
 struct HistoryTests {
     static var demo: String { Readable.path("policies/demo-day.jsonl") }
     static var defaultPolicy: String { Readable.path("policies/default.toml") }

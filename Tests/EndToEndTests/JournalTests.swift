@@ -8,7 +8,7 @@ import Testing
 /// writes to (../shared/RECIPES.md). Everything else is real: processes, socket, SQLite.
 ///
 /// The child is uid 65004 (its own: this daemon stops game-like processes of its child).
-@Suite("The journal: priority, message and SCREENTIME_* fields", .serialized)
+@Suite("The journal: priority, message and SCREENTIME_* fields", .ownThread, .serialized)
 struct JournalTests {
     static let child: UInt32 = TestUser.ensure(uid: 65004, name: "stchild65004")
 

@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 /// The real daemon, as the child (uid 65534), against a real dbus-daemon with dbusmock's logind.
-@Suite("screentimed follows logind", .serialized)
+@Suite("screentimed follows logind", .ownThread, .serialized)
 struct LogindEndToEndTests {
     @Test("lock and idle from logind are logged events; sleep saves everything at once; status says logind is watched")
     func lockIdleSleep() throws {

@@ -7,7 +7,7 @@ import Testing
 ///
 /// Test users: 65042 (a child, user mode), 65043 and 65044 (two children, system mode), 65045 (an
 /// adult not named as a parent, who knows the passphrase), 65046 (a child, user mode).
-@Suite("Parent requests: retries are carried out once; passphrase locks are each caller's own", .serialized)
+@Suite("Parent requests: retries are carried out once; passphrase locks are each caller's own", .ownThread, .serialized)
 struct ParentRequestTests {
     static let retryChild: UInt32 = TestUser.ensure(uid: 65042, name: "stkid65042")
     static let emma: UInt32 = TestUser.ensure(uid: 65043, name: "stkid65043")

@@ -1,9 +1,10 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The parent passphrase with the real daemon and real stctl, from the child's uid (a parent at
 /// the child's keyboard): accepted, refused, and locked after five wrong ones.
-@Suite("The parent passphrase, end to end")
+@Suite("The parent passphrase, end to end", .ownThread)
 struct PassphraseEndToEndTests {
     static func mkpasswd(_ phrase: String) throws -> String {
         let r = try ReplayBinaryTests.runBinary("/usr/bin/mkpasswd", ["-m", "yescrypt", "--stdin"], stdin: phrase + "\n")

@@ -6,7 +6,7 @@ import Testing
 /// (Scripts/powercut-vfs.c, loaded with LD_PRELOAD into its libsqlite3), under which a write
 /// reaches the file only when SQLite syncs it: a SIGKILL then loses exactly what a power cut
 /// would. The daemon is started again without it on the same state, as after the power comes back.
-@Suite("A power cut")
+@Suite("A power cut", .ownThread)
 struct PowerCutTests {
     static let child: UInt32 = TestUser.ensure(uid: 65061, name: "stchild65061")
     static let parentPolicy = "version = 1\ntimezone = \"UTC\"\n"

@@ -1,8 +1,9 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Runs the real `screentimed` binary, as a parent or CI would.
-@Suite("screentimed replay, end to end")
+@Suite("screentimed replay, end to end", .ownThread)
 struct ReplayBinaryTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     static let binary = Readable.path(".build/debug/screentimed")
@@ -165,7 +166,7 @@ struct ReplayBinaryTests {
     }
 }
 
-@Suite("stctl policy check, end to end")
+@Suite("stctl policy check, end to end", .ownThread)
 struct PolicyCheckBinaryTests {
     static let stctl = Readable.path(".build/debug/stctl")
 

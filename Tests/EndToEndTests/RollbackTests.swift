@@ -17,7 +17,7 @@ import Testing
 /// which the test users 65052–65059 are in) in the system journal, not in a `user-UID.journal`
 /// readable by that user, so the test makes the system journal file readable to all, as the
 /// user's own file would be. Nothing is mocked.
-@Suite("A state rolled back from an older copy (user mode)", .serialized)
+@Suite("A state rolled back from an older copy (user mode)", .ownThread, .serialized)
 struct RollbackTests {
     static let child: UInt32 = TestUser.ensure(uid: 65052, name: "stroll65052")
 

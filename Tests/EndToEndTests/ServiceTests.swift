@@ -4,7 +4,7 @@ import Testing
 
 /// screentimed under a service manager's eyes: a datagram socket of the test's stands in for
 /// systemd's `NOTIFY_SOCKET` (systemd itself is not PID 1 here) and records every message.
-@Suite("sd_notify: ready, watchdog, stopping", .serialized)
+@Suite("sd_notify: ready, watchdog, stopping", .ownThread, .serialized)
 struct ServiceTests {
     /// Listens on a datagram socket at `path`; writes "SECONDS MESSAGE" lines to `path.log`, and on
     /// the first READY=1 tries the control socket named in the file `path.control` at once ("CONNECT

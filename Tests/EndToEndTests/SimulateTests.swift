@@ -6,7 +6,7 @@ import Testing
 /// with half the rate gives half the points each day, and the state is not touched.
 ///
 /// The child is uid 65054, which no other test uses.
-@Suite("stctl simulate, end to end", .serialized)
+@Suite("stctl simulate, end to end", .ownThread, .serialized)
 struct SimulateTests {
     static let child: UInt32 = TestUser.ensure(uid: 65054, name: "stkid65054")
 

@@ -1,9 +1,10 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `screentimed import` and `screentimed check` on real SQLite files; tampering is done with the
 /// real `sqlite3` command, behind the daemon's back.
-@Suite("screentimed check, end to end")
+@Suite("screentimed check, end to end", .ownThread)
 struct StateCheckTests {
     static let root = ReplayBinaryTests.root
     static let daemon = ReplayBinaryTests.binary

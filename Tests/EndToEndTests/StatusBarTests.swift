@@ -5,7 +5,7 @@ import Testing
 /// `stctl status --format waybar` and `--format i3blocks` (docs/status-bars.md), run as the child
 /// against the real daemon (uid 65534), brought into each state as a parent would: root adjusts
 /// and redeems over the socket. The expected figures come from what the test redeemed.
-@Suite("stctl status for status bars (waybar, i3blocks), end to end", .serialized)
+@Suite("stctl status for status bars (waybar, i3blocks), end to end", .ownThread, .serialized)
 struct StatusBarTests {
     /// The policy's price of a game minute, and the bonus the parent gives.
     static let perMinute = 2

@@ -7,7 +7,7 @@ import Testing
 ///
 /// The children are uids 65005 and 65006, which no other test uses (this daemon stops their
 /// game-like processes); the parent is 65007.
-@Suite("System mode: one root daemon, two children", .serialized)
+@Suite("System mode: one root daemon, two children", .ownThread, .serialized)
 struct SystemModeTests {
     static let emma: UInt32 = TestUser.ensure(uid: 65005, name: "stkid65005")
     static let tom: UInt32 = TestUser.ensure(uid: 65006, name: "stkid65006")

@@ -1,9 +1,10 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The systemd unit files, checked by systemd itself (`systemd-analyze verify --user`, which works
 /// without systemd as PID 1 when XDG_RUNTIME_DIR is set); any warning fails.
-@Suite("systemd units")
+@Suite("systemd units", .ownThread)
 struct UnitFileTests {
     @Test("systemd-analyze verify --user passes on every unit, with nothing to say")
     func verify() throws {

@@ -8,7 +8,7 @@ import Testing
 ///
 /// Test users, which no other test uses: 65070 (the child) and 65071 (the page's own user); 65072
 /// and 65073 (two children of a system daemon).
-@Suite("The parents' page, end to end")
+@Suite("The parents' page, end to end", .ownThread)
 struct WebPageTests {
     static let child: UInt32 = TestUser.ensure(uid: 65070, name: "stkid65070")
     static let webUser: UInt32 = TestUser.ensure(uid: 65071, name: "stweb65071")

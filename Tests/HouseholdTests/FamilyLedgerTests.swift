@@ -7,7 +7,7 @@ import Testing
 /// The family ledger in a real PostgreSQL (issue #20's first part): the schema by migrations, the
 /// machines' append-only role, entries written once, and a redemption decided against the family
 /// balance in one transaction.
-@Suite("The family ledger in PostgreSQL")
+@Suite("The family ledger in PostgreSQL", .ownThread)
 struct FamilyLedgerTests {
     static let logger = Logger(label: "household-tests")
 

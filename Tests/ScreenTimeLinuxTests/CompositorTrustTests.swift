@@ -1,9 +1,10 @@
 import ScreenTimeLinux
+import TestSupport
 import Testing
 
 /// System mode's rules for believing the child's own GNOME Shell, over facts made here (the E2E
 /// tests in GnomeShellTests read real ones from a real GNOME Shell).
-@Suite("Which compositor system mode believes")
+@Suite("Which compositor system mode believes", .ownThread)
 struct CompositorTrustTests {
     static let child: UInt32 = 1001
     static let honest = CompositorFacts(pid: 4242, exe: "/usr/bin/gnome-shell", exeAlterable: false, uids: (child, child), tracer: 0,

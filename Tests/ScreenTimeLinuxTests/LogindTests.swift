@@ -5,7 +5,7 @@ import ScreenTimeCore
 import TestSupport
 import Testing
 
-@Suite("logind through sd-bus, against a real dbus-daemon and dbusmock's logind", .serialized)
+@Suite("logind through sd-bus, against a real dbus-daemon and dbusmock's logind", .ownThread, .serialized)
 struct LogindTests {
     static let uid: UInt32 = 4242
 

@@ -1,8 +1,9 @@
 import Foundation
 @testable import ScreenTimeLinux
+import TestSupport
 import Testing
 
-@Suite("The parent passphrase")
+@Suite("The parent passphrase", .ownThread)
 struct PassphraseTests {
     /// A yescrypt hash made by Debian's `mkpasswd` (whois), as a parent would make one.
     static func mkpasswd(_ phrase: String) throws -> String {

@@ -7,7 +7,7 @@ import Testing
 /// The sampler against real processes, run as uid 65002 with `setpriv` so that the watched uid
 /// holds only what the test starts: no other test uses it (the end-to-end tests' daemons watch uid
 /// 65534 and stop whatever of theirs looks like a game).
-@Suite("/proc sampler", .serialized)
+@Suite("/proc sampler", .ownThread, .serialized)
 struct ProcSamplerTests {
     static let child: UInt32 = 65002
 

@@ -1,9 +1,10 @@
 import Foundation
 import Glibc
+import TestSupport
 import Testing
 @testable import ScreenTimeLinux
 
-@Suite("Resident memory: program pages let go of, nothing lost")
+@Suite("Resident memory: program pages let go of, nothing lost", .ownThread)
 struct ResidentMemoryTests {
     /// A file of `pages` pages, each filled with its own number, mapped privately.
     func mappedFile(pages: Int, writable: Bool) throws -> (UnsafeMutablePointer<UInt8>, Int, () -> Void) {

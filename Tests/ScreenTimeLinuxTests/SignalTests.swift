@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 /// pidfd signals against real processes.
-@Suite("Signals through pidfds", .serialized)
+@Suite("Signals through pidfds", .ownThread, .serialized)
 struct SignalTests {
     /// Their processes' uid: not the sampler suite's child, whose tests count that uid's processes
     /// and run beside these. No other test uses it.

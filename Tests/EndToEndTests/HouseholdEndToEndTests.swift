@@ -7,11 +7,15 @@ import Testing
 /// uid of its own, with a state of its own; all three name the same child in `[household]`.
 @Suite("Several machines, one family ledger", .ownThread, .serialized)
 struct HouseholdEndToEndTests {
-    static let machines: [(name: String, uid: UInt32)] = [
-        ("pc", TestUser.ensure(uid: 65075, name: "sthh65075")),
-        ("laptop", TestUser.ensure(uid: 65076, name: "sthh65076")),
-        ("tablet", TestUser.ensure(uid: 65077, name: "sthh65077")),
-    ]
+    static let machines = computers(from: 65075)
+
+    /// The family's three computers, pc, laptop and tablet, as the test users `first`, `first + 1`, `first + 2`.
+    static func computers(from first: UInt32) -> [(name: String, uid: UInt32)] {
+        ["pc", "laptop", "tablet"].enumerated().map { i, name in
+            let uid = first + UInt32(i)
+            return (name, TestUser.ensure(uid: uid, name: "sthh\(uid)"))
+        }
+    }
 
     /// A family database set up by `screentime-household setup`, with a login role per machine,
     /// and a running daemon on each machine.
@@ -270,11 +274,7 @@ struct HouseholdEndToEndTests {
 /// that it runs beside the ledger's (each is a few minutes of waiting on real daemons).
 @Suite("Several machines, one family's game time", .ownThread, .serialized)
 struct HouseholdGameTimeTests {
-    static let machines: [(name: String, uid: UInt32)] = [
-        ("pc", TestUser.ensure(uid: 65078, name: "sthh65078")),
-        ("laptop", TestUser.ensure(uid: 65079, name: "sthh65079")),
-        ("tablet", TestUser.ensure(uid: 65080, name: "sthh65080")),
-    ]
+    static let machines = HouseholdEndToEndTests.computers(from: 65078)
     typealias Family = HouseholdEndToEndTests.Family
 
     /// The policy's part for a game (`game`: its path) with these `[rewards]`, stopped 1 s after it is told, unwarned; `more` after it.

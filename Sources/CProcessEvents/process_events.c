@@ -80,7 +80,7 @@ int screentime_process_events_open(int buffer, unsigned nonce) {
 }
 
 // See process_events.h.
-int screentime_process_events_next(int fd, unsigned nonce, int *kind, int *pid) {
+int screentime_process_events_next(int fd, int *kind, int *value, unsigned *request) {
     for (;;) {
         union {
             struct nlmsghdr header;
@@ -102,24 +102,29 @@ int screentime_process_events_next(int fd, unsigned nonce, int *kind, int *pid) 
         const struct proc_event *event = (const struct proc_event *)cn->data;
         switch (event->what) {
         case PROC_EVENT_NONE:
-            // The kernel answers a request with its ack plus one, to every listener.
-            if (cn->ack != nonce + 1) continue;
+            // The kernel answers a request, anyone's, to every listener, with the request's ack plus one.
             *kind = SCREENTIME_KERNEL_ANSWER;
-            *pid = (int)event->event_data.ack.err;
+            *value = (int)event->event_data.ack.err;
+            *request = cn->ack - 1;
             return 1;
         case PROC_EVENT_EXEC:
             *kind = SCREENTIME_PROCESS_EXECD;
-            *pid = event->event_data.exec.process_tgid;
+            *value = event->event_data.exec.process_tgid;
             return 1;
         case PROC_EVENT_EXIT:
             if (event->event_data.exit.process_pid != event->event_data.exit.process_tgid) continue;
             *kind = SCREENTIME_PROCESS_ENDED;
-            *pid = event->event_data.exit.process_tgid;
+            *value = event->event_data.exit.process_tgid;
             return 1;
         default:
             continue;
         }
     }
+}
+
+// See process_events.h.
+int screentime_process_events_ask_again(int fd, unsigned nonce) {
+    return send_request(fd, nonce, PROC_CN_MCAST_LISTEN);
 }
 
 // See process_events.h.

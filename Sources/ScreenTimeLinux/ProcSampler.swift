@@ -16,8 +16,9 @@ import ScreenTimeCore
 /// pids that went round, a /proc of another pid namespace), every process in /proc is looked at.
 ///
 /// Cheaper still with the kernel's process events (`ProcessEvents`): then a watched process costs
-/// nothing a sample unless the kernel named it (it exec'd or ended) or events were lost; its image
-/// is not read. The exe link is still read every `exeEvery` samples and in a process's first seconds.
+/// nothing a sample unless the kernel named it (it exec'd or ended), or events were lost or may
+/// have been silenced; its image is not read. The exe link is still read every `exeEvery` samples
+/// and in a process's first seconds.
 public final class ProcSampler {
     public let uids: Set<UInt32>
     /// How often a tracked process's CPU time is read (and reported when it changed).
@@ -69,6 +70,9 @@ public final class ProcSampler {
     public private(set) var kernelEventsFailure: String?
     /// Samples in which events had been lost, so that every process's image was read.
     public private(set) var samplesWithEventsLost = 0
+    /// Samples in which the kernel may have stopped sending events for a while (someone talked
+    /// its count of listeners down), so that every process's image was read.
+    public private(set) var samplesWithEventsSilenced = 0
     /// How many times a tracked process's image was read to learn whether it still runs.
     public private(set) var imagesRead = 0
 
@@ -196,6 +200,7 @@ public final class ProcSampler {
             switch events.read(into: &news) {
             case .heard: heard = true
             case .lost: samplesWithEventsLost += 1
+            case .silenced: samplesWithEventsSilenced += 1
             case .broken(let why):
                 kernelEvents = nil
                 kernelEventsFailure = why

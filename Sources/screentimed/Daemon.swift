@@ -40,6 +40,10 @@ struct Daemon {
     /// systemd: ready, status, watchdog, reloading, stopping (nothing outside systemd).
     let service = ServiceManager()
     var nextWatchdog: Int64 = 0
+    /// Silenced process events are said in the journal at most once in this while (with how many samples).
+    static let silenceLogEvery = Seconds.of(600)
+    var silenceLoggedAt: Int64? = nil
+    var silencedSamplesLogged = 0
     var nextStatus: Int64 = 0
     /// When the pages of code and data that only start-up used are next let go (ResidentMemory):
     /// once the first samples are taken, then hourly, for what a day's rare paths mapped.
@@ -76,6 +80,21 @@ struct Daemon {
         } else {
             log("processes: each watched one looked at every sample (\(sampler.kernelEventsFailure ?? "no process events"))", level: level, ["event": "process_events"])
         }
+    }
+
+    /// A warning when the kernel's process events may have been silenced (someone talked its count
+    /// of listeners down): every process was looked at in those samples, so nothing was missed, but
+    /// a parent may want to know that someone tried.
+    mutating func logSilencedEvents() {
+        let silenced = sampler.samplesWithEventsSilenced
+        guard silenced > silencedSamplesLogged else { return }
+        let now = SystemClock.monoMicros()
+        if let at = silenceLoggedAt, now - at < Self.silenceLogEvery { return }
+        log("processes: the kernel stopped sending its process events (someone talked its count of listeners down); "
+            + "every watched process was looked at meanwhile (\(silenced - silencedSamplesLogged) sample(s) since the last warning)",
+            level: .warning, ["event": "process_events_silenced"])
+        silenceLoggedAt = now
+        silencedSamplesLogged = silenced
     }
 
     /// Hands what the sampler saw to the child whose process it is.
@@ -119,6 +138,7 @@ struct Daemon {
                 let heard = sampler.hearsKernel
                 sampler.sample(at: SystemClock.monoMicros(), into: &kinds)
                 if heard, !sampler.hearsKernel { logHowProcessesAreFollowed(level: .warning) }
+                logSilencedEvents()
                 for k in kinds { route(k) }
                 nextSample = SystemClock.monoMicros() + sampleEvery
             }

@@ -57,8 +57,8 @@ struct Run: ParsableCommand {
     @Flag(name: .long, help: "Do not ask logind for idle, lock and sleep (desktop hooks only).")
     var noLogind = false
 
-    @Flag(name: .long, help: "Experimental, off by default: hear of execs and ends from the kernel's process events instead of looking at every watched process each sample (docs/observing.md says why it is off).")
-    var processEvents = false
+    @Flag(name: .long, inversion: .prefixedNo, help: "Hear of execs and ends from the kernel's process events where it allows (Linux 6.6, or root), rather than looking at every watched process each sample (docs/observing.md).")
+    var processEvents = true
 
     @Option(name: .long, help: "Events older than this many days are removed from the event log; the ledger and sessions stay whole (0 keeps every event).")
     var keepLogDays: Int = Retention.defaultKeepDays
@@ -128,8 +128,8 @@ struct Run: ParsableCommand {
         ProcFS.raiseOpenFileLimit()
         var server = ControlServer(listener: listener, idleTimeout: quiet)
         if system { server.perUser = 8 }
-        // Off unless asked for: any user can make the kernel stop sending them (docs/observing.md).
-        let events = processEvents ? ProcessEvents.listen() : .failure(ProcessEvents.ListenError("process events are off; --process-events turns them on"))
+        // Only a hint of where to look: silenced or lost, every process is looked at (docs/observing.md).
+        let events = processEvents ? ProcessEvents.listen() : .failure(ProcessEvents.ListenError("--no-process-events"))
         var daemon = Daemon(children: children, sampler: ProcSampler(uids: Set(children.map(\.uid)), cpuEvery: cpu,
                                                                      flatpakApps: FlatpakApps(root: flatpakRoot), kernelEvents: events),
                             server: server, sampleEvery: every, system: system, logger: logger)

@@ -57,7 +57,7 @@ struct Run: ParsableCommand {
     @Flag(name: .long, help: "Do not ask logind for idle, lock and sleep (desktop hooks only).")
     var noLogind = false
 
-    @Flag(name: .long, inversion: .prefixedNo, help: "Hear of execs and ends from the kernel's process events where it allows (Linux 6.6, or root), rather than looking at every watched process each sample (docs/observing.md).")
+    @Flag(name: .long, inversion: .prefixedNo, help: "Hear of execs and ends from the kernel's process events where it allows (Linux 6.6, or CAP_NET_ADMIN), rather than looking at every watched process each sample (docs/observing.md).")
     var processEvents = true
 
     @Option(name: .long, help: "Events older than this many days are removed from the event log; the ledger and sessions stay whole (0 keeps every event).")

@@ -7,8 +7,9 @@ struct ScreenTimeDaemon: ParsableCommand {
         commandName: "screentimed",
         abstract: "The screentime daemon: learning time in, points and reward minutes out.",
         discussion: """
-            Without a subcommand, runs the daemon in the foreground (see 'screentimed run --help'). \
-            Not built yet: logind, desktop hooks, the control socket and enforcement.
+            Without a subcommand, runs the daemon in the foreground (see 'screentimed run --help'): \
+            for the user running it, or with --system for every child with a policy in /etc/screentime. \
+            Children ask 'stctl status' what is left; parents answer with 'stctl'.
             """,
         version: ControlProtocol.release,
         subcommands: [Run.self, Replay.self, Import.self, Check.self, NotifyRelay.self, KDEHookCommand.self],

@@ -88,7 +88,7 @@ public final class ProcessEvents {
             }
         }
 
-        /// Not listening, for a reason of the caller's (process events are off by default).
+        /// Not listening, for a reason of the caller's (`--no-process-events`).
         public init(_ description: String) {
             code = 0
             self.description = description

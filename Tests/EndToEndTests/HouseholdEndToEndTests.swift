@@ -475,8 +475,9 @@ struct HouseholdGameTimeTests {
     }
 }
 
-/// The link where systemd's sandbox leaves it no network (screentimed-system.service without the
-/// household's drop-in, docs/household.md): it says so, naming the remedy, rather than "cannot connect".
+/// The link where systemd's sandbox leaves it no network (a unit with PrivateNetwork=yes, as
+/// screentimed-system.service had until its process events needed the machine's own network
+/// namespace): it says so, naming the remedy, rather than "cannot connect".
 @Suite("The household link without a network", .ownThread)
 struct HouseholdSandboxTests {
     /// `screentime-household link` with its standard input one end of a socket pair, as the daemon

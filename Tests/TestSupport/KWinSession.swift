@@ -143,7 +143,9 @@ public final class KWinSession {
         return p
     }
 
-    /// Runs a program as the child in this session, for at most 10 s; its status and output.
+    /// Runs a program as the child in this session, for at most 30 s (then it is killed: status
+    /// -1); its status and output. It is waited for until Foundation has seen it end: a stressed
+    /// run once saw a `busctl` that had answered still "running" 2 s later, taken for a hang.
     @discardableResult
     public func runAsChild(_ path: String, _ args: [String]) -> (status: Int32, output: String) {
         let p = Process()
@@ -156,17 +158,21 @@ public final class KWinSession {
         guard (try? p.run()) != nil else { return (-1, "") }
         var data = Data()
         let reader = out.fileHandleForReading
-        let deadline = Date().addingTimeInterval(10)
+        let deadline = Date().addingTimeInterval(30)
+        var ended = false
         while Date() < deadline {
             var ready = pollfd(fd: reader.fileDescriptor, events: Int16(POLLIN), revents: 0)
             guard poll(&ready, 1, 100) > 0 else { continue }
             let chunk = reader.availableData
-            if chunk.isEmpty { break }
+            if chunk.isEmpty { ended = true; break }
             data += chunk
         }
-        if p.isRunning { kill(p.processIdentifier, SIGKILL) }
-        reap(p)
-        return (p.isRunning ? -1 : p.terminationStatus, String(decoding: data, as: UTF8.self))
+        // Its output ends with it, a moment before Foundation sees the end (seconds, on a loaded machine).
+        while ended, p.isRunning, Date() < deadline { usleep(10_000) }
+        let killed = p.isRunning
+        if killed { kill(p.processIdentifier, SIGKILL) }
+        p.waitUntilExit()
+        return (killed ? -1 : p.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 
     /// `busctl --user call DEST PATH INTERFACE METHOD [SIGNATURE ARGS…]` as the child; its status.

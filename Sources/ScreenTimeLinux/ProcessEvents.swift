@@ -156,15 +156,14 @@ public final class ProcessEvents {
     /// kernel again whether it still sends events (see the type's comment).
     public func read(into news: inout News) -> Outcome {
         news.clear()
-        var unanswered = false
-        if let failure = drain(into: &news, awaiting: nil) { return failure }
+        var unanswered = false, answered = false
+        if let failure = drain(into: &news, awaiting: nil, answered: &answered) { return failure }
         if Self.othersMayAsk {
             // The kernel answers at once, in the sender's own call: the answer is queued before
             // the call returns. A question the kernel did not take (a full queue) is not proof of silence.
             question = question &+ 1
             if question == nonce { question = question &+ 1 }
             if ask(fd, question) == 0 {
-                var answered = false
                 if let failure = drain(into: &news, awaiting: question, answered: &answered) { return failure }
                 unanswered = !answered && !news.lost
             } else if errno == ENOBUFS || errno == EAGAIN {
@@ -185,13 +184,8 @@ public final class ProcessEvents {
         return news.lost ? .lost : .heard
     }
 
-    /// Reads every message waiting. Returns an outcome only when the socket failed.
-    private func drain(into news: inout News, awaiting: UInt32?) -> Outcome? {
-        var answered = false
-        return drain(into: &news, awaiting: awaiting, answered: &answered)
-    }
-
     /// Reads every message waiting; `answered` says whether the answer to `awaiting` was among them.
+    /// Returns an outcome only when the socket failed.
     private func drain(into news: inout News, awaiting: UInt32?, answered: inout Bool) -> Outcome? {
         var kind: Int32 = 0, value: Int32 = 0, request: UInt32 = 0
         for _ in 0..<Self.readLimit {

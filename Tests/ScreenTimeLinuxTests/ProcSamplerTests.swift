@@ -358,6 +358,16 @@ struct ProcSamplerTests {
         }
     }
 
+    /// Samples (as if past its first seconds) until `pid` is seen started, then once more, in
+    /// which its image is opened; the events seen.
+    static func sampleUntilWatched(_ s: ProcSampler, pid: Int32) -> [Event.Kind] {
+        var events: [Event.Kind] = []
+        let deadline = Date().addingTimeInterval(20)
+        while started(events, pid: pid).isEmpty, Date() < deadline { s.sample(at: later(), into: &events); usleep(20_000) }
+        s.sample(at: later(), into: &events)
+        return events
+    }
+
     /// Samples as if every process were past its first seconds (in which each is looked at fully).
     static func later() -> Microseconds { SystemClock.monoMicros() + Seconds.of(10) }
 
@@ -413,10 +423,7 @@ struct ProcSamplerTests {
         let s = ProcSampler(uids: [Self.child], kernelEvents: ProcessEvents.listen(receiveBuffer: 1))
         #expect(s.hearsKernel)
         let pid = p.processIdentifier
-        var events: [Event.Kind] = []
-        let deadline = Date().addingTimeInterval(20)
-        while Self.started(events, pid: pid).isEmpty, Date() < deadline { s.sample(at: Self.later(), into: &events); usleep(20_000) }
-        s.sample(at: Self.later(), into: &events)    // its image is opened now
+        var events = Self.sampleUntilWatched(s, pid: pid)
         #expect(Self.started(events, pid: pid).count == 1)
         // 300 programs started and ended run the buffer over before the game's exec comes.
         let flood = Process()
@@ -543,10 +550,7 @@ struct ProcSamplerTests {
         let s = ProcSampler(uids: [Self.child], kernelEvents: ProcessEvents.listen())
         #expect(s.hearsKernel)
         let pid = p.processIdentifier
-        var events: [Event.Kind] = []
-        let deadline = Date().addingTimeInterval(20)
-        while Self.started(events, pid: pid).isEmpty, Date() < deadline { s.sample(at: Self.later(), into: &events); usleep(20_000) }
-        s.sample(at: Self.later(), into: &events)    // its image is opened now
+        var events = Self.sampleUntilWatched(s, pid: pid)
         #expect(Self.started(events, pid: pid).count == 1)
         #expect(s.samplesWithEventsSilenced == 0)
 

@@ -54,8 +54,10 @@ let package = Package(
         .systemLibrary(name: "CShims"),
         // The kernel's process events (netlink's proc connector), in C of its own: the kernel's headers stay out of Swift's sight.
         .target(name: "CProcessEvents"),
+        // SIGTERM, SIGINT and SIGHUP noted by a plain handler for the run loop (no libdispatch thread).
+        .target(name: "CSignals"),
         // The Linux shell: the /proc sampler, clocks, user accounts, sockets. Each C call wrapped once.
-        .target(name: "ScreenTimeLinux", dependencies: ["ScreenTimeCore", "CCrypt", "CShims", "CProcessEvents"]),
+        .target(name: "ScreenTimeLinux", dependencies: ["ScreenTimeCore", "CCrypt", "CShims", "CProcessEvents", "CSignals"]),
         // The shell's parts that speak through libsystemd: D-Bus (logind, notifications, KWin), the
         // journal, the service manager. Apart so that stctl, which needs none of it, does not load
         // libsystemd and the five libraries it brings (0.7 ms a start; docs/benchmarks.md).

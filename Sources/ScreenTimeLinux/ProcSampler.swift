@@ -7,7 +7,7 @@ import ScreenTimeCore
 /// Cheap, because most of /proc is not looked at again. A watched process costs one byte read a
 /// sample from its /proc/PID/maps, opened once: that descriptor is bound to the program image, so
 /// it reads nothing once the process exec'd or exited, and only then is the exe link read again.
-/// (In its first seconds, and once every `exeEvery` samples, the exe link is read anyway: a vfork
+/// (In its first seconds, and once every `exeLookEvery`, the exe link is read anyway: a vfork
 /// child shares its parent's image until it execs.) Its stat is read once per `cpuEvery`. Other users' processes cost
 /// nothing after their first look: a process that is new since the last sample has a pid handed out
 /// since then, which the last pid of /proc/loadavg tells, and /proc/stat's count of created
@@ -17,7 +17,7 @@ import ScreenTimeCore
 ///
 /// Cheaper still with the kernel's process events (`ProcessEvents`): then a watched process costs
 /// nothing a sample unless the kernel named it (it exec'd or ended), or events were lost or may
-/// have been silenced; its image is not read. The exe link is still read every `exeEvery` samples
+/// have been silenced; its image is not read. The exe link is still read every `exeLookEvery`
 /// and in a process's first seconds.
 public final class ProcSampler {
     public let uids: Set<UInt32>
@@ -41,6 +41,8 @@ public final class ProcSampler {
         var exe: [UInt8]
         var cpuMillis: Int64
         var cpuReadAt: Microseconds
+        /// When its exe link was last read (it is read at least every `exeLookEvery`).
+        var exeReadAt: Microseconds
         /// Started through the dynamic loader, the program it runs not known yet: looked at
         /// again while young (the loader maps the program just after it starts).
         var loaderProgramUnknown = false
@@ -62,7 +64,9 @@ public final class ProcSampler {
     private var exe: [UInt8] = []
     private var buffer: [UInt8] = []
     private var gone: [Int32] = []
-    private var samples = 0
+    /// Until when (mono) a tracked process needs a look every sample: in its first seconds, or
+    /// with its first thread ended (Int64.max). Set by each sample.
+    private var steadyUntil: Microseconds = 0
     /// The kernel's process events, while they work (nil: every process's image is read each sample).
     private var kernelEvents: ProcessEvents?
     private var news = ProcessEvents.News()
@@ -82,8 +86,8 @@ public final class ProcSampler {
     static let raceSlack: Int64 = 4
     /// Processes younger than this are looked at fully (owner and exe link) every sample.
     static let recentFor = Seconds.of(3)
-    /// Every tracked process's exe link is read at least once in this many samples.
-    static let exeEvery = 30
+    /// Every tracked process's exe link is read at least this often.
+    public static let exeLookEvery = Seconds.of(30)
     static let recentLimit = 256
 
     /// `kernelEvents`: the kernel's process events, or why there are none. They are used only
@@ -123,6 +127,20 @@ public final class ProcSampler {
     /// Whether the kernel's process events tell this sampler of execs and ends.
     public var hearsKernel: Bool { kernelEvents != nil }
 
+    /// The kernel's process events' socket while they are used: readable once the kernel has
+    /// named a process (or answered anyone's request), so a sample then has something to look at.
+    public var kernelEventsDescriptor: Int32? { kernelEvents?.descriptor }
+
+    /// Whether the next sample should come at the usual cadence rather than when the kernel names
+    /// a process (with a look now and then): without the kernel's events; while a watched process
+    /// is in its first seconds (its exe link is read every sample) or its first thread has ended;
+    /// while another user's process met lately may still become a watched one's; while the
+    /// kernel's last answer is missing (the next sample must look at every process too).
+    public func wantsSteadySamples(at mono: Microseconds) -> Bool {
+        guard let events = kernelEvents else { return true }
+        return mono < steadyUntil || !recent.isEmpty || events.lastQuestionUnanswered
+    }
+
     /// The kernel's events name pids as its first pid namespace sees them; in a container they
     /// would name other processes than /proc's.
     static let inFirstPidNamespace: Bool = {
@@ -159,7 +177,13 @@ public final class ProcSampler {
             for pid in pids where tracked[pid] == nil { look(at: pid, listed: true, remember: nil, mono: mono, into: &out) }
         }
         lookAgainAtRecent(mono: mono, into: &out)
+        let lastRead = tracked.values.reduce(Int64.max) { Swift.min($0, $1.cpuReadAt) }
+        nextCPURead = lastRead == Int64.max ? nil : lastRead + cpuEvery
     }
+
+    /// When a tracked process's CPU time is next due to be read (`cpuEvery` after its last read;
+    /// nil: none tracked). The daemon samples by then even while it waits for the kernel's events.
+    public private(set) var nextCPURead: Microseconds?
 
     private enum NewPids {
         case none
@@ -193,7 +217,6 @@ public final class ProcSampler {
     /// The tracked processes: gone, exec'd, their CPU time.
     private func followTracked(at mono: Microseconds, into out: inout [Event.Kind]) {
         gone.removeAll(keepingCapacity: true)
-        samples &+= 1
         // Read every sample, so that the socket's buffer holds only what came since the last.
         var heard = false
         if let events = kernelEvents {
@@ -206,16 +229,31 @@ public final class ProcSampler {
                 kernelEventsFailure = why
             }
         }
-        for (index, pid) in order.enumerated() {
+        steadyUntil = 0
+        for pid in order {
             var t = tracked[pid]!
             let young = mono - t.since < Self.recentFor
-            // The exe link of every process is read at least every `exeEvery` samples, for an
-            // image shared with another process (vfork, CLONE_VM), which outlives an exec.
-            let due = (index &+ samples) % Self.exeEvery == 0
-            if !young, !due, let image = t.image, heard && !t.firstThreadEnded ? !news.names(pid) : stillRuns(image) {
-                if mono - t.cpuReadAt >= cpuEvery { readCPU(&t, mono: mono, into: &out); tracked[pid] = t }
-                continue
+            if young || t.firstThreadEnded { steadyUntil = Swift.max(steadyUntil, young ? t.since + Self.recentFor : Int64.max) }
+            // The exe link of every process is read at least every `exeLookEvery`, for an image
+            // shared with another process (vfork, CLONE_VM), which outlives an exec, and for
+            // what the kernel's events may not have said (see ProcessEvents).
+            let due = mono - t.exeReadAt >= Self.exeLookEvery
+            if !young, let image = t.image, heard && !t.firstThreadEnded ? !news.names(pid) : stillRuns(image) {
+                // Nothing says it changed.
+                var same = !due
+                if due, heard {
+                    // The kernel did not name it: its exe link alone says whether it runs another program now.
+                    let link = fs.exe(of: t.folder, into: &exe)
+                    same = (link == .read || link == .readThroughThread) && exe == t.exe
+                    if same { t.exeReadAt = mono }
+                }
+                if same {
+                    if mono - t.cpuReadAt >= cpuEvery { readCPU(&t, mono: mono, into: &out) }
+                    tracked[pid] = t
+                    continue
+                }
             }
+            t.exeReadAt = mono
             var execd = false
             if let image = t.image, !stillRuns(image) {
                 fs.release(image)
@@ -350,8 +388,11 @@ public final class ProcSampler {
         let f = facts(folder, uid: uid, startTicks: stat.startTicks)
         out.append(.processStarted(f))
         out.append(.processCPU(pid: folder.pid, cpuMillis: stat.cpuMillis))
+        steadyUntil = Swift.max(steadyUntil, link == .readThroughThread ? Int64.max : stat.startMicros + Self.recentFor)
         tracked[folder.pid] = Tracked(folder: folder, image: nil, since: stat.startMicros, uid: uid, startTicks: stat.startTicks,
                                       exe: exe, cpuMillis: stat.cpuMillis, cpuReadAt: mono,
+                                      // The looks at every process's exe link spread over `exeLookEvery`.
+                                      exeReadAt: mono - Seconds.of(Int64(folder.pid) % 30),
                                       loaderProgramUnknown: f.contentOf == nil && ProcSampler.isLoader(f.exe),
                                       firstThreadEnded: link == .readThroughThread)
         let at = order.firstIndex { $0 > folder.pid } ?? order.endIndex

@@ -21,7 +21,7 @@ import Glibc
 /// What is left: an invalid request hidden in a flood that runs the socket's buffer over (that
 /// read counts as lost), then a count held up by a listener of the child's own, dropped and raised
 /// again between two samples around an `exec` of a process that already ran. That `exec` is seen
-/// at the process's 30-second look (`ProcSampler.exeEvery`), as a process sharing its memory is.
+/// at the process's 30-second look (`ProcSampler.exeLookEvery`), as a process sharing its memory is.
 ///
 /// Listening needs CAP_NET_ADMIN before Linux 6.6 (and only such a process can change the count);
 /// a user-mode daemon on an older kernel (Debian 12's 6.1) looks at every process instead.
@@ -101,6 +101,10 @@ public final class ProcessEvents {
     private var question: UInt32
     /// The last read's question went unanswered.
     private var lastUnanswered = false
+    /// The last read's question went unanswered: the next read counts as silenced too, whatever it hears.
+    public var lastQuestionUnanswered: Bool { lastUnanswered }
+    /// The socket: readable when the kernel has said something since the last read.
+    public var descriptor: Int32 { fd }
     /// How a question is sent (a seam for tests: the kernel's silence, without silencing it for everyone).
     var ask: (Int32, UInt32) -> Int32 = screentime_process_events_ask_again
 

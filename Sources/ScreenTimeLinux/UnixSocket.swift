@@ -185,6 +185,8 @@ public enum Poll {
 public final class Wakeup: @unchecked Sendable {
     private let ends: (read: Int32, write: Int32)
     public var fd: Int32 { ends.read }
+    /// The end `poke` writes (a signal handler may write it too).
+    public var writeDescriptor: Int32 { ends.write }
 
     public init() {
         var p: [Int32] = [-1, -1]

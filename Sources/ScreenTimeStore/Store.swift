@@ -22,6 +22,12 @@ public struct StoredLedgerEntry: Sendable, Equatable {
 public final class Store: Sendable {
     public let path: String
     let pool: any DatabaseWriter
+    /// The connection that looked at the schema before the pool opened, closed, never freed: GRDB
+    /// gives each connection a dispatch queue with queue-specific data, and freeing one hands its
+    /// destructors to a libdispatch worker thread, after which libdispatch wakes once a second for
+    /// the rest of the process's life to watch its workers (a sixth of the system daemon's CPU,
+    /// docs/benchmarks.md). For the same reason the pool keeps its readers (`persistentReadOnlyConnections`).
+    private let schemaLook: DatabaseQueue?
 
     public static let genesisHash = String(repeating: "0", count: 64)
 
@@ -32,14 +38,18 @@ public final class Store: Sendable {
         var config = Configuration()
         config.busyMode = .timeout(5)
         config.readonly = readOnly
+        config.persistentReadOnlyConnections = true
         // Refusals come before any write: opening a pool writes to the file (GRDB makes sure a WAL
         // exists), and a damaged or newer database must be left exactly as it was.
+        var schemaLook: DatabaseQueue? = nil
         if !readOnly, FileManager.default.fileExists(atPath: path) {
             var look = Configuration()
             look.readonly = true
             do {
                 let queue = try DatabaseQueue(path: path, configuration: look)
+                schemaLook = queue
                 try queue.read { db in try Store.refuseUnknownSchema(db, path: path, readOnly: false) }
+                try queue.close()
             } catch let e as StoreError {
                 throw e
             } catch let e as DatabaseError {
@@ -48,6 +58,7 @@ public final class Store: Sendable {
                 throw StoreError(description: "\(path): cannot open the state database: the file is damaged (\(error)); nothing was changed: restore a backup, or move the file away to start anew")
             }
         }
+        self.schemaLook = schemaLook
         do {
             if readOnly {
                 // A WAL database in a folder we may not write (a backup, another user's state) can

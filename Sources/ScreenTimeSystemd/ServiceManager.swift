@@ -9,6 +9,8 @@ import ScreenTimeLinux
 public struct ServiceManager: Sendable {
     /// How often to send WATCHDOG=1: half of `WATCHDOG_USEC` (nil: no watchdog asked for).
     public let watchdogEvery: Int64?
+    /// Whether systemd listens (NOTIFY_SOCKET): only then is a status line worth a wake-up.
+    public let notifying = getenv("NOTIFY_SOCKET") != nil
 
     public init() {
         var usec: UInt64 = 0

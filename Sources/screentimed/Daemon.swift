@@ -29,6 +29,13 @@ struct Daemon {
     var sampler: ProcSampler
     var server: ControlServer?
     let sampleEvery: Microseconds
+    /// With the kernel's process events, how often the processes are looked at while the kernel
+    /// names none and nothing else asks for the usual cadence (`ProcSampler.wantsSteadySamples`,
+    /// a paused game): what does not wait for the kernel's word (each process's exe link every
+    /// 30 s, a process that only forked, the question whether the kernel still sends events, the
+    /// CPU times each minute) comes at least this often. docs/observing.md.
+    static let quietSampleEvery = Seconds.of(5)
+    var quietEvery: Microseconds { max(sampleEvery, Self.quietSampleEvery) }
     /// System mode: root, several children, hooks of the child's own processes only stricter.
     let system: Bool
     /// The daemon's own lines (a child's carry the child's name).
@@ -97,6 +104,19 @@ struct Daemon {
         silencedSamplesLogged = silenced
     }
 
+    /// When the next sample is due (mono): `sampleEvery` after the last one once the kernel has
+    /// named a process, or while the sampler or a paused game (its SIGCONT is looked for at each
+    /// sample) wants the usual cadence; else `quietEvery` after it, or when a process's CPU time
+    /// is due to be read if that is sooner. At once when there was none.
+    func nextSample(after last: Microseconds?, kernelSpoke: Bool) -> Microseconds {
+        guard let last else { return 0 }
+        let steady = kernelSpoke || sampler.wantsSteadySamples(at: SystemClock.monoMicros())
+            || children.contains { !$0.live.engine.pausedGames.isEmpty }
+        let next = last + (steady ? sampleEvery : quietEvery)
+        guard let cpu = sampler.nextCPURead else { return next }
+        return min(next, max(cpu, last + sampleEvery))
+    }
+
     /// Hands what the sampler saw to the child whose process it is.
     mutating func route(_ kind: Event.Kind) {
         let i: Int?
@@ -113,7 +133,10 @@ struct Daemon {
 
     mutating func run(requests: Requests) throws {
         var kinds: [Event.Kind] = []
-        var nextSample = SystemClock.monoMicros()
+        var lastSample: Microseconds? = nil
+        // The kernel's events socket was readable: something exec'd or ended (anyone's), so the
+        // next sample comes at the usual cadence. Not polled again until that sample.
+        var kernelSpoke = false
         for i in children.indices {
             children[i].observe(.daemonStarted)
             children[i].checkClocks()
@@ -132,7 +155,7 @@ struct Daemon {
                 for i in children.indices { children[i].reloadPolicy(announce: announcer()) }
                 knowPrograms()
             }
-            if SystemClock.monoMicros() >= nextSample {
+            if SystemClock.monoMicros() >= nextSample(after: lastSample, kernelSpoke: kernelSpoke) {
                 for i in children.indices { children[i].checkPausedGames() }
                 kinds.removeAll(keepingCapacity: true)
                 let heard = sampler.hearsKernel
@@ -140,12 +163,15 @@ struct Daemon {
                 if heard, !sampler.hearsKernel { logHowProcessesAreFollowed(level: .warning) }
                 logSilencedEvents()
                 for k in kinds { route(k) }
-                nextSample = SystemClock.monoMicros() + sampleEvery
+                lastSample = SystemClock.monoMicros()
+                kernelSpoke = false
             }
             superviseHooks()
-            // Wait for the next sample, a request, a signal, or what a child needs next.
-            var wait = max(0, nextSample - SystemClock.monoMicros())
+            // Wait for the next sample, a request, a signal, the kernel's word of an exec or an
+            // end, or what a child needs next.
+            var wait = max(0, nextSample(after: lastSample, kernelSpoke: kernelSpoke) - SystemClock.monoMicros())
             var bus: [Int32] = [], busWrites: [Int32] = []
+            if !kernelSpoke, let fd = sampler.kernelEventsDescriptor { bus.append(fd) }
             for i in children.indices {
                 children[i].followLogind(now: SystemClock.monoMicros(), into: &kinds)
                 children[i].followHousehold(now: SystemClock.monoMicros())
@@ -153,7 +179,7 @@ struct Daemon {
                 children[i].saveIfDue()
                 children[i].removeOldEventsIfDue()
                 let child = children[i]
-                for next in [due, child.nextSave, child.logind?.nextRetry, child.householdDue].compactMap({ $0 }) {
+                for next in [due, child.nextSave, child.logind?.nextRetry, child.householdDue, child.nextRetention].compactMap({ $0 }) {
                     wait = min(wait, max(0, next - SystemClock.monoMicros()))
                 }
                 // (The household link's socket is read by the child, as the bus is: not the server's.)
@@ -165,14 +191,18 @@ struct Daemon {
             }
             if service.watchdogEvery != nil { wait = min(wait, max(0, nextWatchdog - SystemClock.monoMicros())) }
             wait = min(wait, max(0, nextMemoryRelease - SystemClock.monoMicros()))
+            if service.notifying { wait = min(wait, max(0, nextStatus - SystemClock.monoMicros())) }
             if let due = hooks?.nextDue { wait = min(wait, max(0, due - SystemClock.monoMicros())) }
             if let quiet = server?.nextTimeout { wait = min(wait, max(0, quiet - SystemClock.monoMicros())) }
             // Requests left from the last turn: answered in this one, after a look at the sockets.
             if server?.hasWork == true { wait = 0 }
             let ready = Poll.wait(read: [requests.wakeup.fd] + bus + (server?.readDescriptors ?? []),
                                   write: busWrites + (server?.writeDescriptors ?? []),
-                                  timeoutMillis: wait == 0 ? 0 : Int32(min(wait / 1000 + 1, 1000)))
+                                  // (At least every `quietSampleEvery` all the same: a deadline forgotten above is late by that at most.)
+                                  timeoutMillis: wait == 0 ? 0 : Int32(min(wait / 1000 + 1, Self.quietSampleEvery / 1000)))
             if ready.readable.contains(requests.wakeup.fd) { requests.wakeup.drain() }
+            if let fd = sampler.kernelEventsDescriptor, ready.readable.contains(fd) { kernelSpoke = true }
+            requests.takeSignals()
             let busy = Set(bus)
             if var s = server, s.hasWork || !ready.readable.subtracting(busy).isEmpty || !ready.writable.subtracting(busy).isEmpty {
                 let lost = s.serve(ready, now: SystemClock.monoMicros()) { request, caller in answer(request, from: caller) }
@@ -390,17 +420,10 @@ struct Daemon {
     }
 }
 
-/// SIGTERM, SIGINT and SIGHUP, delivered to `requests` instead of ending the process.
-func handleSignals(_ requests: Requests) -> [DispatchSourceSignal] {
-    let queue = DispatchQueue(label: "screentimed.signals")
-    return [(SIGTERM, false), (SIGINT, false), (SIGHUP, true)].map { (number, reload) in
-        signal(number, SIG_IGN)
-        let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-        source.setEventHandler {
-            if reload { requests.reload.store(true, ordering: .relaxed) } else { requests.stop.store(true, ordering: .relaxed) }
-            requests.wakeup.poke()
-        }
-        source.resume()
-        return source
+extension Requests {
+    /// What SIGTERM, SIGINT and SIGHUP asked since the last turn (StopSignals notes them).
+    func takeSignals() {
+        if StopSignals.stopAsked() { stop.store(true, ordering: .relaxed) }
+        if StopSignals.reloadAsked() { reload.store(true, ordering: .relaxed) }
     }
 }

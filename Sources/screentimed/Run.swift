@@ -135,8 +135,7 @@ struct Run: ParsableCommand {
                             server: server, sampleEvery: every, system: system, logger: logger)
         daemon.hooks = hooks
         let requests = Requests()
-        let sources = handleSignals(requests)
-        defer { sources.forEach { $0.cancel() } }
+        do { try StopSignals.install(waking: requests.wakeup) } catch { throw fail("screentimed: \(error.description)", code: 1) }
         try daemon.run(requests: requests)
     }
 
@@ -167,7 +166,6 @@ struct Run: ParsableCommand {
                 var child = Child(uid: account.uid, name: account.name, live: live, policyPath: path, logger: logger, system: true)
                 watch(&child)
                 child.joinHousehold()
-            child.joinHousehold()
                 child.relay = relay
                 children.append(child)
             }

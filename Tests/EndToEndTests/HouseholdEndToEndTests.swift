@@ -110,6 +110,14 @@ struct HouseholdEndToEndTests {
 
     static func balance(_ d: LiveDaemon) throws -> Int { try d.status()["balance"] as? Int ?? -1 }
 
+    /// The last lines of each daemon's log, for a failure's message.
+    static func logs(_ ds: [LiveDaemon], lines: Int = 30) -> String {
+        ds.map { d in
+            let text = (try? String(contentsOfFile: d.log, encoding: .utf8)) ?? "(no log)"
+            return "uid \(d.uid)'s log:\n" + text.split(separator: "\n").suffix(lines).joined(separator: "\n")
+        }.joined(separator: "\n")
+    }
+
     /// Waits until `d`'s balance is `want` (at most `seconds`); returns how long it took, or nil.
     static func waitForBalance(_ d: LiveDaemon, _ want: Int, within seconds: Double) throws -> Double? {
         let start = Date()
@@ -238,7 +246,7 @@ struct HouseholdEndToEndTests {
         defer { family.end() }
         let (pc, laptop) = (family.daemons[0], family.daemons[1])
         #expect(try Self.parent(laptop, ["adjust", "100", "--reason", "chores"]).status == 0)
-        #expect(try Self.waitForBalance(pc, 100, within: 10) != nil)
+        #expect(try Self.waitForBalance(pc, 100, within: 30) != nil, "\(point): balance \((try? Self.balance(pc)) ?? -1)\n\(Self.logs([pc, laptop]))")
         let expected: Int
         if point == "family-paid" {
             // The family ledger takes the 20 points; the daemon dies before its own state has them.

@@ -388,16 +388,18 @@ struct ProcSamplerTests {
         #expect(Self.started(events, pid: pid).map(\.exe).contains { $0.hasSuffix("/dash") })
         _ = Self.sample(polling) { !Self.started($0, pid: pid).isEmpty }
         // 60 samples in which the shell waits: polling reads its image each time; with the
-        // kernel's events only on the samples in which every process's exe link is due anyway.
+        // kernel's events never (its exe link alone is read at its 30-second look).
         let (fromEvents, fromPolling) = (s.imagesRead, polling.imagesRead)
+        // A minute of them, a second apart: the shell's exe link is due once or twice.
         var quiet: [Event.Kind] = []
-        for _ in 0..<60 {
-            s.sample(at: Self.later(), into: &quiet)
-            polling.sample(at: Self.later(), into: &quiet)
+        let start = Self.later()
+        for second in 1...60 {
+            s.sample(at: start + Seconds.of(Int64(second)), into: &quiet)
+            polling.sample(at: start + Seconds.of(Int64(second)), into: &quiet)
         }
         #expect(Self.started(quiet, pid: pid).isEmpty)
         #expect(polling.imagesRead - fromPolling >= 58)
-        #expect(s.imagesRead - fromEvents <= 60 / ProcSampler.exeEvery + 1)
+        #expect(s.imagesRead == fromEvents)
         Self.say(fifo, andWaitForExecOf: p, to: "\(dir)/supertuxkart")
         events.removeAll()
         // /proc can show the new image a moment before the kernel has queued the exec's event
@@ -477,11 +479,11 @@ struct ProcSamplerTests {
     for line in sys.stdin:
         word = line.strip()
         if word == "down":
-            while taken < 500:
+            while taken < 5000:
                 step(IGNORE); taken += 1; nonce += 1
                 request(probe, LISTEN, nonce)
                 if answered(probe, nonce, 0.3) is None: break
-            print(f"silent {taken}" if taken < 500 else "never", flush=True)
+            print(f"silent {taken}" if taken < 5000 else "never", flush=True)
         elif word == "up":
             while taken > 0: step(LISTEN); taken -= 1
             print("up", flush=True)
@@ -665,13 +667,49 @@ struct ProcSamplerTests {
         var events: [Event.Kind] = []
         s.sample(at: Self.later(), into: &events)
         #expect(Self.started(events, pid: pid).map(\.exe).contains { $0.hasPrefix("/usr/bin/python3") })
-        // A minute of samples (each process's exe link is read once in 30 of them anyway): it runs on.
-        for _ in 0..<(2 * ProcSampler.exeEvery) { s.sample(at: Self.later(), into: &events) }
+        // A minute of samples, a second apart (its exe link is read once or twice at its 30-second look): it runs on.
+        let start = Self.later()
+        for second in 1...60 { s.sample(at: start + Seconds.of(Int64(second)), into: &events) }
         #expect(!events.contains(.processExited(pid: pid)))
         kill(pid, SIGKILL)
         p.waitUntilExit()
         events.removeAll()
-        s.sample(at: Self.later(), into: &events)
+        s.sample(at: start + Seconds.of(61), into: &events)
         #expect(events.contains(.processExited(pid: pid)))
+    }
+
+    @Test("with the kernel's process events the daemon may wait for them: a quiet sampler asks for no steady samples; a process in its first seconds, or no events, does; the events' socket is readable once anyone execs")
+    func samplesMayWaitForTheKernel() throws {
+        let dir = try AppCopies.folder()
+        let (p, fifo) = try Self.shellExecingOnWord(dir)
+        defer { Self.end(p) }
+        let s = ProcSampler(uids: [Self.child], kernelEvents: ProcessEvents.listen())
+        let polling = ProcSampler(uids: [Self.child])
+        #expect(s.hearsKernel)
+        let fd = try #require(s.kernelEventsDescriptor)
+        #expect(polling.kernelEventsDescriptor == nil)
+        var events = Self.sample(s) { !Self.started($0, pid: p.processIdentifier).isEmpty }
+        let shell = try #require(Self.started(events, pid: p.processIdentifier).first)
+        let since = try #require(shell.startTicks) * (Seconds.micro / Int64(sysconf(Int32(_SC_CLK_TCK))))
+        // The shell's first seconds want a look every sample; without the kernel's events every sample is one.
+        #expect(s.wantsSteadySamples(at: since + Seconds.of(1)))
+        #expect(polling.wantsSteadySamples(at: since + Seconds.of(60)))
+        // Past them, the sampler may wait for the kernel (another user's process met in a sample
+        // is looked at again for a few seconds: on this busy machine, samples are taken until one met none).
+        var quiet = since + Seconds.of(10)
+        for _ in 0..<50 {
+            quiet += Seconds.of(4)
+            s.sample(at: quiet, into: &events)
+            if !s.wantsSteadySamples(at: quiet) { break }
+        }
+        #expect(!s.wantsSteadySamples(at: quiet))
+        // The shell's exec: the events' socket is readable (whatever else it holds), and the next sample sees it.
+        var ready = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        Self.say(fifo, andWaitForExecOf: p, to: "\(dir)/supertuxkart")
+        ready.revents = 0
+        #expect(poll(&ready, 1, 10_000) == 1)
+        events.removeAll()
+        s.sample(at: quiet + Seconds.of(1), into: &events)
+        #expect(Self.started(events, pid: p.processIdentifier).map(\.exe).contains { $0.hasSuffix("/supertuxkart") })
     }
 }

@@ -248,8 +248,9 @@ public final class ProcSampler {
                     if same { t.exeReadAt = mono }
                 }
                 if same {
-                    if mono - t.cpuReadAt >= cpuEvery { readCPU(&t, mono: mono, into: &out) }
-                    tracked[pid] = t
+                    let cpuDue = mono - t.cpuReadAt >= cpuEvery
+                    if cpuDue { readCPU(&t, mono: mono, into: &out) }
+                    if cpuDue || due { tracked[pid] = t }
                     continue
                 }
             }
@@ -392,7 +393,7 @@ public final class ProcSampler {
         tracked[folder.pid] = Tracked(folder: folder, image: nil, since: stat.startMicros, uid: uid, startTicks: stat.startTicks,
                                       exe: exe, cpuMillis: stat.cpuMillis, cpuReadAt: mono,
                                       // The looks at every process's exe link spread over `exeLookEvery`.
-                                      exeReadAt: mono - Seconds.of(Int64(folder.pid) % 30),
+                                      exeReadAt: mono - Self.exeLookEvery * Int64(folder.pid % 30) / 30,
                                       loaderProgramUnknown: f.contentOf == nil && ProcSampler.isLoader(f.exe),
                                       firstThreadEnded: link == .readThroughThread)
         let at = order.firstIndex { $0 > folder.pid } ?? order.endIndex

@@ -36,7 +36,7 @@ struct Run: ParsableCommand {
     @Option(name: .long, help: "The control socket (default: $XDG_RUNTIME_DIR/screentime/control.sock).")
     var socket: String?
 
-    @Option(name: .long, help: "How often /proc is sampled: a duration such as \"1s\" or \"200ms\".")
+    @Option(name: .long, help: "How often /proc is sampled: a duration such as \"1s\" or \"200ms\". With the kernel's process events, at most this often, when the kernel names a process, and every 5 s otherwise (docs/observing.md).")
     var sampleEvery: String = "1s"
 
     @Option(name: .long, help: "How often each process's CPU time is reported (\"60s\").")

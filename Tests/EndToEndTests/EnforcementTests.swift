@@ -76,7 +76,7 @@ struct EnforcementTests {
         defer { if p.isRunning { kill(p.processIdentifier, SIGKILL) } }
         #expect(Self.ends(p, within: 15))
         let played = Date().timeIntervalSince(started)
-        #expect(p.terminationReason == .uncaughtSignal && p.terminationStatus == SIGTERM, "\(p.terminationReason.rawValue) \(p.terminationStatus)")
+        #expect(p.ending == .signal(SIGTERM), "\(p.ending)")
         #expect(played >= 3.5 && played < 8, "played \(played) s")
         let log = try d.waitFor("SIGTERM to 1 process")
         let warn = try #require(log.range(of: "warn: 2 s of game time left (daily_limit)"), "\(log)")
@@ -88,7 +88,7 @@ struct EnforcementTests {
         defer { if again.isRunning { kill(again.processIdentifier, SIGKILL) } }
         let relaunched = Date()
         #expect(Self.ends(again, within: 5))
-        #expect(again.terminationReason == .uncaughtSignal && again.terminationStatus == SIGTERM)
+        #expect(again.ending == .signal(SIGTERM))
         #expect(Date().timeIntervalSince(relaunched) < 1.5, "\(Date().timeIntervalSince(relaunched)) s")
         try d.stop()
     }
@@ -112,7 +112,7 @@ struct EnforcementTests {
             """, pidFile])
         defer { if p.isRunning { kill(p.processIdentifier, SIGKILL) } }
         #expect(Self.ends(p, within: 15))
-        #expect(p.terminationReason == .uncaughtSignal && p.terminationStatus == SIGKILL)
+        #expect(p.ending == .signal(SIGKILL))
         let log = try d.waitFor("SIGKILL")
         #expect(log.contains("stop SuperTuxKart (pid \(p.processIdentifier), \(exe)): daily_limit; SIGTERM to 2 processes"), "\(log)")
         #expect(log.contains("stop SuperTuxKart (pid \(p.processIdentifier), \(exe)): daily_limit, told again (1); SIGKILL to 1 process"), "\(log)")
@@ -358,7 +358,7 @@ struct EnforcementTests {
         let p = try Self.child([game, "600"])
         defer { if p.isRunning { kill(p.processIdentifier, SIGKILL) } }
         #expect(Self.ends(p, within: 90))
-        #expect(p.terminationReason == .uncaughtSignal && p.terminationStatus == SIGTERM)
+        #expect(p.ending == .signal(SIGTERM))
         _ = try d.waitFor("SIGTERM to 1 process")
         usleep(1_200_000)   // the exit seen and saved
         try d.stop()

@@ -50,7 +50,7 @@ struct FamilyTests {
         let p = try EnforcementTests.child([game, "600"], uid: uid)
         defer { if p.isRunning { kill(p.processIdentifier, SIGKILL) } }
         #expect(EnforcementTests.ends(p, within: seconds))
-        #expect(p.terminationReason == .uncaughtSignal && p.terminationStatus == SIGTERM, "\(p.terminationReason.rawValue) \(p.terminationStatus)")
+        #expect(p.ending == .signal(SIGTERM), "\(p.ending)")
         return Date().timeIntervalSince(started)
     }
 

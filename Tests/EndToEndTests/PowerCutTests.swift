@@ -69,7 +69,7 @@ struct PowerCutTests {
         try input.fileHandleForWriting.close()
         let seen = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         p.waitUntilExit()
-        #expect(p.terminationReason == .uncaughtSignal && p.terminationStatus == SIGKILL)
+        #expect(p.ending == .signal(SIGKILL))
         #expect(seen.contains("seen: synced, not synced"), "\(seen)")
         let after = try ReplayBinaryTests.runBinary("/usr/bin/sqlite3", [db, "SELECT group_concat(x, ', ') FROM t; PRAGMA integrity_check;"])
         #expect(after.stdout == "synced\nok\n", "\(after.stdout)\(after.stderr)")

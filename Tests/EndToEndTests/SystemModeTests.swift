@@ -149,7 +149,7 @@ struct SystemModeTests {
         #expect(Date().timeIntervalSince(t0) < 2, "tom's game ran \(Date().timeIntervalSince(t0)) s")
         #expect(EnforcementTests.ends(emmaGame, within: 15))
         #expect(Date().timeIntervalSince(t0) > 2.5, "emma's game ran only \(Date().timeIntervalSince(t0)) s")
-        #expect(emmaGame.terminationStatus == SIGTERM && tomGame.terminationStatus == SIGTERM)
+        #expect(emmaGame.ending == .signal(SIGTERM) && tomGame.ending == .signal(SIGTERM))
         // (The daemon logs a stop just after its signal: a game may be gone before the line is written.)
         _ = try d.waitFor("stop SuperTuxKart (pid \(tomGame.processIdentifier), \(game)): no_reward_time")
         let log = try d.waitFor("stop SuperTuxKart (pid \(emmaGame.processIdentifier), \(game)): daily_limit")
@@ -290,7 +290,7 @@ struct SystemModeTests {
         let game = try EnforcementTests.child(["\(mine)/supertuxkart", "60"], uid: Self.emma)
         defer { if game.isRunning { kill(game.processIdentifier, SIGKILL) } }
         #expect(EnforcementTests.ends(game, within: 3))
-        #expect(game.terminationStatus == SIGTERM)
+        #expect(game.ending == .signal(SIGTERM))
         _ = try d.waitFor("stop SuperTuxKart (pid \(game.processIdentifier), \(mine)/supertuxkart): no_reward_time")
         try d.stop()
     }
@@ -340,7 +340,7 @@ struct SystemModeTests {
                 Issue.record("\(start.what): still running")
                 continue
             }
-            #expect(p.terminationStatus == SIGTERM, "\(start.what)")
+            #expect(p.ending == .signal(SIGTERM), "\(start.what): \(p.ending)")
             _ = try d.waitFor("stop SuperTuxKart (pid \(p.processIdentifier), ")
         }
         try d.stop()
@@ -357,7 +357,7 @@ struct SystemModeTests {
         #expect(launcher.isRunning, "stopped before it was a game")
         let t0 = Date()
         #expect(EnforcementTests.ends(launcher, within: 8))
-        #expect(launcher.terminationStatus == SIGTERM)
+        #expect(launcher.ending == .signal(SIGTERM), "\(launcher.ending)")
         let after = Date().timeIntervalSince(t0)
         #expect(after > 1.5 && after < 4, "stopped \(after) s after the test looked (the exec was at about 2 s)")
         _ = try d.waitFor("stop SuperTuxKart (pid \(launcher.processIdentifier), \(apps)/supertuxkart): no_reward_time")

@@ -58,8 +58,8 @@ public final class PostgresCluster: @unchecked Sendable {
                             "-k", folder, "-p", "\(port)", "-c", "listen_addresses=" + (["127.0.0.1"] + extraAddresses).joined(separator: ","),
                             "-c", "max_connections=300",
                             // No test cuts PostgreSQL's power: its commits need not wait for the disk, which on a
-                            // machine busy with the other suites' syncs took seconds (a household test waited 10 s
-                            // for an entry in vain in CI).
+                            // machine busy with the other suites' syncs may take seconds (a household test waited
+                            // 10 s for an entry in vain in CI; the likeliest of the causes its log left open).
                             "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"]
         server.standardOutput = FileHandle.nullDevice
         server.standardError = try Self.logFile(folder + "/server.log")

@@ -67,6 +67,9 @@ public final class ProcSampler {
     /// Until when (mono) a tracked process needs a look every sample: in its first seconds, or
     /// with its first thread ended (Int64.max). Set by each sample.
     private var steadyUntil: Microseconds = 0
+    /// The oldest CPU-time read among the processes this sample looked at (a process that ended
+    /// in it counts too: at worst one sample early). Set by each sample.
+    private var oldestCPURead: Microseconds = Int64.max
     /// The kernel's process events, while they work (nil: every process's image is read each sample).
     private var kernelEvents: ProcessEvents?
     private var news = ProcessEvents.News()
@@ -138,7 +141,7 @@ public final class ProcSampler {
     /// kernel's last answer is missing (the next sample must look at every process too).
     public func wantsSteadySamples(at mono: Microseconds) -> Bool {
         guard let events = kernelEvents else { return true }
-        return mono < steadyUntil || !recent.isEmpty || events.lastQuestionUnanswered
+        return mono < steadyUntil || !recent.isEmpty || events.lastUnanswered
     }
 
     /// The kernel's events name pids as its first pid namespace sees them; in a container they
@@ -177,8 +180,7 @@ public final class ProcSampler {
             for pid in pids where tracked[pid] == nil { look(at: pid, listed: true, remember: nil, mono: mono, into: &out) }
         }
         lookAgainAtRecent(mono: mono, into: &out)
-        let lastRead = tracked.values.reduce(Int64.max) { Swift.min($0, $1.cpuReadAt) }
-        nextCPURead = lastRead == Int64.max ? nil : lastRead + cpuEvery
+        nextCPURead = oldestCPURead == Int64.max ? nil : oldestCPURead + cpuEvery
     }
 
     /// When a tracked process's CPU time is next due to be read (`cpuEvery` after its last read;
@@ -230,8 +232,11 @@ public final class ProcSampler {
             }
         }
         steadyUntil = 0
+        oldestCPURead = Int64.max
         for pid in order {
             var t = tracked[pid]!
+            // Read below when due: then it is read now.
+            oldestCPURead = Swift.min(oldestCPURead, mono - t.cpuReadAt >= cpuEvery ? mono : t.cpuReadAt)
             let young = mono - t.since < Self.recentFor
             if young || t.firstThreadEnded { steadyUntil = Swift.max(steadyUntil, young ? t.since + Self.recentFor : Int64.max) }
             // The exe link of every process is read at least every `exeLookEvery`, for an image
@@ -390,6 +395,7 @@ public final class ProcSampler {
         out.append(.processStarted(f))
         out.append(.processCPU(pid: folder.pid, cpuMillis: stat.cpuMillis))
         steadyUntil = Swift.max(steadyUntil, link == .readThroughThread ? Int64.max : stat.startMicros + Self.recentFor)
+        oldestCPURead = Swift.min(oldestCPURead, mono)
         tracked[folder.pid] = Tracked(folder: folder, image: nil, since: stat.startMicros, uid: uid, startTicks: stat.startTicks,
                                       exe: exe, cpuMillis: stat.cpuMillis, cpuReadAt: mono,
                                       // The looks at every process's exe link spread over `exeLookEvery`.

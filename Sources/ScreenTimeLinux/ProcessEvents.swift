@@ -99,10 +99,8 @@ public final class ProcessEvents {
     private let nonce: UInt32
     /// The question of the last read (its nonce), asked again at each read.
     private var question: UInt32
-    /// The last read's question went unanswered.
-    private var lastUnanswered = false
     /// The last read's question went unanswered: the next read counts as silenced too, whatever it hears.
-    public var lastQuestionUnanswered: Bool { lastUnanswered }
+    public private(set) var lastUnanswered = false
     /// The socket: readable when the kernel has said something since the last read.
     public var descriptor: Int32 { fd }
     /// How a question is sent (a seam for tests: the kernel's silence, without silencing it for everyone).

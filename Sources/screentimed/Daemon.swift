@@ -1,5 +1,4 @@
 import ControlProtocol
-import Dispatch
 import Foundation
 import Logging
 import ScreenTimeCore

@@ -347,6 +347,12 @@ struct ProcSamplerTests {
         return (try spawn(["/bin/sh", "-c", "read x < \(fifo); exec \(dir)/supertuxkart 30"]), fifo)
     }
 
+    /// The shell of `shellExecingOnWord`, a sampler hearing the kernel's events and one polling.
+    static func shellAndSamplers(_ dir: String) throws -> (Process, fifo: String, hearing: ProcSampler, polling: ProcSampler) {
+        let (p, fifo) = try shellExecingOnWord(dir)
+        return (p, fifo, ProcSampler(uids: [child], kernelEvents: ProcessEvents.listen()), ProcSampler(uids: [child]))
+    }
+
     /// Lets the shell exec, and waits until it has.
     static func say(_ fifo: String, andWaitForExecOf p: Process, to program: String) {
         let fd = open(fifo, O_WRONLY)
@@ -374,10 +380,8 @@ struct ProcSamplerTests {
     @Test("with the kernel's process events a process is looked into only when the kernel names it: its exec is seen once the kernel has queued its event, its end in the next sample")
     func kernelEvents() throws {
         let dir = try AppCopies.folder()
-        let (p, fifo) = try Self.shellExecingOnWord(dir)
+        let (p, fifo, s, polling) = try Self.shellAndSamplers(dir)
         defer { Self.end(p) }
-        let s = ProcSampler(uids: [Self.child], kernelEvents: ProcessEvents.listen())
-        let polling = ProcSampler(uids: [Self.child])
         #expect(s.hearsKernel)
         #expect(s.kernelEventsFailure == nil)
         #expect(!polling.hearsKernel)
@@ -681,10 +685,8 @@ struct ProcSamplerTests {
     @Test("with the kernel's process events the daemon may wait for them: a quiet sampler asks for no steady samples; a process in its first seconds, or no events, does; the events' socket is readable once anyone execs")
     func samplesMayWaitForTheKernel() throws {
         let dir = try AppCopies.folder()
-        let (p, fifo) = try Self.shellExecingOnWord(dir)
+        let (p, fifo, s, polling) = try Self.shellAndSamplers(dir)
         defer { Self.end(p) }
-        let s = ProcSampler(uids: [Self.child], kernelEvents: ProcessEvents.listen())
-        let polling = ProcSampler(uids: [Self.child])
         #expect(s.hearsKernel)
         let fd = try #require(s.kernelEventsDescriptor)
         #expect(polling.kernelEventsDescriptor == nil)

@@ -19,6 +19,7 @@ import time
 from selenium import webdriver
 from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
+from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support import expected_conditions as ready
@@ -85,7 +86,24 @@ def submit(button):
     leads to (not the old one's words)."""
     old = browser.find_element(By.TAG_NAME, "html")
     button.send_keys(Keys.ENTER)
-    wait.until(ready.staleness_of(old))
+    wait.until(gone(old))
+
+
+def gone(element):
+    """Whether an element of the old page is gone. Chromium may say so with an inspector error ("Node
+    with given id does not belong to the document") instead of the stale-element error that
+    selenium's staleness_of waits for, when the new page replaces the old just as it asks."""
+    def check(_):
+        try:
+            element.is_enabled()
+            return False
+        except StaleElementReferenceException:
+            return True
+        except WebDriverException as e:
+            if "does not belong to the document" in str(e):
+                return True
+            raise
+    return check
 
 
 def flash():

@@ -40,7 +40,7 @@ let package = Package(
         // The state of a child in SQLite: event log, policy history, hash-chained ledger, sessions,
         // checkpoints; and LiveState, which keeps the engine and the store in step.
         .target(name: "ScreenTimeStore", dependencies: [
-            "ScreenTimeCore", "ScreenTimePolicy",
+            "ScreenTimeCore", "ScreenTimePolicy", "CShims",
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
@@ -81,7 +81,11 @@ let package = Package(
         // touched, so a loop whose code is spread over the program keeps most of it mapped.
         // tools/order-hot-code makes the list; the Makefile's release flags give each function
         // a section of its own, without which there is nothing to move.
-        linkerSettings: [.unsafeFlags(["-Xlinker", "--section-ordering-file=\(packageFolder)/tools/screentimed.order"],
+        // Every function it calls in a shared library bound at start (-z now, as Debian's
+        // hardening asks): bound lazily, the first call of each after start-up looked its name
+        // up in the program's own table of 100,000 exported symbols, whose pages then stayed.
+        linkerSettings: [.unsafeFlags(["-Xlinker", "--section-ordering-file=\(packageFolder)/tools/screentimed.order",
+                                       "-Xlinker", "-z", "-Xlinker", "now"],
                                       .when(configuration: .release))]),
         .executableTarget(name: "stctl", dependencies: [
             "ScreenTimeCore", "ScreenTimePolicy", "ScreenTimeLinux", "ControlProtocol", "DesktopHooks",

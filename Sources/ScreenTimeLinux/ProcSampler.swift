@@ -1,3 +1,4 @@
+import Glibc
 import ScreenTimeCore
 
 /// Turns /proc into `process_started` / `process_exited` / `process_cpu` events for the watched
@@ -29,6 +30,11 @@ public final class ProcSampler {
     public let flatpakApps: FlatpakApps
     private let fs: ProcFS
     private var accounts: [UInt32: UserAccount] = [:]
+    /// This process, when /proc is this pid namespace's: never followed. In user mode the daemon
+    /// runs as the child, but it is no app of theirs (`stctl apps` would list it), and following
+    /// it would save its own CPU time every minute, keeping SQLite's write path in memory for no
+    /// purpose (docs/benchmarks.md).
+    private let ownPid: Int32?
 
     private struct Tracked {
         var folder: ProcessFolder
@@ -61,7 +67,16 @@ public final class ProcSampler {
     /// Pids the last sample saw handed out that /proc/stat had not counted yet (see `newPids`).
     private var pidsAhead: Int64 = 0
     private var pids: [Int32] = []
+    /// The exe link read last: a buffer of PATH_MAX bytes, read into again and again.
     private var exe: [UInt8] = []
+    /// A copy of `exe` the size of its path, to keep with a process. Kept as it is, `exe` would
+    /// stay with that process whole (4 KiB each: 400 KiB for 100 processes), and the next read
+    /// would make a new one (docs/benchmarks.md).
+    private var keptExe: [UInt8] {
+        [UInt8](unsafeUninitializedCapacity: exe.count) { bytes, count in
+            count = bytes.initialize(fromContentsOf: exe)
+        }
+    }
     private var buffer: [UInt8] = []
     private var gone: [Int32] = []
     /// Until when (mono) a tracked process needs a look every sample: in its first seconds, or
@@ -102,6 +117,7 @@ public final class ProcSampler {
         self.flatpakApps = flatpakApps
         self.cpuEvery = cpuEvery
         self.fs = fs
+        ownPid = fs.showsOwnPids ? getpid() : nil
         switch kernelEvents {
         case .success(let events) where fs.showsOwnPids && ProcSampler.inFirstPidNamespace:
             self.kernelEvents = events
@@ -126,6 +142,9 @@ public final class ProcSampler {
 
     /// How many processes are tracked now (the watched uids').
     public var trackedCount: Int { tracked.count }
+
+    /// The bytes kept for the tracked processes' exe paths (their buffers' capacity; tests).
+    var exeBytesKept: Int { tracked.values.reduce(0) { $0 + $1.exe.capacity } }
 
     /// Whether the kernel's process events tell this sampler of execs and ends.
     public var hearsKernel: Bool { kernelEvents != nil }
@@ -296,7 +315,7 @@ public final class ProcSampler {
                     }
                 }
                 if t.exe != exe {
-                    t.exe = exe
+                    t.exe = keptExe
                     let f = facts(t.folder, uid: t.uid, startTicks: t.startTicks)
                     t.loaderProgramUnknown = f.contentOf == nil && ProcSampler.isLoader(f.exe)
                     out.append(.processStarted(f))
@@ -339,7 +358,7 @@ public final class ProcSampler {
     /// A pid that may be a new process: tracked when it is a watched uid's; else remembered a while
     /// when it is new (`remember` nil: when it started less than `recentFor` ago).
     private func look(at pid: Int32, listed: Bool, remember: Bool? = true, mono: Microseconds, into out: inout [Event.Kind]) {
-        guard let folder = fs.open(pid) else { return }
+        guard pid != ownPid, let folder = fs.open(pid) else { return }
         guard let uid = fs.owner(of: folder) else { fs.release(folder); return }
         guard uids.contains(uid) else {
             if remember ?? startedLately(folder, mono: mono), recent.count < Self.recentLimit, !folder.byPath {
@@ -397,7 +416,7 @@ public final class ProcSampler {
         steadyUntil = Swift.max(steadyUntil, link == .readThroughThread ? Int64.max : stat.startMicros + Self.recentFor)
         oldestCPURead = Swift.min(oldestCPURead, mono)
         tracked[folder.pid] = Tracked(folder: folder, image: nil, since: stat.startMicros, uid: uid, startTicks: stat.startTicks,
-                                      exe: exe, cpuMillis: stat.cpuMillis, cpuReadAt: mono,
+                                      exe: keptExe, cpuMillis: stat.cpuMillis, cpuReadAt: mono,
                                       // The looks at every process's exe link spread over `exeLookEvery`.
                                       exeReadAt: mono - Self.exeLookEvery * Int64(folder.pid % 30) / 30,
                                       loaderProgramUnknown: f.contentOf == nil && ProcSampler.isLoader(f.exe),

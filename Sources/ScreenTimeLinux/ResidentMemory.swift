@@ -36,7 +36,8 @@ public enum ResidentMemory {
     /// Lets go of the process's clean pages of privately mapped files (above), and gives the C
     /// allocator's free memory back to the system. Returns what was unmapped or offered.
     public static func releaseFilePages() -> Released {
-        defer { _ = screentime_malloc_trim() }
+        // First: what the allocator's trim touches (its first call looks up symbols) is let go of below.
+        _ = screentime_malloc_trim()
         guard let maps = ProcFS.contents(of: "/proc/self/maps") else { return Released(bytes: 0, mappings: 0) }
         let pagemap = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC)
         guard pagemap >= 0 else { return Released(bytes: 0, mappings: 0) }

@@ -1,4 +1,5 @@
 import Foundation
+import CShims
 import GRDB
 import ScreenTimeCore
 
@@ -31,9 +32,14 @@ public final class Store: Sendable {
 
     public static let genesisHash = String(repeating: "0", count: 64)
 
+    /// How SQLite is set up for the process, once, before its first connection: no page cache
+    /// allocated in bulk (CShims).
+    private static let sqliteConfigured: Int32 = screentime_sqlite_page_cache_without_bulk()
+
     /// Opens (and creates, or brings up to date) a state database; `readOnly` opens it only to
     /// read, as `check` does, so that a read-only copy can be audited.
     public init(path: String, readOnly: Bool = false) throws(StoreError) {
+        _ = Store.sqliteConfigured
         self.path = path
         var config = Configuration()
         config.busyMode = .timeout(5)

@@ -139,6 +139,44 @@ struct ProcSamplerTests {
         #expect(!Self.started(events, pid: child.processIdentifier).isEmpty)
     }
 
+
+    @Test("the sampler's own process is not followed (a user-mode daemon runs as the child, but is no app of theirs); another process of the same user is")
+    func notItsOwnProcess() throws {
+        let dir = try AppCopies.folder()
+        let mine = Process()
+        mine.executableURL = URL(fileURLWithPath: "\(dir)/gcompris-qt")
+        mine.arguments = ["30"]
+        try mine.run()
+        defer { Self.end(mine) }
+        // Watching this test's own uid, as a user-mode daemon watches its own.
+        let s = ProcSampler(uids: [getuid()])
+        let events = Self.sample(s) { Self.started($0, pid: mine.processIdentifier).contains { $0.exe.hasSuffix("/gcompris-qt") } }
+        #expect(!Self.started(events, pid: mine.processIdentifier).isEmpty)
+        #expect(Self.started(events, pid: getpid()).isEmpty)
+        #expect(!events.contains { if case .processCPU(let pid, _) = $0 { return pid == getpid() } else { return false } })
+    }
+    @Test("a watched process costs the sampler its exe path's bytes, not the PATH_MAX buffer the link was read into, also after an exec")
+    func exePathKeptAtItsSize() throws {
+        let dir = try AppCopies.folder()
+        var ps: [Process] = []
+        defer { ps.forEach(Self.end) }
+        for _ in 0..<20 { ps.append(try Self.spawn(["\(dir)/gcompris-qt", "30"])) }
+        // One that execs another program after its start: its new path is kept too.
+        ps.append(try Self.spawn(["/bin/sh", "-c", "sleep 1; exec \(dir)/supertuxkart 30"]))
+        let s = ProcSampler(uids: [Self.child])
+        let last = ps.last!.processIdentifier
+        let events = Self.sample(s) { events in
+            ps.dropLast().allSatisfy { !Self.started(events, pid: $0.processIdentifier).isEmpty }
+                && Self.started(events, pid: last).contains { $0.exe.hasSuffix("/supertuxkart") }
+        }
+        #expect(Self.started(events, pid: last).contains { $0.exe.hasSuffix("/supertuxkart") })
+        // (The shell's `sleep 1` may still be tracked too.)
+        #expect(s.trackedCount >= 21)
+        // Each path, and what the allocator rounds it up to; PATH_MAX is 4,096.
+        let longest = "\(dir)/supertuxkart".utf8.count
+        #expect(s.exeBytesKept <= s.trackedCount * (longest + 64), "kept \(s.exeBytesKept) bytes for \(s.trackedCount) paths")
+    }
+
     @Test("a Flatpak's id is read from its cgroup scope")
     func flatpakScope() {
         #expect(ProcSampler.flatpakID(inCgroup: "/user.slice/user-1000.slice/user@1000.service/app.slice/app-flatpak-org.kde.gcompris-12345.scope") == "org.kde.gcompris")

@@ -32,14 +32,18 @@ public final class Store: Sendable {
 
     public static let genesisHash = String(repeating: "0", count: 64)
 
-    /// How SQLite is set up for the process, once, before its first connection: no page cache
-    /// allocated in bulk (CShims).
-    private static let sqliteConfigured: Int32 = screentime_sqlite_page_cache_without_bulk()
+    /// Sets SQLite up for a long-running process with a few connections (the daemon): no page
+    /// cache allocated in bulk, which letting go of SQLite's memory never frees (CShims). Call it
+    /// before SQLite is first used, on one thread (SQLite's rule for its configuration); later,
+    /// it changes nothing. Whether it was taken.
+    @discardableResult
+    public static func configureSQLiteForDaemon() -> Bool {
+        screentime_sqlite_page_cache_without_bulk() == 0
+    }
 
     /// Opens (and creates, or brings up to date) a state database; `readOnly` opens it only to
     /// read, as `check` does, so that a read-only copy can be audited.
     public init(path: String, readOnly: Bool = false) throws(StoreError) {
-        _ = Store.sqliteConfigured
         self.path = path
         var config = Configuration()
         config.busyMode = .timeout(5)

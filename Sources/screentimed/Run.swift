@@ -67,6 +67,8 @@ struct Run: ParsableCommand {
     var flatpakRoot: String = "/var/lib/flatpak"
 
     func run() throws {
+        // Before any state is opened, while the daemon has one thread.
+        Store.configureSQLiteForDaemon()
         let uid = UInt32(getuid())
         guard let every = DurationText.parse(sampleEvery), every > 0 else { throw fail("--sample-every: not a duration: \"\(sampleEvery)\"", code: 2) }
         guard let cpu = DurationText.parse(cpuEvery), cpu > 0 else { throw fail("--cpu-every: not a duration: \"\(cpuEvery)\"", code: 2) }
@@ -102,8 +104,8 @@ struct Run: ParsableCommand {
 
     /// The control socket; one that cannot be made is exit status 1.
     func listen(at path: String, mode: mode_t) throws -> UnixListener {
-        do { return try UnixListener(path: path, mode: mode) } catch let e as SocketError {
-            throw fail("screentimed: \(e.description)", code: 1)
+        do throws(SocketError) { return try UnixListener(path: path, mode: mode) } catch {
+            throw fail("screentimed: \(error.description)", code: 1)
         }
     }
 

@@ -139,7 +139,6 @@ struct ProcSamplerTests {
         #expect(!Self.started(events, pid: child.processIdentifier).isEmpty)
     }
 
-
     @Test("the sampler's own process is not followed (a user-mode daemon runs as the child, but is no app of theirs); another process of the same user is")
     func notItsOwnProcess() throws {
         let dir = try AppCopies.folder()
@@ -155,6 +154,7 @@ struct ProcSamplerTests {
         #expect(Self.started(events, pid: getpid()).isEmpty)
         #expect(!events.contains { if case .processCPU(let pid, _) = $0 { return pid == getpid() } else { return false } })
     }
+
     @Test("a watched process costs the sampler its exe path's bytes, not the PATH_MAX buffer the link was read into, also after an exec")
     func exePathKeptAtItsSize() throws {
         let dir = try AppCopies.folder()

@@ -20,6 +20,15 @@ struct ProcSamplerTests {
         return p
     }
 
+    /// Starts `args` as this test's own user (root), not the child.
+    static func spawnAsTheTest(_ args: [String]) throws -> Process {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: args[0])
+        p.arguments = Array(args.dropFirst())
+        try p.run()
+        return p
+    }
+
     static func end(_ p: Process) {
         if p.isRunning { kill(p.processIdentifier, SIGKILL) }
         p.waitUntilExit()
@@ -126,10 +135,7 @@ struct ProcSamplerTests {
     @Test("processes of other users are not reported")
     func otherUsers() throws {
         let dir = try AppCopies.folder()
-        let mine = Process()
-        mine.executableURL = URL(fileURLWithPath: "\(dir)/gcompris-qt")
-        mine.arguments = ["30"]
-        try mine.run()
+        let mine = try Self.spawnAsTheTest(["\(dir)/gcompris-qt", "30"])
         defer { Self.end(mine) }
         let child = try Self.spawn(["\(dir)/supertuxkart", "30"])
         defer { Self.end(child) }
@@ -142,10 +148,7 @@ struct ProcSamplerTests {
     @Test("the sampler's own process is not followed (a user-mode daemon runs as the child, but is no app of theirs); another process of the same user is")
     func notItsOwnProcess() throws {
         let dir = try AppCopies.folder()
-        let mine = Process()
-        mine.executableURL = URL(fileURLWithPath: "\(dir)/gcompris-qt")
-        mine.arguments = ["30"]
-        try mine.run()
+        let mine = try Self.spawnAsTheTest(["\(dir)/gcompris-qt", "30"])
         defer { Self.end(mine) }
         // Watching this test's own uid, as a user-mode daemon watches its own.
         let s = ProcSampler(uids: [getuid()])

@@ -28,7 +28,8 @@ public final class WaylandIdle {
     private var buffer: [UInt8] = []
     private var lastInput: Microseconds
     private var active = false
-    private static let display: UInt32 = 1, registry: UInt32 = 2, sync: UInt32 = 3, seat: UInt32 = 4, notifier: UInt32 = 5, notification: UInt32 = 6
+    private static let display: UInt32 = 1, registry: UInt32 = 2, sync: UInt32 = 3, seat: UInt32 = 4, notifier: UInt32 = 5, notification: UInt32 = 6,
+                       notificationMade: UInt32 = 7
 
     /// The descriptor to poll for reading.
     public var descriptor: Int32 { connection.fd }
@@ -70,6 +71,17 @@ public final class WaylandIdle {
         } else {
             throw Failure(description: "the Wayland compositor at \(socketPath) offers no idle notification (ext_idle_notifier_v1 or org_kde_kwin_idle)")
         }
+        // A second sync: once it is done, the compositor has made the notification (it handles a
+        // client's requests in order), so input from here on is told; a refusal is said here.
+        send(Self.display, 0, [.newID(Self.notificationMade)])
+        var made = false
+        while !made {
+            guard let bytes = connection.read() else { throw Failure(description: "the Wayland compositor at \(socketPath) closed the connection") }
+            buffer += bytes
+            while let m = nextMessage() {
+                if m.object == Self.notificationMade { made = true } else { _ = try handle(m, now: now) }
+            }
+        }
     }
 
     public enum Change: Sendable, Equatable { case idled, resumed }
@@ -81,24 +93,30 @@ public final class WaylandIdle {
         buffer += bytes
         var changes: [Change] = []
         while let m = nextMessage() {
-            if m.object == Self.notification {
-                // idled (0): no input for `timeout`; resumed (1): input again (both protocols).
-                if m.opcode == 0 {
-                    // No input for `timeout`, counted from the last input, or (before any
-                    // `resumed`) from when the notification was made: that says no input came.
-                    if active { lastInput = max(lastInput, now - Self.timeout) }
-                    active = false
-                    changes.append(.idled)
-                } else if m.opcode == 1 {
-                    active = true
-                    lastInput = now
-                    changes.append(.resumed)
-                }
-            } else if m.object == Self.display, m.opcode == 0 {
-                throw Failure(description: "the Wayland compositor refused: \(m.string(8) ?? "an error")")
-            }
+            if let change = try handle(m, now: now) { changes.append(change) }
         }
         return changes
+    }
+
+    /// One message from the compositor, taken at `now`: a change of the notification's, or a refusal.
+    private func handle(_ m: Message, now: Microseconds) throws(Failure) -> Change? {
+        if m.object == Self.notification {
+            // idled (0): no input for `timeout`; resumed (1): input again (both protocols).
+            if m.opcode == 0 {
+                // No input for `timeout`, counted from the last input, or (before any
+                // `resumed`) from when the notification was made: that says no input came.
+                if active { lastInput = max(lastInput, now - Self.timeout) }
+                active = false
+                return .idled
+            } else if m.opcode == 1 {
+                active = true
+                lastInput = now
+                return .resumed
+            }
+        } else if m.object == Self.display, m.opcode == 0 {
+            throw Failure(description: "the Wayland compositor refused: \(m.string(8) ?? "an error")")
+        }
+        return nil
     }
 
     /// The time since the last input at `now`, as far as the notifications tell it: nothing while

@@ -110,13 +110,13 @@ struct X11HookTests {
         try Self.waitForHook(d)
         x.activate(use == .unfocused ? other.window : learn.window)
         var random = SystemRandomNumberGenerator()
+        func move() { x.xdotool(["mousemove", "\(100 + Int(random.next() % 600))", "\(100 + Int(random.next() % 400))"]) }
+        // Idle: one input the daemon saw, then none. (Had none reached it, it could not tell idle
+        // time: a log without input relies on logind's idle alone, spec/replay.md.)
+        if use == .idle { try d.giveInputUntilLogged(move) }
         let start = Date()
-        var k = 0
         while Date().timeIntervalSince(start) < 25 {
-            if use != .idle || k == 0 {
-                x.xdotool(["mousemove", "\(100 + Int(random.next() % 600))", "\(100 + Int(random.next() % 400))"])
-            }
-            k += 1
+            if use != .idle { move() }
             // A person's rhythm: 0.3 to 2 s between movements.
             usleep(useconds_t(300_000 + random.next() % 1_700_000))
         }

@@ -116,6 +116,22 @@ final class LiveDaemon {
         return (status, sessions, result["balance"] as? Int ?? -1)
     }
 
+    /// Gives one input (`give`), again every 1.5 s (10 times at most) until the daemon has logged
+    /// an `input`: a hook that has just connected may not be listening for input yet, and a test of
+    /// what follows one input must know the daemon saw it.
+    func giveInputUntilLogged(_ give: () -> Void) throws {
+        let inputs = "SELECT count(*) FROM event WHERE line LIKE '%\"event\":\"input\"%'"
+        let before = Int(try sql(inputs)) ?? 0
+        for _ in 0..<10 {
+            give()
+            for _ in 0..<75 {
+                if Int(try sql(inputs)) ?? 0 > before { return }
+                usleep(20_000)
+            }
+        }
+        Issue.record("no input reached the daemon in 10 tries")
+    }
+
     /// Waits until the daemon's log holds `text` (`seconds`, 10 by default, at most).
     func waitFor(_ text: String, seconds: Int = 10) throws -> String {
         for _ in 0..<(seconds * 50) {

@@ -434,11 +434,13 @@ struct HouseholdGameTimeTests {
         let away = Date()
         var random = SystemRandomNumberGenerator()
         // How the input went, for a failure to say whose slowness it was: the longest a daemon
-        // took to answer one, and the longest between two answered (idle_after is 5 s).
-        var (slowestAnswer, longestGap, answeredAt) = (0.0, 0.0, Date())
+        // took to answer one, the longest between two answered (idle_after is 5 s), the inputs
+        // stctl could not give, and why.
+        var (slowestAnswer, longestGap, answeredAt, refused) = (0.0, 0.0, Date(), [String]())
         while Date().timeIntervalSince(away) < 60 {
             let asked = Date()
-            _ = try laptop.stctl(["hook", "event", #"{"event": "input"}"#])
+            let given = try laptop.stctl(["hook", "event", #"{"event": "input"}"#])
+            if given.status != 0 { refused.append("\(given.status): \(given.stderr)") }
             slowestAnswer = max(slowestAnswer, Date().timeIntervalSince(asked))
             longestGap = max(longestGap, Date().timeIntervalSince(answeredAt))
             answeredAt = Date()
@@ -450,7 +452,7 @@ struct HouseholdGameTimeTests {
         var status = try laptop.status()
         for _ in 0..<500 where (status["balance"] as? Int ?? 0) == 0 { usleep(20_000); status = try laptop.status() }
         let earned = status["balance"] as? Int ?? 0
-        #expect(earned >= 40, "\(status); input: the slowest answer took \(slowestAnswer) s, the longest gap between two was \(longestGap) s")
+        #expect(earned >= 40, "\(status); input: the slowest answer took \(slowestAnswer) s, the longest gap between two was \(longestGap) s; not given: \(refused)")
         try family.pg.start()
         // Back: the laptop's points reach the family ledger once, and the pc.
         #expect(try HouseholdEndToEndTests.waitForBalance(pc, earned, within: 30) != nil, "pc's balance \((try? HouseholdEndToEndTests.balance(pc)) ?? -1), the laptop earned \(earned)")

@@ -116,7 +116,7 @@ final class LiveDaemon {
         return (status, sessions, result["balance"] as? Int ?? -1)
     }
 
-    /// Gives one input (`give`), again every 1.5 s (10 times at most) until the daemon has logged
+    /// Gives one input (`give`), again after 1.5 s or more (10 times at most) until the daemon has logged
     /// an `input`: a hook that has just connected may not be listening for input yet, and a test of
     /// what follows one input must know the daemon saw it.
     func giveInputUntilLogged(_ give: () -> Void) throws {

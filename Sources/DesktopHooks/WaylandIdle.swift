@@ -42,20 +42,11 @@ public final class WaylandIdle {
         // No input seen yet: the first `resumed` is a start after a quiet time.
         lastInput = now - Seconds.of(3600)
         send(Self.display, 1, [.newID(Self.registry)])   // wl_display.get_registry
-        send(Self.display, 0, [.newID(Self.sync)])       // wl_display.sync: done once every global was told
         var globals: [String: UInt32] = [:]
-        var synced = false
-        while !synced {
-            guard let bytes = connection.read() else { throw Failure(description: "the Wayland compositor at \(socketPath) closed the connection") }
-            buffer += bytes
-            while let m = nextMessage() {
-                if m.object == Self.registry, m.opcode == 0, let name = m.uint(0), let interface = m.string(4) {
-                    if globals[interface] == nil { globals[interface] = name }   // wl_registry.global
-                } else if m.object == Self.sync {
-                    synced = true                                                // wl_callback.done
-                } else if m.object == Self.display, m.opcode == 0 {
-                    throw Failure(description: "the Wayland compositor refused: \(m.string(8) ?? "an error")")
-                }
+        try roundtrip(Self.sync, socketPath: socketPath, now: now) { m in   // done once every global was told
+            if m.object == Self.registry, m.opcode == 0, let name = m.uint(0), let interface = m.string(4),
+               globals[interface] == nil {
+                globals[interface] = name                                       // wl_registry.global
             }
         }
         guard let seat = globals["wl_seat"] else { throw Failure(description: "the Wayland compositor at \(socketPath) has no seat") }
@@ -71,15 +62,25 @@ public final class WaylandIdle {
         } else {
             throw Failure(description: "the Wayland compositor at \(socketPath) offers no idle notification (ext_idle_notifier_v1 or org_kde_kwin_idle)")
         }
-        // A second sync: once it is done, the compositor has made the notification (it handles a
-        // client's requests in order), so input from here on is told; a refusal is said here.
-        send(Self.display, 0, [.newID(Self.notificationMade)])
-        var made = false
-        while !made {
+        // Once this is done, the compositor has made the notification (it handles a client's
+        // requests in order), so input from here on is told; a refusal is said here.
+        try roundtrip(Self.notificationMade, socketPath: socketPath, now: now) { _ in }
+    }
+
+    /// Asks for a `wl_display.sync` as object `callback` and reads until it is done. Every other
+    /// message read meanwhile goes to `other` and is then handled as `read` would (a notification's
+    /// change, a refusal).
+    private func roundtrip(_ callback: UInt32, socketPath: String, now: Microseconds,
+                           other: (Message) -> Void) throws(Failure) {
+        send(Self.display, 0, [.newID(callback)])
+        var done = false
+        while !done {
             guard let bytes = connection.read() else { throw Failure(description: "the Wayland compositor at \(socketPath) closed the connection") }
             buffer += bytes
             while let m = nextMessage() {
-                if m.object == Self.notificationMade { made = true } else { _ = try handle(m, now: now) }
+                if m.object == callback { done = true; continue }               // wl_callback.done
+                other(m)
+                _ = try handle(m, now: now)
             }
         }
     }

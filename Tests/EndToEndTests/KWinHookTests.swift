@@ -29,8 +29,6 @@ struct KWinHookTests {
 
     static func hookLog(_ k: KWinSession) -> String { (try? String(contentsOfFile: k.dir + "/out/hook.log", encoding: .utf8)) ?? "" }
 
-    static func inputs(_ d: LiveDaemon) throws -> Int { Int(try d.sql("SELECT count(*) FROM event WHERE line LIKE '%\"event\":\"input\"%'"))! }
-
     @Test("focus switches between real windows arrive with pid, class and caption at once; others cannot claim to be KWin; input; an unloaded script is loaded again; SIGTERM unloads it; KWin's end ends the hook")
     func focusAndInput() throws {
         let k = try KWinSession(scriptPackage: Self.package, uid: Self.child)
@@ -82,7 +80,7 @@ struct KWinHookTests {
         #expect(fake.status != 0 && fake.output.contains("Access denied"), "\(fake.output)")
 
         // Input as KWin's idle time sees it.
-        let before = try Self.inputs(d)
+        let before = try d.inputs()
         k.simulateActivity()
         try d.poll("SELECT count(*) FROM event WHERE line LIKE '%\"event\":\"input\"%'") { Int($0)! > before }
         #expect(try d.sql("SELECT count(*) FROM event WHERE seq > \(seen) AND line LIKE '%4242%'") == "0")

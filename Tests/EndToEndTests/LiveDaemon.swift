@@ -116,16 +116,18 @@ final class LiveDaemon {
         return (status, sessions, result["balance"] as? Int ?? -1)
     }
 
+    /// How many `input` events the daemon has logged.
+    func inputs() throws -> Int { Int(try sql("SELECT count(*) FROM event WHERE line LIKE '%\"event\":\"input\"%'"))! }
+
     /// Gives one input (`give`), again after 1.5 s or more (10 times at most) until the daemon has logged
     /// an `input`: a hook that has just connected may not be listening for input yet, and a test of
     /// what follows one input must know the daemon saw it.
     func giveInputUntilLogged(_ give: () -> Void) throws {
-        let inputs = "SELECT count(*) FROM event WHERE line LIKE '%\"event\":\"input\"%'"
-        let before = Int(try sql(inputs)) ?? 0
+        let before = try inputs()
         for _ in 0..<10 {
             give()
             for _ in 0..<75 {
-                if Int(try sql(inputs)) ?? 0 > before { return }
+                if try inputs() > before { return }
                 usleep(20_000)
             }
         }

@@ -95,7 +95,7 @@ sanitize-build:
 	$(SWIFT) build --build-tests --build-path .build-$(SANITIZER) --sanitize=$(SANITIZER)
 
 sanitize-run:
-	LSAN_OPTIONS=suppressions=$(CURDIR)/tools/lsan.supp:print_suppressions=0 SWIFT=$(SWIFT) LOG=.build-$(SANITIZER)/swift-test.log \
+	CALENDAR_SEEDS=$${CALENDAR_SEEDS:-12} LSAN_OPTIONS=suppressions=$(CURDIR)/tools/lsan.supp:print_suppressions=0 SWIFT=$(SWIFT) LOG=.build-$(SANITIZER)/swift-test.log \
 	  tools/swift-test --skip-build --build-path .build-$(SANITIZER) --sanitize=$(SANITIZER) --skip EndToEndTests
 
 # Coverage-guided fuzzing (docs/fuzzing.md): each target FUZZ_SECONDS under libFuzzer, from its

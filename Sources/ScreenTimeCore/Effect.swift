@@ -9,7 +9,7 @@ public enum Effect: Sendable, Equatable {
     case resume(pid: Int32, at: Microseconds)
     /// A parent's request the engine refused; nothing changed.
     case refused(Refusal)
-    /// The wall clock jumped by `by` (µs) against the monotonic clock; the calendar did not follow.
+    /// The wall clock jumped by `by` (µs) against the monotonic clock: the calendar followed it forward, or holds until it catches up.
     case clockJumped(at: Microseconds, by: Microseconds)
     /// A clock reading that cannot be true was seen (and counted nothing).
     case clockFault(ClockFault)

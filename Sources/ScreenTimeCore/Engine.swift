@@ -113,7 +113,9 @@ public struct Engine: Sendable {
 
     /// Applies one event; appends what the shell must do.
     public mutating func apply(_ event: Event, into effects: inout [Effect]) {
-        let observation = clock.observe(wall: event.at.micros, mono: event.mono)
+        var boot: String? = nil
+        if case .daemonStarted(let b) = event.kind { boot = b }
+        let observation = clock.observe(wall: event.at.micros, mono: event.mono, boot: boot)
         let t = clock.now
         if !started {
             started = true
@@ -124,18 +126,21 @@ public struct Engine: Sendable {
         if case .daemonStarted = event.kind {
             // Nothing was observed while the daemon was down: what it knew ends where it stopped.
             endEverything(at: now)
+        } else if case .rebooted = observation {
+            endEverything(at: now)
         }
+        // After a new boot this passes the night the computer was off, with nothing running:
+        // its midnight ends a day like any other.
         advance(to: t)
         switch observation {
         case .steady: break
+        case .rebooted: calendarMoved(at: t)
         case .jumped(let by):
-            for key in sessions.keys { sessions[key]!.clockJumped += abs(by) }
+            // With a boot clock, durations come from it: the step costs and creates nothing. In a
+            // log without one, engine time is the wall clock's, and the step's time is refused.
+            if event.mono == nil { for key in sessions.keys { sessions[key]!.clockJumped += abs(by) } }
             out.append(.clockJumped(at: clock.wall(at: t), by: by))
-        case .rebooted:
-            endEverything(at: t)
-            clock.completeReboot()
-            enterDay(containing: t)
-            grantAllowance()
+            calendarMoved(at: t)
         case .bootClockAhead(let by):
             note(ClockFault(kind: .bootClockAhead, at: clock.wall(at: t), bootAhead: by))
         }

@@ -9,7 +9,9 @@ extension Engine {
         /// 2: a boot clock running ahead of the wall clock is a fault (a checkpoint of format 1 may
         /// hold a calendar a faked clock moved ahead: the log is replayed under the new rule).
         /// 3: the daily allowance in the budget, and the family loop (requests, chores).
-        public static let currentFormat = 3
+        /// 4: the calendar only goes forward (the clock's segments and boot id): a checkpoint of an
+        /// older format may hold a calendar a night switched off left behind.
+        public static let currentFormat = 4
         public var format: Int
         var clock: TrustedClock
         var now: Microseconds

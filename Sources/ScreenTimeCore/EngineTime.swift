@@ -22,17 +22,7 @@ extension Engine {
     }
 
     mutating func due(at t: Microseconds) {
-        if t >= dayEnd {
-            let oldWeek = day.weekKey
-            out.append(.dayEnded(DayTotals(start: day.start, rewardUsed: budget.usedToday)))
-            enterDay(containing: t)
-            budget.startDay(newWeek: day.weekKey != oldWeek)
-            appUse.startDay(newWeek: day.weekKey != oldWeek)
-            appWarned = [:]
-            streak.dayEnded()
-            grantAllowance()
-            family.forget(before: day.key, chores: policy.chores)
-        }
+        if t >= dayEnd { startNewDay(at: t) }
         expireRequests(at: t)
         let lost = budget.expire(by: t)
         if lost > 0 {
@@ -65,6 +55,32 @@ extension Engine {
             if leased, lease.spent == nil, lease.held > Self.leaseLow { consider(now + lease.held - Self.leaseLow) }
         }
         return best == .max ? nil : best
+    }
+
+    /// Today ended (the calendar reached its end, by time passing or by a step): the day that holds
+    /// `t` begins, with its limits and allowance fresh. Days the computer was off in between begin
+    /// and end unseen: nothing was used on them.
+    mutating func startNewDay(at t: Microseconds) {
+        let oldWeek = day.weekKey
+        out.append(.dayEnded(DayTotals(start: day.start, rewardUsed: budget.usedToday)))
+        enterDay(containing: t)
+        budget.startDay(newWeek: day.weekKey != oldWeek)
+        appUse.startDay(newWeek: day.weekKey != oldWeek)
+        appWarned = [:]
+        streak.dayEnded()
+        grantAllowance()
+        family.forget(before: day.key, chores: policy.chores)
+    }
+
+    /// The calendar stepped (forward with the wall clock, or holding after a step back): a day it
+    /// passed ends now; otherwise today's end and allowed hours are placed anew in engine time.
+    mutating func calendarMoved(at t: Microseconds) {
+        if clock.wall(at: t) >= day.end {
+            startNewDay(at: t)
+            return
+        }
+        dayEnd = clock.time(atWall: day.end)
+        allowedSpans = day.allowed.map { $0.map { (clock.time(atWall: $0.start), clock.time(atWall: $0.end)) } }
     }
 
     /// The day's allowance (none: zero), granted once a day.

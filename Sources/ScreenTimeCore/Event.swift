@@ -27,8 +27,9 @@ public struct Event: Sendable, Equatable {
         case adjust(points: Int64, reason: String)
         case tick
         /// Added by screentime: the daemon (re)started. Whatever it knew ended at the event before;
-        /// the sampler reports what runs now afresh.
-        case daemonStarted
+        /// the sampler reports what runs now afresh. `boot`: the kernel's boot id
+        /// (/proc/sys/kernel/random/boot_id); a new one means the computer was restarted.
+        case daemonStarted(boot: String?)
         /// Added by screentime: a game the daemon had paused was found running again (someone sent
         /// it SIGCONT). `since`: when it was last seen paused; the time since then was played.
         case gameContinued(pid: Int32, since: WallTime?)

@@ -85,7 +85,7 @@ public enum EventLog {
         case "tick":
             kind = .tick
         case "daemon_started":
-            kind = .daemonStarted
+            kind = .daemonStarted(boot: try f.optionalString("boot"))
         case "game_continued":
             kind = .gameContinued(pid: try f.pid("pid"), since: try f.optionalTime("since"))
         case "clock_faked":
@@ -259,7 +259,9 @@ public enum EventLog {
                 w.endObject()
             }
             w.endArray()
-        case .tick, .daemonStarted:
+        case .daemonStarted(let boot):
+            if let b = boot { w.key("boot"); w.string(b) }
+        case .tick:
             break
         }
         w.endObject()

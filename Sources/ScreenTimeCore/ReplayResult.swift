@@ -11,8 +11,11 @@ public struct ReplayResult: Sendable {
     public var balance: Int64 = 0
     /// Days in a row with the learning goal met, at the end of the timeline.
     public var streakDays = 0
-    /// The days that ended, with what the engine alone knew of them (not part of the replay output).
+    /// The days that ended, with what the engine alone knew of them; printed as `days`, with
+    /// today's (the last event's day) after them.
     public var days: [DayTotals] = []
+    /// The calendar day of the last event, and its game time so far.
+    public var today: DayTotals?
     /// Every request for time and every chore claim, in the state they ended in, oldest first.
     public var requests: [TimeRequest] = []
     public var choreClaims: [ChoreClaim] = []
@@ -54,6 +57,7 @@ public struct ReplayResult: Sendable {
         balance = engine.ledger.balance
         streakDays = engine.streakDays
         reward = engine.reward
+        today = DayTotals(start: engine.today.start, rewardUsed: engine.reward.usedToday)
         sessions.sort { ($0.start, $0.end) < ($1.start, $1.end) }
     }
 
@@ -67,6 +71,15 @@ public struct ReplayResult: Sendable {
         w.beginObject()
         w.key("balance"); w.int(balance)
         w.key("streak_days"); w.int(Int64(streakDays))
+        // Added by screentime: each calendar day seen, its game time (the day's limit is the policy's).
+        w.key("days"); w.beginArray()
+        for d in days + (today.map { [$0] } ?? []) {
+            w.beginObject()
+            w.key("date"); w.string(String(RFC3339.format(micros: d.start, utcOffsetSeconds: offset(d.start)).prefix(10)))
+            w.key("reward_used_seconds"); w.int(d.rewardUsed / Seconds.micro)
+            w.endObject()
+        }
+        w.endArray()
         w.key("sessions"); w.beginArray()
         for s in sessions {
             w.beginObject()

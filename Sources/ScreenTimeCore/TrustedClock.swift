@@ -1,101 +1,171 @@
-/// Turns each event's two clocks into engine time and a calendar time that can be trusted.
+/// Turns each event's two clocks into engine time and a calendar time that can be trusted
+/// (docs/architecture/time.md says the same in prose).
 ///
-/// Engine time advances only with the monotonic clock (or the wall clock in a log without `mono`),
-/// and never backwards. The calendar time is the wall clock as it was first seen, carried forward
-/// by engine time: a wall-clock jump the monotonic clock does not confirm moves neither. And the
-/// other way round: a boot clock that runs ahead of the wall clock between two events (by more than
-/// `tolerance`) cannot be true — the boot clock counts suspend, so both advance alike — and moves
-/// neither either: that step is a fault (`bootClockAhead`), engine time stays where it was, and the
-/// next steps count from the new reading. A faked boot clock (libfaketime read 57 years ahead)
-/// therefore ages nothing, expires nothing and leaves the calendar where it was.
+/// - **Engine time** is what durations are measured by: the boot clock within a boot (or the wall
+///   clock in a log without `mono`), and never backwards. A wall step creates and destroys no time.
+/// - **A new boot** (the kernel's boot id changed; in a log without boot ids, the boot clock
+///   started again) is a restart: engine time goes on from where it stopped and then passes, with
+///   nothing running, up to the new boot's wall clock, when that is later than the calendar. The
+///   night a computer was switched off is thus a night that passed, and its midnight a day's end.
+/// - **The calendar** (which local day it is, allowed hours, the times written in the ledger) only
+///   goes forward. It follows the wall clock forward (an NTP step forward, a new boot's clock); when
+///   the wall clock steps back it holds where it was until the wall clock has caught up, so no day
+///   comes twice and a day skipped into is the day spent.
+///
+/// The calendar is kept as a short history of segments, one per step, so that a past engine time
+/// (a session's start, a span split by day) is placed on the calendar it had then.
+///
+/// One fault is kept from the old clock: a boot clock that ran more than `longestStepBack` ahead
+/// of the wall clock between two events cannot be a wall step back (libfaketime once read the boot
+/// clock 57 years ahead); that step counts nothing, and the wall clock's offset it came with is
+/// taken as it is rather than as a step.
 public struct TrustedClock: Sendable, Codable {
-    /// Wall and monotonic readings of one moment may differ by this much before it is a jump.
+    /// Wall and monotonic readings of one moment may differ by this much before it is a step.
     public static let tolerance: Microseconds = 2 * Seconds.micro
+    /// The largest wall step back believed between two events (a dual-boot clock in the farthest
+    /// time zone is 14 h off; NTP's steps are seconds to hours): beyond it, the boot clock is the liar.
+    public static let longestStepBack: Microseconds = 2 * 86_400 * Seconds.micro
+    /// How many segments are kept: the open sessions' spans reach back a day at most.
+    static let segmentsKept = 64
 
     public enum Observation: Equatable, Sendable, Codable {
         case steady
-        /// The wall clock moved by this much more (or less) than the monotonic clock.
+        /// The wall clock stepped by this much against the boot clock: forward (the calendar
+        /// followed) or back (the calendar holds).
         case jumped(by: Microseconds)
-        /// The monotonic clock started again: the machine rebooted.
-        case rebooted
-        /// The boot clock advanced this much more than the wall clock since the last event: it
-        /// cannot be true. No time passed.
+        /// A new boot. `offFor`: the engine time that passed, with nothing running, while the
+        /// computer was off (how far the new boot's wall clock was ahead of the calendar).
+        case rebooted(offFor: Microseconds)
+        /// The boot clock advanced this much more than the wall clock since the last event, or went
+        /// back within one boot: it cannot be true. No time passed.
         case bootClockAhead(by: Microseconds)
+    }
+
+    /// A stretch of the calendar: from engine time `from` on, the calendar reads
+    /// `max(floor, wall + (t - time))`.
+    struct Segment: Sendable, Codable, Equatable {
+        var from: Microseconds
+        var time: Microseconds
+        var wall: Microseconds
+        var floor: Microseconds
+
+        func calendar(at t: Microseconds) -> Microseconds { max(floor, wall + (t - time)) }
     }
 
     /// Engine time of the latest event.
     public private(set) var now: Microseconds = 0
     private var started = false
     private var shift: Microseconds = 0          // engine time = raw monotonic + shift
-    private var anchorTime: Microseconds = 0     // engine time at the anchor
-    private var anchorWall: Microseconds = 0     // trusted wall time at the anchor
     private var lastMono: Microseconds?
     private var lastWall: Microseconds = 0
-    /// How far the wall clock stands from the trusted calendar since the last jump.
+    /// The kernel's boot id of the latest event that named one.
+    public private(set) var boot: String?
+    /// The wall clock's offset from the calendar's line that was taken as it is (after a fault).
     private var drift: Microseconds = 0
-
-    private var pendingReboot: Microseconds?
+    private var segments: [Segment] = []
 
     public init() {}
 
-    /// After a reboot: the calendar may move forward to the new wall clock, never back.
-    public mutating func completeReboot() {
-        guard let wall = pendingReboot else { return }
-        pendingReboot = nil
-        anchorWall = max(wall, self.wall(at: now))
-        anchorTime = now
-        drift = wall - anchorWall
+    /// The trusted calendar (wall-clock µs since the epoch) at an engine time.
+    public func wall(at time: Microseconds) -> Microseconds {
+        guard let s = segment(at: time) else { return time }
+        return s.calendar(at: time)
     }
 
-    /// Trusted wall time (µs since the epoch) at an engine time.
-    public func wall(at time: Microseconds) -> Microseconds { anchorWall + (time - anchorTime) }
-    /// Engine time at a trusted wall time.
-    public func time(atWall wall: Microseconds) -> Microseconds { anchorTime + (wall - anchorWall) }
+    /// The first engine time at which the calendar reads `wall` or later. A wall time the calendar
+    /// skipped over (a step forward, a new boot) is reached at the step; one it held at, when it held.
+    public func time(atWall wall: Microseconds) -> Microseconds {
+        guard !segments.isEmpty else { return wall }
+        var k = segments.count - 1
+        while k > 0, wall <= segments[k].calendar(at: segments[k].from) { k -= 1 }
+        let s = segments[k]
+        var t = s.time + (wall - s.wall)
+        if k + 1 < segments.count { t = min(t, segments[k + 1].from) }
+        return t
+    }
 
-    public mutating func observe(wall: Microseconds, mono: Microseconds?) -> Observation {
-        defer { lastWall = wall; lastMono = mono }
+    private func segment(at time: Microseconds) -> Segment? {
+        guard var k = segments.indices.last else { return nil }
+        while k > 0, segments[k].from > time { k -= 1 }
+        return segments[k]
+    }
+
+    /// A new segment from `now`: the calendar's line through `wall`, never below `floor`.
+    private mutating func startSegment(wall: Microseconds, floor: Microseconds) {
+        let s = Segment(from: now, time: now, wall: wall, floor: floor)
+        if let last = segments.last, last.from == now { segments[segments.count - 1] = s } else { segments.append(s) }
+        if segments.count > Self.segmentsKept { segments.removeFirst(segments.count - Self.segmentsKept) }
+    }
+
+    /// Takes one event's readings. `boot`: the kernel's boot id, when the event names one.
+    public mutating func observe(wall: Microseconds, mono: Microseconds?, boot: String? = nil) -> Observation {
+        defer {
+            lastWall = wall
+            lastMono = mono
+            if let boot { self.boot = boot }
+        }
         guard started else {
             started = true
             now = mono ?? wall
-            anchorTime = now
-            anchorWall = wall
+            if let m = mono { shift = now - m }
+            segments = [Segment(from: now, time: now, wall: wall, floor: wall)]
             return .steady
         }
-        if let m = mono {
-            if let lm = lastMono, m < lm - Self.tolerance {
-                // A new boot: the monotonic clock restarted. Engine time goes on from where it was;
-                // the caller ends the old boot, then `completeReboot()` moves the calendar.
-                shift = now - m
-                pendingReboot = wall
-                return .rebooted
-            }
-            if let lm = lastMono {
-                let ahead = (m - lm) - max(0, wall - lastWall)
-                if ahead > Self.tolerance {
-                    // Impossible: engine time and the calendar stay; later steps count from here.
-                    shift = now - m
-                    drift = wall - self.wall(at: now)
-                    return .bootClockAhead(by: ahead)
-                }
-            }
-            if lastMono == nil { shift = now - m }
-            now = max(now, m + shift)
-            let newDrift = wall - self.wall(at: now)
-            guard abs(newDrift - drift) > Self.tolerance else { return .steady }
-            defer { drift = newDrift }
-            return .jumped(by: newDrift - drift)
+        guard let m = mono else {
+            // No monotonic clock: the wall clock is all there is. It may not run backwards.
+            let step = wall - lastWall
+            now += max(0, step)
+            return step < -Self.tolerance ? .jumped(by: step) : .steady
         }
-        // No monotonic clock: the wall clock is all there is. It may not run backwards.
-        let step = wall - lastWall
-        now += max(0, step)
-        return step < -Self.tolerance ? .jumped(by: step) : .steady
+        let calendarNow = self.wall(at: now)
+        let newBoot: Bool
+        if let b = boot, let old = self.boot { newBoot = b != old } else { newBoot = lastMono.map { m < $0 - Self.tolerance } ?? false }
+        if newBoot {
+            // The computer was off: time passed, with nothing running, up to the new wall clock
+            // (none when that is behind the calendar, which then holds).
+            let off = max(0, wall - calendarNow)
+            now += off
+            shift = now - m
+            drift = 0
+            startSegment(wall: wall, floor: max(segments.last!.floor, calendarNow))
+            return .rebooted(offFor: off)
+        }
+        if let lm = lastMono {
+            if m < lm - Self.tolerance {
+                // The same boot, and its clock went back: a faked clock before or now. Nothing passes.
+                shift = now - m
+                drift = wall - line(at: now)
+                return .bootClockAhead(by: m - lm)
+            }
+            let ahead = (m - lm) - (wall - lastWall)
+            if ahead > Self.longestStepBack {
+                shift = now - m
+                drift = wall - line(at: now)
+                return .bootClockAhead(by: ahead)
+            }
+        } else {
+            shift = now - m
+        }
+        now = max(now, m + shift)
+        let step = wall - line(at: now) - drift
+        guard abs(step) > Self.tolerance else { return .steady }
+        let before = self.wall(at: now)
+        // Forward: the calendar follows. Back: it holds where it stood until the wall catches up.
+        startSegment(wall: wall - drift, floor: step > 0 ? segments.last!.floor : max(segments.last!.floor, before))
+        return .jumped(by: step)
+    }
+
+    /// The wall clock the calendar's line predicts at engine time `t` (before its floor).
+    private func line(at t: Microseconds) -> Microseconds {
+        guard let s = segments.last else { return t }
+        return s.wall + (t - s.time)
     }
 
     /// The trusted calendar time an event with these readings would be given, without taking it
     /// (retention asks whether an event is old by this, never by the wall time it carries).
-    public func calendarTime(wall: Microseconds, mono: Microseconds?) -> Microseconds {
+    public func calendarTime(wall: Microseconds, mono: Microseconds?, boot: String? = nil) -> Microseconds {
         var probe = self
-        if case .rebooted = probe.observe(wall: wall, mono: mono) { probe.completeReboot() }
+        _ = probe.observe(wall: wall, mono: mono, boot: boot)
         return probe.wall(at: probe.now)
     }
 }

@@ -77,7 +77,7 @@ public struct EngineInput {
                 add(.adjust(points: points == 0 ? 1 : points, reason: "fuzz"))    // the log refuses an adjustment of 0
             case 17: add(.processCPU(pid: pid, cpuMillis: max(0, wall - origin.micros) / 10_000 * Int64(c.below(3))))
             case 18: add(.gameContinued(pid: pid, since: c.below(2) == 0 ? WallTime(micros: wall - step / 2, utcOffsetSeconds: 0) : nil))
-            case 19: add(.daemonStarted)
+            case 19: add(.daemonStarted(boot: c.below(3) == 0 ? nil : "boot-\(c.below(2))"))
             case 20:
                 requests += 1
                 add(.timeRequested(id: "r\(requests)", minutes: Int64(1 + c.below(60)), reason: c.below(2) == 0 ? "please" : nil))

@@ -18,6 +18,19 @@ public enum KernelClock {
         return Int64(ts.tv_sec) * 1_000_000 + Int64(ts.tv_nsec) / 1000
     }
 
+    /// The kernel's boot id (/proc/sys/kernel/random/boot_id): new at every boot, the same for
+    /// every process of one. Nil when it cannot be read.
+    public static func bootID() -> String? {
+        let fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var buffer = [UInt8](repeating: 0, count: 64)
+        let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+        guard n > 0 else { return nil }
+        let id = String(decoding: buffer[0..<n], as: UTF8.self).trimmingWhitespace
+        return id.isEmpty ? nil : id
+    }
+
     /// /proc/uptime's first number (seconds since boot, counting suspend: the boot clock), in µs;
     /// nil when it cannot be read.
     public static func uptimeMicros() -> Int64? {
@@ -66,5 +79,13 @@ public enum ClockWitness {
         let ahead = abs(given - uptime) > slack ? given - uptime : given - kernel
         guard abs(ahead) > slack else { return nil }
         return Faked(bootAhead: ahead, wallAhead: givenWall - wall)
+    }
+}
+
+private extension String {
+    var trimmingWhitespace: String {
+        var s = Substring(self)
+        while let c = s.last, c == "\n" || c == " " { s = s.dropLast() }
+        return String(s)
     }
 }

@@ -274,7 +274,9 @@ struct Child {
         case .clockJumped(let w, let by):
             // To the nearest second: the two clocks are read a moment apart, so a jump of a day is 86399.99… s or 86400.00… s.
             let jump = (by + (by < 0 ? -Seconds.micro : Seconds.micro) / 2) / Seconds.micro
-            log("\(at(w)) the wall clock jumped by \(jump) s; the calendar did not follow", level: .warning,
+            log("\(at(w)) the wall clock jumped by \(jump) s; "
+                + (jump > 0 ? "the calendar followed it (no time was counted by the step, and a day it reached is spent)"
+                            : "the calendar waits until the clock has caught up (no time was lost)"), level: .warning,
                 ["event": "clock_jump", "reason": "clock_jump", "jump_seconds": "\(jump)"])
         case .ledger(let entry):
             logLedger(entry, at: at(entry.at))

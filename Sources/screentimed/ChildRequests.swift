@@ -338,7 +338,11 @@ extension Child {
             let entries = ledger.filter { $0.at >= b.start && $0.at < b.end }
             let credited = learning.reduce(0) { $0 + $1.creditedSeconds }
             func points(_ kind: LedgerEntry.Kind) -> Int64 { entries.filter { $0.kind == kind }.reduce(0) { $0 + $1.points } }
-            let rewardUsed = b.start == engine.today.start ? engine.reward.usedToday : used[b.start]
+            // A past day whose end the daemon saw has its total; one it did not (it was stopped, or
+            // an older daemon took a night switched off for a clock jump) is known from its games'
+            // sessions: the time any of them ran, counted once.
+            let rewardUsed = b.start == engine.today.start ? engine.reward.usedToday
+                : used[b.start] ?? (b.start < engine.today.start ? Self.timeCovered(by: mine.filter { $0.category == .reward }) : nil)
             let day = String(RFC3339.format(micros: b.start, utcOffsetSeconds: engine.utcOffset(at: b.start)).prefix(10))
             // The day's own limit: a schedule may set one.
             let limit = CalendarDate.key(of: day).flatMap { engine.policy.rules(forDay: $0).dailyLimit }.map { $0 / Seconds.micro }
@@ -356,6 +360,17 @@ extension Child {
             report.goalMet = engine.policy.points.dailyGoal.map { credited >= $0 }
             return report
         }
+    }
+
+    /// The time at least one of these sessions ran (overlaps counted once).
+    static func timeCovered(by sessions: [SessionRecord]) -> Microseconds {
+        var total: Microseconds = 0, reach = Microseconds.min
+        for s in sessions.sorted(by: { $0.start < $1.start }) {
+            let from = max(s.start, reach)
+            if s.end > from { total += s.end - from }
+            reach = max(reach, s.end)
+        }
+        return total
     }
 
     /// The programs the child started in the last `days` days (as saved), most started first.

@@ -136,8 +136,9 @@ struct Daemon {
         // The kernel's events socket was readable: something exec'd or ended (anyone's), so the
         // next sample comes at the usual cadence. Not polled again until that sample.
         var kernelSpoke = false
+        let boot = KernelClock.bootID()
         for i in children.indices {
-            children[i].observe(.daemonStarted)
+            children[i].observe(.daemonStarted(boot: boot))
             children[i].checkClocks()
             children[i].save()
         }

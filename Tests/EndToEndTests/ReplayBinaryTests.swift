@@ -91,9 +91,25 @@ struct ReplayBinaryTests {
     @Test("the family scenarios hold against the binary (check-scenario)", arguments: familyNames)
     func familyScenario(_ name: String) throws {
         #expect(Self.familyNames.count >= 2)
+        try Self.check(Self.familyScenarios.appendingPathComponent(name), name)
+    }
+
+    static let calendarScenarios = root.appendingPathComponent("Tests/Scenarios/calendar")
+    static let calendarNames = (try? FileManager.default.contentsOfDirectory(atPath: calendarScenarios.path).sorted()) ?? []
+
+    /// A family's week (issue #35): a night switched off, suspend, the clock changes, a dual-boot
+    /// clock, an NTP step back, a firmware clock set ahead then corrected.
+    @Test("the calendar scenarios hold against the binary (check-scenario)", arguments: calendarNames)
+    func calendarScenario(_ name: String) throws {
+        #expect(Self.calendarNames.count >= 6)
+        try Self.check(Self.calendarScenarios.appendingPathComponent(name), name)
+    }
+
+    /// Runs the company's checker (a copy in Tests/Scenarios) on one folder against the binary.
+    static func check(_ folder: URL, _ name: String) throws {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        p.arguments = [Self.root.appendingPathComponent("Tests/Scenarios/check-scenario").path, Self.familyScenarios.appendingPathComponent(name).path]
+        p.arguments = [Self.root.appendingPathComponent("Tests/Scenarios/check-scenario").path, folder.path]
         p.environment = ["SCREENTIMED": Self.binary, "PATH": "/usr/bin:/bin"]
         let out = Pipe()
         p.standardOutput = out

@@ -71,19 +71,47 @@ struct BuildingBlockTests {
         #expect(ExePattern(pattern).matches(path) == matches)
     }
 
-    @Test("the trusted clock: a wall-clock jump is seen once and moves nothing")
+    @Test("the trusted clock: a wall step forward is seen once, moves the calendar and not engine time; a new boot passes the time it was off")
     func trustedClock() {
         var c = TrustedClock()
         let w0: Microseconds = 1_000_000_000_000
         #expect(c.observe(wall: w0, mono: 5_000_000) == .steady)
         #expect(c.observe(wall: w0 + 1_000_000 + 500_000, mono: 6_000_000) == .steady)   // 0.5 s of jitter
         #expect(c.observe(wall: w0 + 3_602_000_000, mono: 7_000_000) == .jumped(by: 3_600_000_000))
+        #expect(c.now == 7_000_000)
         #expect(c.observe(wall: w0 + 3_603_000_000, mono: 8_000_000) == .steady)
-        #expect(c.wall(at: c.now) == w0 + 3_000_000)
-        #expect(c.observe(wall: w0 + 3_700_000_000, mono: 1_000_000) == .rebooted)
-        c.completeReboot()
         #expect(c.now == 8_000_000)
+        #expect(c.wall(at: c.now) == w0 + 3_603_000_000)
+        // Before the step, the calendar was where it was then.
+        #expect(c.wall(at: 6_000_000) == w0 + 1_000_000)
+        // Off for 97 s by the wall clock: that much engine time passes, and the calendar is the new wall's.
+        #expect(c.observe(wall: w0 + 3_700_000_000, mono: 1_000_000, boot: "b") == .rebooted(offFor: 97_000_000))
+        #expect(c.now == 8_000_000 + 97_000_000)
         #expect(c.wall(at: c.now) == w0 + 3_700_000_000)
+    }
+
+    @Test("the trusted clock: a wall step back holds the calendar until the wall catches up; engine time runs on")
+    func trustedClockHolds() {
+        var c = TrustedClock()
+        let w0: Microseconds = 1_000_000_000_000
+        let s = Seconds.micro
+        _ = c.observe(wall: w0, mono: 10 * s, boot: "b")
+        // NTP steps the wall clock back an hour, 10 s later.
+        #expect(c.observe(wall: w0 + 10 * s - 3_600 * s, mono: 20 * s) == .jumped(by: -3_600 * s))
+        #expect(c.now == 20 * s)
+        #expect(c.wall(at: c.now) == w0 + 10 * s)
+        _ = c.observe(wall: w0 + 1_800 * s - 3_600 * s + 10 * s, mono: 1_810 * s)
+        #expect(c.now == 1_810 * s)
+        #expect(c.wall(at: c.now) == w0 + 10 * s, "held: the wall is still behind where the calendar was")
+        // Caught up an hour after the step: from then on the calendar is the wall's again.
+        #expect(c.time(atWall: w0 + 10 * s) <= 20 * s)
+        // The wall line (w0 - 3590 s at 20 s) reaches w0 + 11 s at 3611 s.
+        #expect(c.time(atWall: w0 + 11 * s) == 3_611 * s)
+        _ = c.observe(wall: w0 + 100 * s, mono: 3_700 * s)
+        #expect(c.wall(at: c.now) == w0 + 100 * s)
+        // The same boot id with a clock that went back: no reboot, nothing passes.
+        #expect(c.observe(wall: w0 + 101 * s, mono: 5 * s, boot: "b") == .bootClockAhead(by: -3_695 * s))
+        #expect(c.now == 3_700 * s)
     }
 
     @Test("without a monotonic clock the wall clock may not run backwards")

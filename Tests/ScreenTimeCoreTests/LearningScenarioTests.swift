@@ -343,7 +343,7 @@ struct LearningScenarioTests {
         #expect(s.refused.map(\.seconds) == [sec(800), sec(400)])
     }
 
-    @Test("a wall-clock jump of +1 h mid-session creates no time (clock_jump)")
+    @Test("a wall-clock step of +1 h mid-session creates no time, costs none, and the calendar follows it")
     func clockJumpForward() {
         var tl = Timeline(mono: 1000)
         tl.start(0, pid: 1, exe: gcompris)
@@ -355,10 +355,11 @@ struct LearningScenarioTests {
         let s = r.learningSessions[0]
         #expect(s.seconds == sec(30 * M))
         #expect(s.creditedSeconds == sec(30 * M))
-        #expect(s.end == wall(30 * M))
-        #expect(s.reasons == [.clockJump])
+        // The calendar is the wall clock's from the step on: the session ends at 16:30 by it.
+        #expect(s.end == wall(30 * M + 3600))
+        #expect(s.reasons == [])
         #expect(r.balance == 30)
-        #expect(r.clockJumps.map(\.at) == [wall(10 * M + 1)])
+        #expect(r.clockJumps.map(\.at) == [wall(10 * M + 1 + 3600)])
         #expect(r.clockJumps.map(\.by) == [sec(3600)])
     }
 
@@ -498,7 +499,7 @@ struct DaemonRestartTests {
         tl.start(0, pid: 1, exe: gcompris)
         tl.focus(0, pid: 1)
         tl.tick(15 * M)                      // the last event logged before the crash
-        tl.add(25 * M, .daemonStarted)       // ten minutes later
+        tl.add(25 * M, .daemonStarted(boot: nil))       // ten minutes later
         tl.start(25 * M, pid: 1, exe: gcompris)
         tl.focus(25 * M, pid: 1)
         tl.exit(40 * M, pid: 1)

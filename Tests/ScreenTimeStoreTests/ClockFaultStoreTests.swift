@@ -17,7 +17,7 @@ struct ClockFaultStoreTests {
         let events = RetentionTests.days(2, from: RetentionTests.origin)
         for e in events { live.ingest(e) }
         let wall = events.last!.at.micros + 86_400 * s
-        live.ingest(Event(at: WallTime(micros: wall + 10 * s, utcOffsetSeconds: 3600), mono: wall + 10 * s, .daemonStarted))
+        live.ingest(Event(at: WallTime(micros: wall + 10 * s, utcOffsetSeconds: 3600), mono: wall + 10 * s, .daemonStarted(boot: nil)))
         live.ingest(Event(at: WallTime(micros: wall + 70 * s, utcOffsetSeconds: 3600), mono: wall + 70 * s, .tick))
         try live.flush(checkpoint: true)
         return (store, live)

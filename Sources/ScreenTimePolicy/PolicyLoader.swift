@@ -53,6 +53,12 @@ public enum PolicyLoader {
         return policy
     }
 
+    /// The line a key is written on in a policy's text (`parents.users`, `apps[2].name`), else
+    /// that of its table; nil when neither is written.
+    public static func line(of key: String, in text: String) -> Int? {
+        KeyLines(unixLineEnds(text)).line(of: key)
+    }
+
     /// The text with every line ending in "\n": a browser's text box sends "\r\n", and an old Mac
     /// editor a lone "\r". Swift takes "\r\n" for one character, not for "\n", so without this
     /// every line of such a file is line 1. TOML lets a parser normalize the line ends inside a

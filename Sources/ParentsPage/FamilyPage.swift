@@ -3,8 +3,9 @@ import ControlProtocol
 /// The family at a glance: each child's game time left, points, learning against the goal, what
 /// they use now, and what waits for a parent (requests and chores) with its answers one tap away.
 public enum FamilyPage {
-    public static func page(_ family: [ControlReply.FamilyMember], csrf: String, flash: String?) -> String {
-        let note = flash.map { "<p class=\"flash\" role=\"status\">\(HTML.escape($0))</p>" } ?? ""
+    /// `flash`: what the last form did, or why it did nothing (`Flash`), shown once above the family.
+    public static func page(_ family: [ControlReply.FamilyMember], csrf: String, flash: Flash?) -> String {
+        let note = flash?.html ?? ""
         let part = fragment(family, csrf: csrf)
         return HTML.page(title: "Family", body: note + "<main id=\"family\" data-version=\"\(version(of: part))\">" + part + "</main>",
                          signedIn: true, csrf: csrf)

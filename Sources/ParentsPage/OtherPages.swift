@@ -86,7 +86,7 @@ public enum PageAssets {
         textarea{width:100%}
         button{padding:6px 12px;border-radius:6px;border:1px solid #888;background:#eee}
         .flash{background:#e8f5e9;padding:6px 8px;border-radius:6px}
-        .error{background:#ffebee;padding:6px 8px;border-radius:6px}
+        .error{background:#ffebee;border-left:4px solid #c62828;padding:6px 8px;border-radius:6px}
         pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#fff;border:1px solid #ddd;padding:8px}
         .sessions{padding-left:1.2em}
         .session{margin:6px 0;overflow-wrap:anywhere}

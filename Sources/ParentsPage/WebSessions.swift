@@ -15,8 +15,8 @@ public struct WebSessions: Sendable {
         /// The children the passphrase was for.
         public let children: [String]
         public let until: Microseconds
-        /// A line to show once on the next page ("Approved: 20 min for emma").
-        public var flash: String?
+        /// A line to show once on the next page ("Approved: 20 min for emma", or a refusal).
+        public var flash: Flash?
     }
 
     /// At most this many sessions at once (the oldest is ended first).
@@ -43,10 +43,10 @@ public struct WebSessions: Sendable {
     /// Ends a session (logout): its cookie is worth nothing from now on.
     public mutating func close(_ id: String) -> Session? { sessions.removeValue(forKey: id) }
 
-    public mutating func setFlash(_ text: String?, of id: String) { sessions[id]?.flash = text }
+    public mutating func setFlash(_ flash: Flash?, of id: String) { sessions[id]?.flash = flash }
 
     /// The flash line, shown once.
-    public mutating func takeFlash(of id: String) -> String? {
+    public mutating func takeFlash(of id: String) -> Flash? {
         defer { sessions[id]?.flash = nil }
         return sessions[id]?.flash
     }

@@ -99,8 +99,13 @@ public enum FuzzTargets {
     /// (line 0 only for the file itself); a policy read twice is read the same.
     @Sendable public static func policy(_ bytes: [UInt8]) -> String? {
         let text = String(decoding: bytes, as: UTF8.self)
-        // By bytes: "\r\n" is one Character, and a line ends at its "\n" all the same.
-        let lines = text.utf8.split(separator: 10, omittingEmptySubsequences: false).count
+        // By bytes: a line ends at "\n", "\r\n" (one Character, one line end) or a lone "\r", as
+        // the loader reads it (PolicyLoader.unixLineEnds).
+        var lines = 1, afterCR = false
+        for b in text.utf8 {
+            if b == 13 || (b == 10 && !afterCR) { lines += 1 }
+            afterCR = b == 13
+        }
         do {
             let policy = try PolicyLoader.parse(text, systemZone: .utc)
             let again = try PolicyLoader.parse(text, systemZone: .utc)

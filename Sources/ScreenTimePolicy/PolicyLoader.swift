@@ -40,6 +40,7 @@ public enum PolicyLoader {
     /// `systemZone`: the zone to use when the policy names none (the system's, never `TZ`).
     public static func parse(_ text: String, file: String = "policy.toml",
                              systemZone: @autoclosure () -> Zone = SystemTimeZone.current()) throws(PolicyError) -> Policy {
+        let text = unixLineEnds(text)
         let root: TOMLNode
         do { root = try TOMLDocument.parse(text) } catch {
             throw PolicyError(file: file, problems: [.init(line: error.line, message: error.message)])
@@ -50,6 +51,29 @@ public enum PolicyLoader {
             throw PolicyError(file: file, problems: reader.problems.sorted { $0.line < $1.line })
         }
         return policy
+    }
+
+    /// The line a key is written on in a policy's text (`parents.users`, `apps[2].name`), else
+    /// that of its table; nil when neither is written.
+    public static func line(of key: String, in text: String) -> Int? {
+        KeyLines(unixLineEnds(text)).line(of: key)
+    }
+
+    /// The text with every line ending in "\n": a browser's text box sends "\r\n", and an old Mac
+    /// editor a lone "\r". Swift takes "\r\n" for one character, not for "\n", so without this
+    /// every line of such a file is line 1. TOML lets a parser normalize the line ends inside a
+    /// multi-line string and refuses a lone "\r" anywhere else, so no good policy changes meaning.
+    static func unixLineEnds(_ text: String) -> String {
+        guard text.utf8.contains(13) else { return text }
+        var out: [UInt8] = []
+        out.reserveCapacity(text.utf8.count)
+        var afterCR = false
+        for b in text.utf8 {
+            if b == 10, afterCR { afterCR = false; continue }     // the "\n" of "\r\n"
+            afterCR = b == 13
+            out.append(b == 13 ? 10 : b)
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 }
 

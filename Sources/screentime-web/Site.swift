@@ -165,7 +165,7 @@ final class Site: Sendable {
 
     func family(_ session: WebSessions.Session) async throws -> Response {
         let reply = try await ask(session, ControlRequest(.family))
-        guard reply.ok else { return Self.refused(.forbidden, reply.error ?? "refused") }
+        guard reply.ok else { return Self.refused(.forbidden, PageWords.refusal(reply.error)) }
         let flash = sessions.withLock { $0.takeFlash(of: session.id) }
         return Self.html(FamilyPage.page(reply.family ?? [], csrf: session.csrf, flash: flash))
     }
@@ -213,9 +213,9 @@ final class Site: Sendable {
 
     func childPage(_ session: WebSessions.Session, name: String, day: String?) async throws -> Response {
         let sessionsReply = try await ask(session, ControlRequest(.sessions, days: nil, day: day), child: name)
-        guard sessionsReply.ok else { return Self.refused(.badRequest, sessionsReply.error ?? "refused") }
+        guard sessionsReply.ok else { return Self.refused(.badRequest, PageWords.refusal(sessionsReply.error)) }
         let week = try await ask(session, ControlRequest(.report, days: 7, day: day), child: name)
-        guard week.ok else { return Self.refused(.badRequest, week.error ?? "refused") }
+        guard week.ok else { return Self.refused(.badRequest, PageWords.refusal(week.error)) }
         let shown = day ?? week.report?.last?.day ?? "today"
         return Self.html(ChildPage.page(child: name, day: shown, sessions: sessionsReply.sessions ?? [], week: week.report ?? [], csrf: session.csrf))
     }
@@ -224,7 +224,7 @@ final class Site: Sendable {
                     simulation: [ControlReply.SimulatedDay]? = nil, error: String? = nil) async throws -> Response {
         let child = child ?? session.children.first ?? ""
         let reply = try await ask(session, ControlRequest(.policy), child: child)
-        guard reply.ok, let text = reply.policy else { return Self.refused(.badRequest, reply.error ?? "refused") }
+        guard reply.ok, let text = reply.policy else { return Self.refused(.badRequest, PageWords.refusal(reply.error)) }
         return Self.html(PolicyPage.page(policy: text, child: child, children: session.children, csrf: session.csrf, tried: tried,
                                          simulation: simulation, error: error))
     }
@@ -265,7 +265,7 @@ final class Site: Sendable {
 
     /// Carries out a parent's answer and goes back to the family page, which says what happened.
     func acted(_ session: WebSessions.Session, _ reply: ControlReply, done: String) -> Response {
-        sessions.withLock { $0.setFlash(reply.ok ? done : "Not done: " + (reply.error ?? "refused"), of: session.id) }
+        sessions.withLock { $0.setFlash(.answer(ok: reply.ok, done: done, error: reply.error), of: session.id) }
         return Self.redirect("/")
     }
 

@@ -10,7 +10,7 @@ struct PolicyCheck: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "check",
         abstract: "Check a policy file; print its problems with line numbers, or a summary.",
-        discussion: "Exit status 0 when the policy is good, 1 when it has problems.")
+        discussion: "Exit status 0 when the policy is good, 1 when it has problems. A parent account of [parents] that this computer does not have is a warning, not a problem: the daemon accepts the policy (nobody can act as that parent here), and the policy may be meant for another computer.")
 
     @Argument(help: "The policy file (TOML).")
     var file: String
@@ -22,9 +22,11 @@ struct PolicyCheck: ParsableCommand {
     var from: String?
 
     func run() throws {
-        let policy: Policy
+        let policy: Policy, text: String
         do throws(PolicyError) {
-            policy = try PolicyLoader.load(path: file)
+            let loaded = try PolicyLoader.loadWithText(path: file)
+            policy = loaded.policy
+            text = loaded.text
         } catch {
             if json {
                 var w = JSONWriter()
@@ -48,11 +50,20 @@ struct PolicyCheck: ParsableCommand {
             throw ValidationError("--from: not a date like 2026-11-23: \"\(from ?? "")\"")
         }
         let week = (0..<7).map { (first + Int64($0), policy.rules(forDay: first + Int64($0))) }
+        let warnings = Self.missingParents(policy.parents, text: text)
         if json {
             var w = JSONWriter()
             w.beginObject()
             w.key("file"); w.string(file)
             w.key("ok"); w.bool(true)
+            w.key("warnings"); w.beginArray()
+            for warning in warnings {
+                w.beginObject()
+                w.key("line"); if let l = warning.line { w.int(Int64(l)) } else { w.null() }
+                w.key("message"); w.string(warning.message)
+                w.endObject()
+            }
+            w.endArray()
             w.key("time_zone"); w.string(policy.timeZone.identifier)
             w.key("strictness"); w.string(policy.validation.strictness.rawValue)
             w.key("apps"); w.beginObject()
@@ -76,7 +87,8 @@ struct PolicyCheck: ParsableCommand {
             return
         }
         let r = policy.rewards
-        print("\(file): good")
+        for warning in warnings { StandardError.write("\(file):\(warning.line.map { "\($0):" } ?? "") warning: \(warning.message)\n") }
+        print("\(file): good" + (warnings.isEmpty ? "" : warnings.count == 1 ? " (1 warning)" : " (\(warnings.count) warnings)"))
         print("  time zone     \(policy.timeZone.identifier)")
         print("  strictness    \(policy.validation.strictness.rawValue) (idle after \(DurationText.words(policy.validation.idleAfter)), sessions of at least \(DurationText.words(policy.validation.minSession)))")
         print("  learning      \(policy.points.learningPerHour) points an hour, at most \(DurationText.words(policy.points.dailyLearningCap)) a day")
@@ -87,6 +99,27 @@ struct PolicyCheck: ParsableCommand {
         print("  apps          \(count(.learning)) learning, \(count(.reward)) games, \(count(.blocked)) blocked, \(count(.neutral)) neutral")
         print("  the coming week:")
         for (key, rules) in week { print("    " + Self.describe(key, rules)) }
+    }
+
+    /// A parent account the policy names and this computer does not have (getpwnam_r,
+    /// getgrnam_r): a mistyped name is no parent at all, and the daemon says nothing of it.
+    struct Warning: Equatable {
+        var line: Int?
+        var message: String
+    }
+
+    static func missingParents(_ parents: Policy.Parents, text: String) -> [Warning] {
+        let users = parents.users.filter { UserAccount.lookup(name: $0) == nil }.map { name in
+            Warning(line: PolicyLoader.line(of: "parents.users", in: text),
+                    message: "[parents] users names '\(name)', but this computer has no user '\(name)', so nobody can act as that parent here. "
+                        + "Check the spelling (a login name, as `id -un` prints it), or add the user; if the policy is for another computer that has '\(name)', all is well.")
+        }
+        let groups = parents.groups.filter { UserAccount.groupID(named: $0) == nil }.map { name in
+            Warning(line: PolicyLoader.line(of: "parents.groups", in: text),
+                    message: "[parents] groups names '\(name)', but this computer has no group '\(name)', so nobody is a parent through it here. "
+                        + "Check the spelling (`getent group` lists the groups), or add the group; if the policy is for another computer that has '\(name)', all is well.")
+        }
+        return users + groups
     }
 
     /// "Sat 2026-11-28  games 3 h 00 min a day, 08:00-21:00, 1 h 00 min free; learning 2 h 00 min (weekend)"

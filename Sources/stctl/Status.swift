@@ -249,7 +249,10 @@ struct Redeem: ParsableCommand {
 }
 
 struct Adjust: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "adjust", abstract: "Parents: give or take points, with a reason.")
+    static let configuration = CommandConfiguration(
+        commandName: "adjust",
+        abstract: "Parents: give or take points, with a reason.",
+        discussion: "Taking more points than the child earned today (the \"+N today\" of stctl status) is asked first on a terminal (y/N); without a terminal it is refused, and nothing is taken, unless --yes is given.")
 
     @Argument(help: "Points: positive for a bonus, negative for a penalty.")
     var points: Int64
@@ -257,15 +260,42 @@ struct Adjust: ParsableCommand {
     @Option(name: .long, help: "Why, in words the child will read in the history.")
     var reason: String
 
+    @Flag(name: .long, help: "Take the points without asking, even more than the child earned today.")
+    var yes = false
+
     @OptionGroup var client: ClientOptions
     @OptionGroup var parent: ParentOptions
 
     func run() throws {
         try reporting {
+            if points < 0, !yes { try confirmPenalty() }
             try client.finish(try parent.send(ControlRequest(.adjust, points: points, reason: reason), with: client)) { reply in
-                "\(points > 0 ? "Added" : "Took") \(abs(points)) points; the balance is now \(reply.balance ?? 0)."
+                "\(points > 0 ? "Added" : "Took") \(points.magnitude) points; the balance is now \(reply.balance ?? 0)."
             }
         }
+    }
+
+    /// A penalty larger than what the child earned today (status's `points_today`: the points
+    /// learning earned today) is a slip of a finger more often than a parent's wish: asked on a
+    /// terminal, refused without one. Nothing is sent to be carried out before the answer.
+    func confirmPenalty() throws {
+        let reply = try client.send(ControlRequest(.status))
+        guard reply.ok, let s = reply.status else {
+            throw Failure("stctl: could not read today's points before taking \(points.magnitude): \(reply.error ?? "the daemon sent no status"). "
+                          + "Nothing was taken. To take them anyway, add --yes.", code: 1)
+        }
+        guard points.magnitude > UInt64(max(0, s.pointsToday)) else { return }
+        let who = client.user ?? "the child"
+        let after = s.balance.addingReportingOverflow(points)
+        let what = "taking \(points.magnitude) points is more than the \(s.pointsToday) points \(who) earned today "
+            + "(the balance is \(s.balance)" + (after.overflow ? ")" : "; it would be \(after.partialValue))")
+        if isatty(0) == 1, !parent.passphraseStdin {
+            StandardError.write(what.prefix(1).uppercased() + what.dropFirst() + ".\nTake them anyway? [y/N] ")
+            let answer = readLine(strippingNewline: true).map { $0.filter { $0 != " " && $0 != "\t" }.lowercased() }
+            guard answer == "y" || answer == "yes" else { throw Failure("stctl: nothing was taken.", code: 1) }
+            return
+        }
+        throw Failure("stctl: \(what). Nothing was taken. If you mean it, add --yes.", code: 1)
     }
 }
 

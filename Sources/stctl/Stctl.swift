@@ -1,5 +1,6 @@
 import ControlProtocol
 import ArgumentParser
+import ScreenTimeLinux
 
 @main
 struct Stctl: ParsableCommand {
@@ -15,7 +16,8 @@ struct Stctl: ParsableCommand {
     /// `stctl adjust -5 --reason …` takes 5 points away: a negative number there is the points,
     /// not an option (the parser would take it for one), so it is passed after `--`.
     static func main() {
-        var arguments = Array(CommandLine.arguments.dropFirst())
+        let given = Array(CommandLine.arguments.dropFirst())
+        var arguments = given
         if arguments.first == "adjust", !arguments.contains("--"),
            let k = arguments.firstIndex(where: { $0.count > 1 && $0.hasPrefix("-") && Int64($0) != nil }) {
             let points = arguments.remove(at: k)
@@ -30,7 +32,17 @@ struct Stctl: ParsableCommand {
             do { try status.run() } catch { exit(withError: error) }
             return
         }
-        main(arguments)
+        // As ArgumentParser's `main`, but a mistyped command or a reason without --reason is
+        // told in words of its own (UsageHint), with ArgumentParser's exit status for a misuse.
+        var command: ParsableCommand
+        do { command = try parseAsRoot(arguments) } catch {
+            if let hint = UsageHint.hint(for: given) {
+                StandardError.write(hint)
+                exit(withError: ExitCode.validationFailure)
+            }
+            exit(withError: error)
+        }
+        do { try command.run() } catch { exit(withError: error) }
     }
 }
 

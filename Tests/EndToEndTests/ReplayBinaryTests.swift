@@ -239,6 +239,45 @@ struct PolicyCheckBinaryTests {
         try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any], "\(r.stdout)\(r.stderr)")
     }
 
+    /// A mistyped parent is no parent at all, and the daemon says nothing of it; but the same
+    /// policy may be meant for another computer, which has the account: a warning, exit status 0.
+    @Test("[parents] accounts this computer does not have: a warning each, with its line and what to do; the policy is still good")
+    func missingParents() throws {
+        let user = "nosuchparent\(getpid())", group = "nosuchgroup\(getpid())"
+        let path = try ReplayBinaryTests.temp("parents-\(UUID().uuidString).toml", """
+            version = 1
+            timezone = "UTC"
+
+            [parents]
+            users = ["root", "\(user)"]
+            groups = [
+              "root", "\(group)",
+            ]
+            """)
+        let r = try Self.run(["policy", "check", path])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stderr == """
+            \(path):5: warning: [parents] users names '\(user)', but this computer has no user '\(user)', so nobody can act as that parent here. \
+            Check the spelling (a login name, as `id -un` prints it), or add the user; if the policy is for another computer that has '\(user)', all is well.
+            \(path):6: warning: [parents] groups names '\(group)', but this computer has no group '\(group)', so nobody is a parent through it here. \
+            Check the spelling (`getent group` lists the groups), or add the group; if the policy is for another computer that has '\(group)', all is well.
+
+            """, "\(r.stderr)")
+        #expect(r.stdout.hasPrefix("\(path): good (2 warnings)\n"), "\(r.stdout)")
+        let j = try Self.object(try Self.run(["policy", "check", "--json", path]))
+        #expect(j["ok"] as? Bool == true)
+        let warnings = try #require(j["warnings"] as? [[String: Any]])
+        #expect(warnings.map { ($0["line"] as? NSNumber)?.intValue } == [5, 6])
+        #expect((warnings.first?["message"] as? String)?.hasPrefix("[parents] users names '\(user)', but this computer has no user") == true)
+
+        // Accounts that exist: no warning.
+        let known = try ReplayBinaryTests.temp("parents-\(UUID().uuidString).toml", "version = 1\ntimezone = \"UTC\"\n[parents]\nusers = [\"root\"]\ngroups = [\"root\"]\n")
+        let good = try Self.run(["policy", "check", known])
+        #expect(good.status == 0 && good.stderr == "", "\(good.stderr)")
+        #expect(good.stdout.hasPrefix("\(known): good\n"), "\(good.stdout)")
+        #expect(try Self.object(try Self.run(["policy", "check", "--json", known]))["warnings"] as? [Any] != nil)
+    }
+
     @Test("a bad policy: exit 1, every problem with its line")
     func bad() throws {
         let path = try ReplayBinaryTests.temp("check-\(UUID().uuidString).toml", "version = 1\n[points]\nlearning_per_hour = 0\n[rewards]\ndaily_limt = \"1h\"\n")

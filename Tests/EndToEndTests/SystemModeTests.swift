@@ -194,7 +194,7 @@ struct SystemModeTests {
         #expect(unnamed.status == 1 && unnamed.stderr.contains("several children are watched here: name one with --user NAME (stkid65005, stkid65006)"), "\(unnamed.stderr)")
         // The parent does every parent command for both children.
         for child in ["stkid65005", "stkid65006"] {
-            for args in [["redeem", "1"], ["adjust", "-1", "--reason", "test"], ["policy", "reload"], ["report"], ["sessions"], ["history"], ["status"]] {
+            for args in [["redeem", "1"], ["adjust", "-1", "--reason", "test", "--yes"], ["policy", "reload"], ["report"], ["sessions"], ["history"], ["status"]] {
                 let r = try d.stctl(Self.parent, args + ["--user", child])
                 #expect(r.status == 0, "parent: \(args) for \(child): \(r.stdout)\(r.stderr)")
             }

@@ -53,4 +53,28 @@ struct MalformedPolicyTests {
             #expect(error.description.hasPrefix("\(path):\(expected[0].line): "))
         }
     }
+
+    /// A browser's text box sends "\r\n" (the page's simulate), an old Mac editor a lone "\r":
+    /// the same file, rewritten with those line ends, is refused with the same lines and words.
+    @Test("each malformed policy keeps its lines with CRLF or CR line ends", arguments: files, ["\r\n", "\r"])
+    func otherLineEnds(_ name: String, _ end: String) throws {
+        let text = try String(contentsOfFile: Self.folder.appendingPathComponent(name).path, encoding: .utf8)
+        let expected = Self.expectations(in: text)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("policy-line-ends-\(getpid())-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent(name).path
+        let rewritten = text.split(separator: "\n", omittingEmptySubsequences: false).joined(separator: end)
+        try #require(rewritten.utf8.filter { $0 == 10 }.count == (end == "\r\n" ? text.utf8.filter { $0 == 10 }.count : 0))
+        try rewritten.write(toFile: path, atomically: true, encoding: .utf8)
+        do {
+            _ = try PolicyLoader.load(path: path)
+            Issue.record("\(name) was accepted")
+        } catch {
+            #expect(error.problems.map(\.line) == expected.map(\.line), "\(error.description)")
+            for (problem, want) in zip(error.problems, expected) where want.exact {
+                #expect(problem.message == want.text)
+            }
+        }
+    }
 }

@@ -110,6 +110,49 @@ struct PolicyLoaderTests {
         #expect(lines.line(of: "x") == nil)
     }
 
+    /// What the page's text box sends: "\r\n" after every line. Swift takes "\r\n" for one
+    /// character, so a split at "\n" once put every problem at line 1.
+    @Test("a policy with CRLF line ends has its problems at their lines, and loads when good")
+    func crlfLines() throws {
+        let lines = [
+            "version = 1",                      // 1
+            "",                                 // 2
+            "[points]",                         // 3
+            "learning_per_hour = 60",           // 4
+            "",                                 // 5
+            "[rewards]",                        // 6
+            "daily_limt = \"1h\"",              // 7
+            "weekly_limit = \"7h\"",            // 8
+        ]
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("policy-crlf-\(getpid())-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("from-the-page.toml").path
+        try Data((lines.joined(separator: "\r\n") + "\r\n").utf8).write(to: URL(fileURLWithPath: path))
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        #expect(bytes.filter { $0 == 13 }.count == 8 && bytes.filter { $0 == 10 }.count == 8)
+        do {
+            _ = try PolicyLoader.load(path: path)
+            Issue.record("the mistyped key was accepted")
+        } catch {
+            #expect(error.problems == [.init(line: 7, message: "unknown key 'daily_limt' in [rewards] (did you mean 'daily_limit'?)")])
+            #expect(error.description == "\(path):7: unknown key 'daily_limt' in [rewards] (did you mean 'daily_limit'?)")
+        }
+        // A mistake of TOML itself, found by its parser, is at its line too.
+        var broken = lines
+        broken[6] = "daily_limit = \"1h"
+        #expect(throws: PolicyError.self) { try PolicyLoader.parse(broken.joined(separator: "\r\n"), systemZone: .utc) }
+        do { _ = try PolicyLoader.parse(broken.joined(separator: "\r\n"), systemZone: .utc) } catch {
+            #expect(error.problems.map(\.line) == [7], "\(error.description)")
+        }
+        // Corrected, it loads, and its values are the ones written.
+        var good = lines
+        good[6] = "daily_limit = \"1h\""
+        let p = try PolicyLoader.parse(good.joined(separator: "\r\n"), systemZone: .utc)
+        #expect(p.rewards.dailyLimit == 3_600 * Seconds.micro)
+        #expect(p.rewards.weeklyLimit == 7 * 3_600 * Seconds.micro)
+    }
+
     @Test("a missing file says so")
     func missingFile() {
         #expect(throws: PolicyError.self) { try PolicyLoader.load(path: "/nonexistent/policy.toml") }

@@ -3,7 +3,7 @@
 but the login page without a session; no change without the form's CSRF token; a session cookie
 dead after logout and after its lifetime; a daemon token worth nothing from another uid; the
 security headers and cookie flags on every answer; five wrong passphrases lock the login (as on
-the socket). Run by WebPageTests.swift; exits 1 on the first expectation not met, saying which.
+the socket); a refused form said as an alert in the page's words, a done one as a status. Run by WebPageTests.swift; exits 1 on the first expectation not met, saying which.
 
 Environment: URL, SOCKET, PASSPHRASE, CHILD_UID, WEB_UID, STCTL, LIFETIME (the page's session
 lifetime, seconds).
@@ -138,6 +138,22 @@ expect(status == 303 and balance() == before - 2, f"redeem with the token: {stat
 # The same form sent twice (a double tap) is carried out once.
 fetch("POST", "/redeem", cookies=session, form={"child": child, "minutes": "1", "csrf": csrf, "rid": "r1"})
 expect(balance() == before - 2, "a form sent twice was carried out twice")
+
+# What a form did, or why it did nothing, is said once on the family page: a refusal as an alert,
+# in the page's words, never in the green box of what was done.
+status, _, _ = fetch("POST", "/redeem", cookies=session, form={"child": child, "minutes": "100000", "csrf": csrf, "rid": "r-too-much"})
+expect(status == 303 and balance() == before - 2, f"a redemption the balance cannot pay: {status}, balance {balance()} (was {before - 2})")
+_, _, page = fetch("GET", "/", cookies=session)
+alert = re.search(r'<p class="error" role="alert">([^<]*)</p>', page)
+expect(alert is not None and 'class="flash"' not in page, f"the refusal is not an alert: {page[:1500]}")
+expect(alert.group(1) == f"Not redeemed: it costs 200000 points and the balance is {before - 2}.", f"the refusal says {alert.group(1)!r}")
+_, _, page = fetch("GET", "/", cookies=session)
+expect('role="alert"' not in page, "the refusal is shown again on the next page")
+fetch("POST", "/redeem", cookies=session, form={"child": child, "minutes": "1", "csrf": csrf, "rid": "r3"})
+_, _, page = fetch("GET", "/", cookies=session)
+done = re.search(r'<p class="flash" role="status">([^<]*)</p>', page)
+expect(done is not None and done.group(1).startswith("Redeemed 1 min for ") and 'role="alert"' not in page, f"a redemption done: {page[:1500]}")
+before -= 2
 
 # The session cookie is not the daemon's token; and a token is worth nothing from another uid.
 reply = as_uid(os.environ["CHILD_UID"], {"command": "adjust", "points": 100, "reason": "mine", "token": session["st_session"], "user": child})

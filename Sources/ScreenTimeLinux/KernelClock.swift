@@ -21,27 +21,27 @@ public enum KernelClock {
     /// The kernel's boot id (/proc/sys/kernel/random/boot_id): new at every boot, the same for
     /// every process of one. Nil when it cannot be read.
     public static func bootID() -> String? {
-        let fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC)
+        guard let bytes = smallFile("/proc/sys/kernel/random/boot_id") else { return nil }
+        let id = String(decoding: bytes, as: UTF8.self).trimmingWhitespace
+        return id.isEmpty ? nil : id
+    }
+
+    /// The first 64 bytes of a small /proc file (nil: it cannot be read, or is empty).
+    private static func smallFile(_ path: String) -> ArraySlice<UInt8>? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
         var buffer = [UInt8](repeating: 0, count: 64)
         let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-        guard n > 0 else { return nil }
-        let id = String(decoding: buffer[0..<n], as: UTF8.self).trimmingWhitespace
-        return id.isEmpty ? nil : id
+        return n > 0 ? buffer[0..<n] : nil
     }
 
     /// /proc/uptime's first number (seconds since boot, counting suspend: the boot clock), in µs;
     /// nil when it cannot be read.
     public static func uptimeMicros() -> Int64? {
-        let fd = open("/proc/uptime", O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var buffer = [UInt8](repeating: 0, count: 64)
-        let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-        guard n > 0 else { return nil }
+        guard let bytes = smallFile("/proc/uptime") else { return nil }
         var seconds: Int64 = 0, fraction: Int64 = 0, scale: Int64 = 100_000, inFraction = false, digits = 0
-        for c in buffer[0..<n] {
+        for c in bytes {
             if c == UInt8(ascii: "."), !inFraction { inFraction = true; continue }
             guard c >= 48, c <= 57 else { break }
             digits += 1

@@ -79,6 +79,11 @@ extension Engine {
             startNewDay(at: t)
             return
         }
+        placeDay()
+    }
+
+    /// Today's end and allowed hours in engine time, as the calendar now places them.
+    mutating func placeDay() {
         dayEnd = clock.time(atWall: day.end)
         allowedSpans = day.allowed.map { $0.map { (clock.time(atWall: $0.start), clock.time(atWall: $0.end)) } }
     }
@@ -93,9 +98,8 @@ extension Engine {
         let key = calendar.day(containing: clock.wall(at: t), allowedHours: nil).key
         rules = policy.rules(forDay: key)
         day = calendar.day(containing: clock.wall(at: t), allowedHours: rules.allowedHours)
-        dayEnd = clock.time(atWall: day.end)
+        placeDay()
         lease.start(day: day.key, week: day.weekKey)
         others.start(day: day.key, week: day.weekKey)
-        allowedSpans = day.allowed.map { $0.map { (clock.time(atWall: $0.start), clock.time(atWall: $0.end)) } }
     }
 }

@@ -430,7 +430,12 @@ public struct UserAccount: Sendable, Equatable {
 /// and counting suspend, so a night asleep is not a clock jump). The wall clock is the one the
 /// process is given (a jump of it is the engine's to judge); the boot clock is the kernel's.
 public enum SystemClock {
+    /// The wall clock events are stamped with. When this process is given a boot clock that is not
+    /// the kernel's, an LD_PRELOAD interposes its clocks and glibc's wall clock is not believed
+    /// either: the kernel's is read through the system call (a child's libfaketime once set the
+    /// calendar a day ahead). A wall clock changed for the whole machine is the kernel's, and believed.
     public static func wallMicros() -> Int64 {
+        if clocksInterposed { return KernelClock.wallMicros() }
         var ts = timespec()
         clock_gettime(CLOCK_REALTIME, &ts)
         return Int64(ts.tv_sec) * 1_000_000 + Int64(ts.tv_nsec) / 1000
@@ -438,6 +443,9 @@ public enum SystemClock {
 
     /// The kernel's CLOCK_BOOTTIME (`KernelClock`): an LD_PRELOAD cannot move it.
     public static func monoMicros() -> Int64 { KernelClock.bootMicros() }
+
+    /// Looked at once, when the wall clock is first read: an LD_PRELOAD is there from the start.
+    static let clocksInterposed: Bool = ClockWitness.faked() != nil
 
     /// CLOCK_MONOTONIC, as systemd's MONOTONIC_USEC wants it (not the boot clock of events).
     public static func monotonicMicros() -> Int64 {

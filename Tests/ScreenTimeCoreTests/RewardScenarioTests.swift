@@ -169,18 +169,34 @@ struct RewardScenarioTests {
         #expect(r.balance == 120)
     }
 
-    @Test("the wall clock moved a day ahead does not give a new day's limit")
-    func clockTrickDoesNotResetDay() {
+    @Test("the wall clock moved a day ahead: the calendar follows, and that day is spent; it does not come again when the clock is put right")
+    func clockTrickSpendsTheDay() {
+        // Monday 15:00, 90 min a day. 30 min played, then the wall clock is set a day ahead (within
+        // one boot: no time passes). Tuesday starts fresh and is played from then on: 70 min by 100 min.
+        // At 100 min the clock is put right (NTP): the calendar holds at Tuesday 17:10 until the wall
+        // clock gets there, so Tuesday's limit is reached 20 min later, at that held time.
         var tl = Timeline(mono: 500)
         tl.adjust(0, points: 1000)
         tl.redeem(0, minutes: 200)
         tl.start(0, pid: 9, exe: kart)
         tl.add(30 * M, .tick, wallSkew: 24 * H)
-        tl.add(100 * M, .processExited(pid: 9), wallSkew: 24 * H)
+        tl.add(100 * M, .tick, wallSkew: 24 * H)
+        tl.add(100 * M + 1, .tick)
+        tl.exit(120 * M + 10, pid: 9)
+        // The real Tuesday, 16:00: the calendar still stands at Tuesday 17:10; Tuesday is spent.
+        tl.start(25 * H, pid: 10, exe: kart)
+        tl.exit(25 * H + 10, pid: 10)
+        // Wednesday 15:00: a day of its own.
+        tl.start(48 * H, pid: 11, exe: kart)
+        tl.exit(48 * H + 10 * M, pid: 11)
         let r = tl.replay(testPolicy())
-        #expect(r.stops.first?.reason == .dailyLimit)
-        #expect(r.stops.first?.at == wall(90 * M))
-        #expect(r.reward.used == sec(90 * M))
+        let heldAt = wall(24 * H + 100 * M + 1)   // where the calendar stood when the clock was put right
+        #expect(r.stops.map(\.pid) == [9, 10])
+        #expect(r.stops.allSatisfy { $0.reason == .dailyLimit })
+        #expect(r.stops.map(\.at) == [heldAt, heldAt])
+        #expect(r.days.map(\.rewardUsed) == [sec(30 * M), sec(90 * M)])
+        #expect(r.days.map(\.start) == [wall(-15 * H), wall(9 * H)])
+        #expect(r.reward.used == sec(130 * M))
     }
 
     @Test("blocked apps are stopped at once, and again after grace while they live")

@@ -14,6 +14,7 @@ public enum ChildWords {
         case "app_limit": return "this game's own time is used up (other games may go on)"
         case "blocked": return "this app is not allowed"
         case "no_lease": return "the family's game time could not be reached from this computer"
+        case "stopped_by_parent": return "a parent stopped games for now"
         default: return code
         }
     }

@@ -55,6 +55,8 @@ extension ControlRequest {
     public var line: [UInt8] {
         var w = JSONWriter()
         w.beginObject()
+        if let anyway { w.key("anyway"); w.bool(anyway) }
+        if let bonus { w.key("bonus"); w.bool(bonus) }
         if let chore { w.key("chore"); w.string(chore) }
         w.key("command"); w.string(command.rawValue)
         if let day { w.key("day"); w.string(day) }
@@ -68,8 +70,10 @@ extension ControlRequest {
         if let points { w.key("points"); w.int(points) }
         if let policy { w.key("policy"); w.string(policy) }
         if let reason { w.key("reason"); w.string(reason) }
+        if let refund { w.key("refund"); w.bool(refund) }
         if let requestID { w.key("request_id"); w.string(requestID) }
         if let token { w.key("token"); w.string(token) }
+        if let until { w.key("until"); w.string(until) }
         if let user { w.key("user"); w.string(user) }
         w.key("v"); w.int(Int64(v))
         w.endObject()
@@ -105,8 +109,13 @@ extension ControlRequest {
             case ("gift", .bool(let b)): request.gift = b
             case ("policy", .string(let s)): request.policy = s
             case ("token", .string(let s)): request.token = s
+            case ("until", .string(let s)): request.until = s
+            case ("refund", .bool(let b)): request.refund = b
+            case ("anyway", .bool(let b)): request.anyway = b
+            case ("bonus", .bool(let b)): request.bonus = b
             case ("v", _), ("command", _), ("minutes", _), ("points", _), ("reason", _), ("event", _), ("hook", _), ("days", _), ("day", _),
-                 ("passphrase", _), ("user", _), ("id", _), ("request_id", _), ("chore", _), ("gift", _), ("policy", _), ("token", _):
+                 ("passphrase", _), ("user", _), ("id", _), ("request_id", _), ("chore", _), ("gift", _), ("policy", _), ("token", _),
+                 ("until", _), ("refund", _), ("anyway", _), ("bonus", _):
                 throw Malformed()
             default: break
             }
@@ -132,6 +141,7 @@ extension ControlReply {
         func text(_ t: String?) { if let t { w.string(t) } else { w.null() } }
         w.beginObject()
         if let b = balance { w.key("balance"); w.int(b) }
+        if let c = code { w.key("code"); w.string(c) }
         if let c = cost { w.key("cost"); w.int(c) }
         if let e = error { w.key("error"); w.string(e) }
         if let n = note { w.key("note"); w.string(n) }
@@ -140,13 +150,17 @@ extension ControlReply {
             w.key("status"); w.beginObject()
             if let a = s.allowanceLeftSeconds { w.key("allowance_left_seconds"); w.int(a) }
             if let a = s.allowanceTodaySeconds { w.key("allowance_today_seconds"); w.int(a) }
+            if let a = s.asOf { w.key("as_of"); w.string(a) }
             w.key("balance"); w.int(s.balance)
             w.key("blind_spots"); w.beginArray(); for b in s.blindSpots { w.string(b) }; w.endArray()
+            if let b = s.bonusLeftSeconds { w.key("bonus_left_seconds"); w.int(b) }
             w.key("current_app"); text(s.currentApp)
             w.key("current_category"); text(s.currentCategory)
             w.key("current_counts"); text(s.currentCounts)
+            if let g = s.gamesStoppedUntil { w.key("games_stopped_until"); w.string(g) }
             if let g = s.goalSeconds { w.key("goal_seconds"); w.int(g) }
             w.key("hooks"); w.beginArray(); for h in s.hooks { w.string(h) }; w.endArray()
+            if let l = s.learningCounting { w.key("learning_counting"); w.bool(l) }
             w.key("learning_today_seconds"); w.int(s.learningTodaySeconds)
             if let notices = s.notices {
                 w.key("notices"); w.beginArray()
@@ -170,6 +184,7 @@ extension ControlReply {
             w.key("points_per_reward_minute"); w.int(s.pointsPerRewardMinute)
             w.key("points_today"); w.int(s.pointsToday)
             w.key("reward_available_seconds"); w.int(s.rewardAvailableSeconds)
+            if let r = s.rewardCounting { w.key("reward_counting"); w.bool(r) }
             w.key("reward_remaining_seconds"); w.int(s.rewardRemainingSeconds)
             w.key("reward_today_remaining_seconds"); w.int(s.rewardTodayRemainingSeconds)
             w.key("reward_used_today_seconds"); w.int(s.rewardUsedTodaySeconds)
@@ -256,6 +271,13 @@ public struct ControlRequest: Codable, Sendable, Equatable {
         case family
         /// Parents: the text of the policy in force (`policy`).
         case policy
+        /// Parents: bonus time for today (`minutes`, optional `reason`): beyond today's limits, free.
+        case bonus
+        /// Parents: games stop now, until `until` ("HH:MM" today, or tomorrow when that has passed;
+        /// RFC 3339; "now" lets them be played again; absent: the end of today).
+        case stopGames = "stop_games"
+        /// Parents: take back up to `minutes` unused minutes; `refund`: give back the points they cost.
+        case revoke
     }
 
     public var v: Int
@@ -293,6 +315,15 @@ public struct ControlRequest: Codable, Sendable, Equatable {
     /// A parent session's token (`login`'s reply), instead of the passphrase; valid only from the
     /// uid that logged in.
     public var token: String?
+    /// `stop_games`: until when.
+    public var until: String?
+    /// `revoke`: give back the points the minutes cost.
+    public var refund: Bool?
+    /// `redeem`, `approve`: go ahead although today's limits leave no room for all the minutes
+    /// (refused with code `beyond_today` without it).
+    public var anyway: Bool?
+    /// `approve`: grant the minutes as bonus time for today (free, beyond today's limits).
+    public var bonus: Bool?
 
     public init(_ command: Command, minutes: Int64? = nil, points: Int64? = nil, reason: String? = nil, event: String? = nil, hook: String? = nil) {
         self.v = ControlProtocol.version
@@ -316,6 +347,9 @@ public struct ControlReply: Codable, Sendable, Equatable {
     public var v: Int = ControlProtocol.version
     public var ok: Bool
     public var error: String?
+    /// A refusal a client may act on, by name: `beyond_today` (today's limits leave no room for
+    /// all the minutes: ask, then send again with `anyway`, or give bonus time instead).
+    public var code: String?
     public var status: Status?
     /// redeem, adjust: the balance after.
     public var balance: Int64?
@@ -660,6 +694,17 @@ public struct ControlReply: Codable, Sendable, Equatable {
         public var chores: [ChoreLine]? = nil
         /// The family database this child's ledger is shared through (nil: none; docs/household.md).
         public var household: Household? = nil
+        /// Bonus time left today (nil: none was given today).
+        public var bonusLeftSeconds: Int64? = nil
+        /// Games are stopped by a parent until then (RFC 3339; nil: they are not).
+        public var gamesStoppedUntil: String? = nil
+        /// The moment these figures are for (RFC 3339, the daemon's clock), and which of them run
+        /// on from it while nothing else happens: game time left goes down by the second while a
+        /// game counts (`reward_counting`), learning today goes up while learning counts
+        /// (`learning_counting`). A client counts from `as_of` between two answers.
+        public var asOf: String? = nil
+        public var rewardCounting: Bool? = nil
+        public var learningCounting: Bool? = nil
 
         public struct Household: Codable, Sendable, Equatable {
             /// This computer's name, and the child's, in the family ledger.

@@ -20,6 +20,9 @@ public enum Effect: Sendable, Equatable {
     case request(TimeRequest)
     /// A chore was claimed, approved or rejected.
     case chore(ChoreClaim)
+    /// A parent stopped the games until `until` (calendar µs), or (`until` nil) let them be played
+    /// again before that: the child is told.
+    case gamesStopped(at: Microseconds, until: Microseconds?, by: String?)
 }
 
 /// The figures of a day that only the engine knows, saved when the day is over.

@@ -78,6 +78,8 @@ public struct Engine: Sendable {
     var others = OthersAppUse()
     /// Some reward app of the policy has a limit of its own or a group's (else none of that is looked at).
     var hasAppLimits = false
+    /// A parent stopped the games until a time (nil: not stopped).
+    var gamesStopped: GamesStop?
 
     // Enforcement.
     var warned: Set<Microseconds> = []
@@ -277,6 +279,12 @@ public struct Engine: Sendable {
             choreDone(chore, at: t)
         case .choreDecided(let chore, let approved, let by, let reason):
             choreDecided(chore, approved: approved, by: by, reason: reason, at: t)
+        case .bonusGiven(let minutes, let by, let reason):
+            bonusGiven(minutes: minutes, by: by, reason: reason, at: t)
+        case .gamesStopped(let until, let by):
+            gamesStopped(until: until.micros, by: by, at: t)
+        case .minutesRevoked(let minutes, let refund, let by):
+            minutesRevoked(minutes: minutes, refund: refund, by: by, at: t)
         case .tick, .daemonStarted:
             break
         }
@@ -307,20 +315,27 @@ public struct Engine: Sendable {
         public var allowance: Microseconds = 0
         public var allowanceUsed: Microseconds = 0
         public var allowanceLeftToday: Microseconds = 0
+        /// Taken back by a parent; bonus time left today, and used of it today.
+        public var revoked: Microseconds = 0
+        public var bonusLeftToday: Microseconds = 0
+        public var bonusUsedToday: Microseconds = 0
     }
 
     public var reward: RewardFigures {
         RewardFigures(granted: budget.totalGranted, used: budget.totalUsed, remaining: budget.grantRemaining,
                       expired: budget.totalExpired, usedToday: budget.usedToday, availableNow: familyAvailable().seconds,
-                      allowance: budget.totalAllowance, allowanceUsed: budget.totalAllowanceUsed, allowanceLeftToday: budget.allowanceLeft)
+                      allowance: budget.totalAllowance, allowanceUsed: budget.totalAllowanceUsed, allowanceLeftToday: budget.allowanceLeft,
+                      revoked: budget.totalRevoked, bonusLeftToday: budget.bonusRemaining, bonusUsedToday: budget.bonusUsedToday)
     }
 
     /// Reward time that can still be used today from now: the least of what is redeemed, what
     /// today's and this week's limits leave, and the allowed hours left today.
     public var rewardAvailableToday: Microseconds {
-        var best = budget.available
+        if stoppedByParent { return 0 }
+        var best = budget.availableWithinLimits
         if let limit = rules.dailyLimit { best = min(best, limit - usedTodayByFamily) }
         if let limit = policy.rewards.weeklyLimit { best = min(best, limit - usedThisWeekByFamily) }
+        best = max(0, best) + budget.bonusRemaining
         if let spans = allowedSpans {
             best = min(best, spans.reduce(0) { $0 + max(0, $1.end - max($1.start, now)) })
         }

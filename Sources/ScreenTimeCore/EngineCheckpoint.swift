@@ -11,7 +11,8 @@ extension Engine {
         /// 3: the daily allowance in the budget, and the family loop (requests, chores).
         /// 4: the calendar only goes forward (the clock's segments and boot id): a checkpoint of an
         /// older format may hold a calendar a night switched off left behind.
-        public static let currentFormat = 4
+        /// 5: bonus time (a kind of grant), games stopped by a parent, minutes taken back.
+        public static let currentFormat = 5
         public var format: Int
         var clock: TrustedClock
         var now: Microseconds
@@ -53,6 +54,8 @@ extension Engine {
         /// Absent from checkpoints written before households.
         var lease: FamilyLease?
         var others: OthersAppUse?
+        /// Games a parent stopped until a time.
+        var gamesStopped: GamesStop?
 
         struct TrackedPID: Codable, Sendable { var pid: Int32; var process: TrackedProcess }
         struct ToldPID: Codable, Sendable { var pid: Int32; var told: Told }
@@ -80,7 +83,7 @@ extension Engine {
             stopping: stopping.keys.sorted().map { Checkpoint.ToldPID(pid: $0, told: stopping[$0]!) },
             paused: paused.sorted(), pauseUndone: pauseUndone.sorted(), clockFaults: clockFaults, clockFaultCount: clockFaultCount,
             family: family, appUse: appUse, appWarned: appWarned.mapValues { $0.sorted() },
-            streak: streak, lease: leased ? lease : nil, others: leased ? others : nil)
+            streak: streak, lease: leased ? lease : nil, others: leased ? others : nil, gamesStopped: gamesStopped)
     }
 
     /// An engine that goes on from a checkpoint, under the policy it was taken with.
@@ -123,6 +126,7 @@ extension Engine {
         streak = c.streak ?? Streak()
         lease = c.lease ?? FamilyLease()
         others = c.others ?? OthersAppUse()
+        gamesStopped = c.gamesStopped
         if started {
             enterDay(containing: now)
             grantAllowance()

@@ -116,6 +116,10 @@ extension Engine {
                 let seconds = minutes * 60 * Seconds.micro
                 out.append(.ledger(ledger.append(.gifted, points: 0, at: clock.wall(at: t), note: d.by, rewardSeconds: seconds)))
                 budget.grant(seconds, expiresAt: policy.rewards.redemptionExpiresAfter.map { t + $0 })
+            case .bonus:
+                let seconds = minutes * 60 * Seconds.micro
+                out.append(.ledger(ledger.append(.bonusTime, points: 0, at: clock.wall(at: t), note: d.by, rewardSeconds: seconds)))
+                budget.grantBonus(seconds)
             }
             r.state = .approved
             r.pay = d.pay

@@ -82,7 +82,7 @@ extension Engine {
     /// said its limit is reached.
     public var leaseWanted: LeaseRequest? {
         guard leased, lease.spent == nil, lease.held < Self.leaseLow, !rewardPids.isEmpty || focusedRewardPid != nil else { return nil }
-        let may = familyAvailable().seconds
+        let may = familyAvailable().seconds - budget.bonusRemaining     // bonus time is not leased
         guard may > lease.held else { return nil }
         return LeaseRequest(day: day.key, weekStart: day.weekKey, want: min(Self.leaseSize, may - lease.held + lease.owed),
                             dailyLimit: rules.dailyLimit, weeklyLimit: policy.rewards.weeklyLimit)

@@ -16,19 +16,26 @@ extension Engine {
 
     /// Reward time that may be used here from now on, and the limit that bounds it: with a
     /// household, what the family allows bounded by the game time this machine holds.
+    /// Bonus time is not the family's: no lease bounds it.
     func availableNow() -> (seconds: Microseconds, limit: Reason) {
-        let (seconds, limit) = leaseBound(familyAvailable())
-        return (max(0, seconds), limit)
+        let family = familyAvailable()
+        let bonus = min(budget.bonusRemaining, family.seconds)
+        let (seconds, limit) = leaseBound((family.seconds - bonus, family.limit))
+        return (bonus + max(0, seconds), limit)
     }
 
     /// Reward time that may be used from now on, and the limit that bounds it, before what this
     /// machine holds of the family's game time: with a household, the daily and weekly limits
     /// count the game time leased to the child's other machines too. Warnings and status say this.
+    /// Bonus time is beyond the day's and week's limits, not beyond the allowed hours; a parent's
+    /// stop holds over everything.
     func familyAvailable() -> (seconds: Microseconds, limit: Reason) {
+        if stoppedByParent { return (0, .stoppedByParent) }
         let usedToday = usedTodayByFamily, usedThisWeek = usedThisWeekByFamily
-        var best = (budget.available, Reason.noRewardTime)
+        var best = (budget.availableWithinLimits, Reason.noRewardTime)
         if let limit = rules.dailyLimit, limit - usedToday < best.0 { best = (limit - usedToday, .dailyLimit) }
         if let limit = policy.rewards.weeklyLimit, limit - usedThisWeek < best.0 { best = (limit - usedThisWeek, .weeklyLimit) }
+        best.0 = max(0, best.0) + budget.bonusRemaining
         if let spans = allowedSpans {
             var left: Microseconds = 0
             for s in spans where s.start <= now && now < s.end {
@@ -77,7 +84,7 @@ extension Engine {
         }
         let seconds = minutes * 60 * Seconds.micro
         out.append(.ledger(ledger.append(.redeemed, points: -cost, at: clock.wall(at: t), note: note, rewardSeconds: seconds, familySeq: familySeq)))
-        budget.grant(seconds, expiresAt: policy.rewards.redemptionExpiresAfter.map { t + $0 })
+        budget.grant(seconds, expiresAt: policy.rewards.redemptionExpiresAfter.map { t + $0 }, pointsPerMinute: policy.points.perRewardMinute)
         return true
     }
 
@@ -137,8 +144,8 @@ extension Engine {
     /// two looks).
     mutating func gameContinued(_ pid: Int32, since from: Microseconds, at t: Microseconds) {
         guard paused.contains(pid) else { return }
-        budget.played(t - from)
-        leaseUsed(t - from)
+        let bonus = budget.played(t - from)
+        leaseUsed(t - from - bonus)
         let (available, limit) = availableNow()
         guard available <= 0 else {       // time again meanwhile: it may run
             paused.remove(pid)

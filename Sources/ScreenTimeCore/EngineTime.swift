@@ -14,8 +14,8 @@ extension Engine {
         guard t > now else { return }
         if rewardCounting {
             let available = availableNow().seconds
-            budget.use(min(t - now, available))
-            leaseUsed(min(t - now, available))
+            let bonus = budget.use(min(t - now, available))
+            leaseUsed(min(t - now, available) - bonus)
             useAppTime(min(t - now, available), apps: countingApps)
         }
         now = t
@@ -23,6 +23,7 @@ extension Engine {
 
     mutating func due(at t: Microseconds) {
         if t >= dayEnd { startNewDay(at: t) }
+        endGamesStopIfDue()
         expireRequests(at: t)
         let lost = budget.expire(by: t)
         if lost > 0 {
@@ -40,6 +41,7 @@ extension Engine {
         if !awaitingJudgement.isEmpty, let last = lastInput { consider(last + policy.validation.idleAfter + 1) }
         if let e = budget.nextExpiry { consider(e) }
         if let e = nextRequestExpiry { consider(e) }
+        if let e = gamesStopEnds { consider(e) }
         if let spans = allowedSpans { for s in spans { consider(s.start); consider(s.end) } }
         for s in sessions.values where s.inUseSince == nil {
             if let last = s.lastUseEnd { consider(last + policy.validation.idleAfter) }
@@ -62,9 +64,12 @@ extension Engine {
     /// and end unseen: nothing was used on them.
     mutating func startNewDay(at t: Microseconds) {
         let oldWeek = day.weekKey
-        out.append(.dayEnded(DayTotals(start: day.start, rewardUsed: budget.usedToday)))
+        out.append(.dayEnded(DayTotals(start: day.start, rewardUsed: budget.usedToday + budget.bonusUsedToday)))
         enterDay(containing: t)
-        budget.startDay(newWeek: day.weekKey != oldWeek)
+        let bonusLost = budget.startDay(newWeek: day.weekKey != oldWeek)
+        if bonusLost > 0 {
+            out.append(.ledger(ledger.append(.expired, points: 0, at: clock.wall(at: t), note: "bonus time not used on its day", rewardSeconds: bonusLost)))
+        }
         appUse.startDay(newWeek: day.weekKey != oldWeek)
         appWarned = [:]
         streak.dayEnded()

@@ -57,6 +57,16 @@ public struct Event: Sendable, Equatable {
         /// Added by screentime (docs/household.md): what the child's other computers played of
         /// each limited app and group on `day` and in its week, as the family database said.
         case appTimeShared(day: Int64, [SharedAppTime])
+        // A parent's say over today (docs/family.md), added by screentime.
+        /// Minutes of game time for today only, beyond the day's and week's limits (not beyond the
+        /// allowed hours); used before any other game time, and gone when the day ends.
+        case bonusGiven(minutes: Int64, by: String?, reason: String?)
+        /// Games stop now and stay stopped until `until` (calendar time); an `until` that is not
+        /// later than now lets games be played again.
+        case gamesStopped(until: WallTime, by: String?)
+        /// Unused redeemed or given minutes taken back, at most `minutes`; with `refund`, the points
+        /// they cost are given back.
+        case minutesRevoked(minutes: Int64, refund: Bool, by: String?)
     }
 
     /// The `event` field's value for each kind.
@@ -82,13 +92,17 @@ public struct Event: Sendable, Equatable {
         case .familyEntry: return "family_entry"
         case .leaseGranted: return "lease_granted"
         case .appTimeShared: return "app_time_shared"
+        case .bonusGiven: return "bonus_given"
+        case .gamesStopped: return "games_stopped"
+        case .minutesRevoked: return "minutes_revoked"
         }
     }
 }
 
 /// A parent's answer to a child's request for more time.
 public struct RequestDecision: Sendable, Equatable {
-    public enum Pay: String, Sendable, Codable { case points, gift }
+    /// `bonus` (added by screentime): given as bonus time for today, free, beyond today's limits.
+    public enum Pay: String, Sendable, Codable { case points, gift, bonus }
     public var id: String
     public var approved: Bool
     /// How approved minutes are paid: from the child's points, or as a gift.

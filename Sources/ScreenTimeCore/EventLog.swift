@@ -96,7 +96,7 @@ public enum EventLog {
             let approved = try f.bool("approved")
             var pay = RequestDecision.Pay.points
             if let p = try f.optionalString("pay") {
-                guard let v = RequestDecision.Pay(rawValue: p) else { throw LineError(reason: "'pay' must be \"points\" or \"gift\", not \"\(p)\"") }
+                guard let v = RequestDecision.Pay(rawValue: p) else { throw LineError(reason: "'pay' must be \"points\", \"gift\" or \"bonus\", not \"\(p)\"") }
                 pay = v
             }
             let minutes: Int64? = (f.value("minutes") ?? .null) == .null ? nil : try f.minutes("minutes")
@@ -117,6 +117,13 @@ public enum EventLog {
             let points = try f.int("points")
             guard abs(points) <= 1_000_000_000 else { throw LineError(reason: "'points' must be at most 1000000000 either way") }
             kind = .familyEntry(FamilyLedgerEntry(machine: machine, seq: seq, kind: entryKind, points: points, note: try f.optionalString("note")))
+        case "bonus_given":
+            kind = .bonusGiven(minutes: try f.minutes("minutes"), by: try f.optionalString("by"), reason: try f.optionalString("reason"))
+        case "games_stopped":
+            guard let until = try f.optionalTime("until") else { throw LineError(reason: "missing field 'until' (a time, RFC 3339)") }
+            kind = .gamesStopped(until: until, by: try f.optionalString("by"))
+        case "minutes_revoked":
+            kind = .minutesRevoked(minutes: try f.minutes("minutes"), refund: try f.bool("refund"), by: try f.optionalString("by"))
         case "lease_granted":
             let granted = try f.seconds("granted"), dayTotal = try f.seconds("day_total"), weekTotal = try f.seconds("week_total")
             guard granted >= 0, dayTotal >= granted, weekTotal >= dayTotal else {
@@ -167,7 +174,8 @@ public enum EventLog {
     public static let knownEvents = ["process_started", "process_exited", "process_cpu", "focus_changed", "input",
                                      "idle_changed", "lock_changed", "redeem", "adjust", "tick", "daemon_started",
                                      "game_continued", "clock_faked", "time_requested", "request_decided", "chore_done",
-                                     "chore_decided", "family_entry", "lease_granted", "app_time_shared"]
+                                     "chore_decided", "family_entry", "lease_granted", "app_time_shared", "bonus_given",
+                                     "games_stopped", "minutes_revoked"]
 
     /// One line of the log for an event, with `at` as it was observed.
     public static func encode(_ e: Event) -> String {
@@ -242,6 +250,17 @@ public enum EventLog {
             w.key("kind"); w.string(e.kind.rawValue)
             w.key("points"); w.int(e.points)
             if let n = e.note { w.key("note"); w.string(n) }
+        case .bonusGiven(let minutes, let by, let reason):
+            w.key("minutes"); w.int(minutes)
+            if let b = by { w.key("by"); w.string(b) }
+            if let r = reason { w.key("reason"); w.string(r) }
+        case .gamesStopped(let until, let by):
+            w.key("until"); w.string(RFC3339.format(micros: until.micros, utcOffsetSeconds: until.utcOffsetSeconds))
+            if let b = by { w.key("by"); w.string(b) }
+        case .minutesRevoked(let minutes, let refund, let by):
+            w.key("minutes"); w.int(minutes)
+            w.key("refund"); w.bool(refund)
+            if let b = by { w.key("by"); w.string(b) }
         case .leaseGranted(let g):
             w.key("day"); w.int(g.day)
             w.key("granted"); w.micros(g.granted)

@@ -69,4 +69,8 @@ public enum RefusalCode: String, Sendable, Codable, CaseIterable {
     case requestExists = "request_exists"
     /// Added by screentime: no claim of that chore waits for a parent.
     case choreNotClaimed = "chore_not_claimed"
+    /// Added by screentime: bonus time for today would be more than a day holds.
+    case bonusTooLong = "bonus_too_long"
+    /// Added by screentime: a revoke found no unused redeemed, given or bonus minutes.
+    case nothingToRevoke = "nothing_to_revoke"
 }

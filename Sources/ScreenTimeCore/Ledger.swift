@@ -9,6 +9,11 @@ public struct LedgerEntry: Sendable, Equatable, Codable {
         case gifted
         /// A streak bonus (`note`: the streak's days).
         case bonus
+        /// Bonus time for today a parent gave, free (`note`: who, and why).
+        case bonusTime = "bonus_time"
+        /// Unused minutes a parent took back (`points`: the points given back, 0 without a refund;
+        /// `note`: who, and whether the points were refunded).
+        case revoked
     }
 
     /// Trusted wall time (µs since the epoch).
@@ -18,7 +23,8 @@ public struct LedgerEntry: Sendable, Equatable, Codable {
     public var balanceAfter: Int64
     /// earned: the app; adjusted: the parent's reason; redeemed, gifted: who; chore: the chore.
     public var note: String?
-    /// redeemed, gifted: reward seconds granted; expired: reward seconds that expired unused.
+    /// redeemed, gifted, bonus_time: reward seconds granted; expired: reward seconds that expired
+    /// unused; revoked: reward seconds taken back.
     public var rewardSeconds: Microseconds?
     /// A family ledger's entry mirrored here (docs/household.md): the machine that wrote it (nil:
     /// this machine wrote it).

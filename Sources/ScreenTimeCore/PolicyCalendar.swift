@@ -63,3 +63,20 @@ struct PolicyCalendar: Sendable {
         zone.offset(at: RFC3339.floorDiv(wall, Seconds.micro))
     }
 }
+
+extension Policy {
+    /// "19:00" today, "07:00 tomorrow", or "Monday 07:00" further on, in the policy's zone, as seen at `from`.
+    public func localClock(_ wall: Microseconds, from: Microseconds) -> String {
+        let calendar = PolicyCalendar(zone: timeZone)
+        let day = calendar.day(containing: wall, allowedHours: nil), today = calendar.day(containing: from, allowedHours: nil)
+        let local = RFC3339.format(micros: wall, utcOffsetSeconds: calendar.utcOffset(at: wall))
+        let clock = String(local.dropFirst(11).prefix(5))
+        switch day.key - today.key {
+        case 0: return clock
+        case 1: return "\(clock) tomorrow"
+        default:
+            let names = ["Thursday", "Friday", "Saturday", "Sunday", "Monday", "Tuesday", "Wednesday"]   // day 0 (1970-01-01) was a Thursday
+            return "\(names[Int(((day.key % 7) + 7) % 7)]) \(clock)"
+        }
+    }
+}

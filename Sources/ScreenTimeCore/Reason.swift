@@ -25,5 +25,7 @@ public enum Reason: String, Sendable, CaseIterable, Hashable, Codable {
     /// Added by screentime (household): this machine holds none of the family's game time, and
     /// the family database did not answer (docs/household.md).
     case noLease = "no_lease"
+    /// Added by screentime: a parent stopped the games until a time (`stctl stop-games`).
+    case stoppedByParent = "stopped_by_parent"
     case blocked
 }

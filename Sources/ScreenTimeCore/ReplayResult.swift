@@ -28,7 +28,7 @@ public struct ReplayResult: Sendable {
             switch e {
             case .sessionClosed(let s): sessions.append(s)
             case .ledger(let l): ledger.append(l)
-            case .warn, .stop, .resume: actions.append(e)
+            case .warn, .stop, .resume, .gamesStopped: actions.append(e)
             case .refused(let r): refusals.append(r)
             case .clockJumped(let at, let by): clockJumps.append((at, by))
             case .clockFault(let f): clockFaults.append(f)
@@ -115,6 +115,7 @@ public struct ReplayResult: Sendable {
                 case .redeemed, .gifted: w.key("by")
                 case .chore: w.key("chore")
                 case .adjusted, .expired, .bonus: w.key("reason")
+                case .bonusTime, .revoked: w.key("note")       // who, and why or whether refunded
                 }
                 w.string(n)
             }
@@ -129,6 +130,7 @@ public struct ReplayResult: Sendable {
         w.key("expired_seconds"); w.micros(reward.expired)
         w.key("allowance_seconds"); w.micros(reward.allowance)
         w.key("allowance_used_seconds"); w.micros(reward.allowanceUsed)
+        if reward.revoked > 0 { w.key("revoked_seconds"); w.micros(reward.revoked) }
         w.endObject()
         w.key("requests"); w.beginArray()
         for r in requests {
@@ -181,6 +183,11 @@ public struct ReplayResult: Sendable {
                 time("at", at)
                 w.key("action"); w.string("resume")
                 w.key("pid"); w.int(Int64(pid))
+            case .gamesStopped(let at, let until, let by):
+                time("at", at)
+                w.key("action"); w.string("games_stopped")
+                if let until { time("until", until) } else { w.key("until"); w.null() }
+                if let by { w.key("by"); w.string(by) }
             case .sessionClosed, .ledger, .refused, .clockJumped, .clockFault, .dayEnded, .request, .chore:
                 break
             }

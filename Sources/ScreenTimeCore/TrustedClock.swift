@@ -66,6 +66,12 @@ public struct TrustedClock: Sendable, Codable {
 
     public init() {}
 
+    /// The engine time of a boot-clock reading in the latest event's boot (nil: no boot clock yet).
+    public func time(atMono mono: Microseconds) -> Microseconds? {
+        guard started, lastMono != nil else { return nil }
+        return mono + shift
+    }
+
     /// The trusted calendar (wall-clock µs since the epoch) at an engine time.
     public func wall(at time: Microseconds) -> Microseconds {
         guard let s = segment(at: time) else { return time }

@@ -83,7 +83,7 @@ public struct EngineInput {
                 add(.timeRequested(id: "r\(requests)", minutes: Int64(1 + c.below(60)), reason: c.below(2) == 0 ? "please" : nil))
             case 21:
                 add(.requestDecided(RequestDecision(id: "r\(max(1, requests - c.below(3)))", approved: c.below(3) != 0,
-                                                    pay: c.below(2) == 0 ? .points : .gift,
+                                                    pay: c.pick([.points, .gift, .points, .bonus]),
                                                     minutes: c.below(3) == 0 ? Int64(1 + c.below(60)) : nil, by: "mom")))
             case 22:
                 let chore = c.pick(["Dishes", "Trash", "Piano", "Tidy room", "Dishez"])
@@ -93,6 +93,14 @@ public struct EngineInput {
                     add(.choreDecided(chore: chore, approved: c.below(3) != 0, by: "mom", reason: nil))
                 }
                 if c.below(4) == 0 { add(.redeem(minutes: Int64(1 + c.below(30)), by: RequestDecision.child)) }
+            case 23:
+                // A parent's say over today: bonus time, games stopped until a time (or let go), minutes taken back.
+                switch c.below(4) {
+                case 0: add(.bonusGiven(minutes: Int64(1 + c.below(90)), by: "mom", reason: c.below(2) == 0 ? "birthday" : nil))
+                case 1: add(.gamesStopped(until: WallTime(micros: wall + Int64(c.pick([-60, 0, 600, 3600, 86_400])) * 1_000_000, utcOffsetSeconds: 0), by: "dad"))
+                case 2: add(.minutesRevoked(minutes: Int64(1 + c.below(60)), refund: c.below(2) == 0, by: "mom"))
+                default: add(.tick)
+                }
             default: add(.tick)
             }
         }
@@ -231,19 +239,26 @@ public enum EngineInvariants {
         if r.reward.allowanceUsed > r.reward.allowance { return "allowance used \(r.reward.allowanceUsed) µs of \(r.reward.allowance)" }
         let usedOfGrants = r.reward.used - r.reward.allowanceUsed
         if usedOfGrants < 0 || usedOfGrants > r.reward.granted { return "reward used \(r.reward.used) µs of \(r.reward.granted) granted and \(r.reward.allowanceUsed) allowance" }
-        if usedOfGrants + r.reward.remaining + r.reward.expired != r.reward.granted {
-            return "reward used (of grants) + remaining + expired is not what was granted: \(r.reward)"
+        if usedOfGrants + r.reward.remaining + r.reward.expired + r.reward.revoked != r.reward.granted {
+            return "reward used (of grants) + remaining + expired + revoked is not what was granted: \(r.reward)"
         }
-        let granted = r.ledger.compactMap { $0.kind == .redeemed || $0.kind == .gifted ? $0.rewardSeconds : nil }.reduce(0, +)
-        if granted != r.reward.granted { return "the ledger's redemptions and gifts grant \(granted) µs, the budget says \(r.reward.granted)" }
-        // Gifts cost nothing; chores pay what the policy says; an approved request was paid once.
-        if r.ledger.contains(where: { $0.kind == .gifted && $0.points != 0 }) { return "a gift cost points" }
+        let granted = r.ledger.compactMap { [.redeemed, .gifted, .bonusTime].contains($0.kind) ? $0.rewardSeconds : nil }.reduce(0, +)
+        if granted != r.reward.granted { return "the ledger's redemptions, gifts and bonus time grant \(granted) µs, the budget says \(r.reward.granted)" }
+        let revoked = r.ledger.compactMap { $0.kind == .revoked ? $0.rewardSeconds : nil }.reduce(0, +)
+        if revoked != r.reward.revoked { return "the ledger takes back \(revoked) µs, the budget says \(r.reward.revoked)" }
+        // A refund gives back at most what the minutes cost (the dearest a minute can cost).
+        for e in r.ledger where e.kind == .revoked {
+            if e.points < 0 || e.points > (e.rewardSeconds ?? 0) * policy.points.perRewardMinute / 60_000_000 { return "a revoke refunded \(e.points) points" }
+        }
+        // Gifts and bonus time cost nothing; chores pay what the policy says; an approved request was paid once.
+        if r.ledger.contains(where: { ($0.kind == .gifted || $0.kind == .bonusTime) && $0.points != 0 }) { return "a gift cost points" }
         for e in r.ledger where e.kind == .chore {
             if e.points != policy.chores.first(where: { $0.name == e.note })?.points { return "chore \(e.note ?? "?") paid \(e.points)" }
         }
         for q in r.requests where q.state == .approved {
             let seconds = (q.minutesGranted ?? 0) * 60_000_000
-            guard r.ledger.contains(where: { $0.at == q.decidedAt && ($0.kind == (q.pay == .gift ? .gifted : .redeemed)) && $0.rewardSeconds == seconds }) else {
+            let kind: LedgerEntry.Kind = switch q.pay { case .gift: .gifted; case .bonus: .bonusTime; default: .redeemed }
+            guard r.ledger.contains(where: { $0.at == q.decidedAt && $0.kind == kind && $0.rewardSeconds == seconds }) else {
                 return "request \(q.id) was approved, but no ledger entry paid it"
             }
         }

@@ -7,7 +7,10 @@ import PostgresNIO
 /// came from on that machine, so that sending it again (after a lost answer, a restart, a time
 /// offline) writes it once.
 public struct FamilyEntry: Sendable, Equatable {
-    public enum Kind: String, Sendable, CaseIterable { case earned, redeemed, adjusted, chore, bonus, gifted, expired }
+    public enum Kind: String, Sendable, CaseIterable {
+        case earned, redeemed, adjusted, chore, bonus, gifted, expired
+        case bonusTime = "bonus_time", revoked
+    }
     public var child: String
     public var machine: String
     public var origin: String

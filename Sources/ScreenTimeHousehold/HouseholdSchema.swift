@@ -184,6 +184,16 @@ public enum HouseholdSchema {
             GRANT EXECUTE ON FUNCTION screentime.share_app_time(text, text, bigint, bigint, text[], bigint[]) TO screentime_machine
             """,
         ]),
+        (4, [
+            // A parent's bonus time for today, and minutes taken back (issue 35).
+            """
+            ALTER TABLE screentime.ledger DROP CONSTRAINT ledger_kind_check
+            """,
+            """
+            ALTER TABLE screentime.ledger ADD CONSTRAINT ledger_kind_check
+                CHECK (kind IN ('earned', 'redeemed', 'adjusted', 'chore', 'bonus', 'gifted', 'expired', 'bonus_time', 'revoked'))
+            """,
+        ]),
     ]
 
     /// Brings the database to the newest schema (as its owner: the family's administrator, not a

@@ -98,7 +98,7 @@ public final class Store: Sendable {
     // MARK: Schema
 
     private static let migrations = ["v1-event-log-ledger-sessions", "v2-checkpoints", "v3-log-base", "v4-session-refusals", "v5-days", "v6-answered-requests",
-                                     "v7-family-ledger-kinds", "v8-household"]
+                                     "v7-family-ledger-kinds", "v8-household", "v9-bonus-time-revoked"]
 
     private func migrate(readOnly: Bool) throws(StoreError) {
         var migrator = DatabaseMigrator()
@@ -212,6 +212,31 @@ public final class Store: Sendable {
                     sent_through INTEGER NOT NULL,
                     read_through INTEGER NOT NULL
                 );
+                """)
+        }
+        migrator.registerMigration(Store.migrations[8]) { db in
+            // A parent's bonus time for today, and minutes taken back (issue 35). The table is made
+            // again, as in v7, every row and hash as it was.
+            try db.execute(sql: """
+                CREATE TABLE ledger_v9 (
+                    seq INTEGER PRIMARY KEY,
+                    at_micros INTEGER NOT NULL,
+                    kind TEXT NOT NULL CHECK (kind IN ('earned', 'redeemed', 'adjusted', 'expired', 'chore', 'gifted', 'bonus',
+                                                       'bonus_time', 'revoked')),
+                    points INTEGER NOT NULL,
+                    balance_after INTEGER NOT NULL,
+                    note TEXT,
+                    reward_micros INTEGER,
+                    previous_hash TEXT NOT NULL,
+                    hash TEXT NOT NULL UNIQUE,
+                    machine TEXT,
+                    family_seq INTEGER
+                );
+                INSERT INTO ledger_v9 SELECT seq, at_micros, kind, points, balance_after, note, reward_micros, previous_hash, hash,
+                                             machine, family_seq FROM ledger;
+                DROP TABLE ledger;
+                ALTER TABLE ledger_v9 RENAME TO ledger;
+                CREATE INDEX ledger_by_family_seq ON ledger(family_seq) WHERE family_seq IS NOT NULL;
                 """)
         }
         do {

@@ -282,6 +282,12 @@ struct Child {
             logLedger(entry, at: at(entry.at))
         case .dayEnded:
             break
+        case .gamesStopped(let w, let until, let by):
+            var fields: Logger.Metadata = ["event": "games_stopped"]
+            fields["until"] = until.map { "\(at($0))" }
+            fields["by"] = by.map { "\($0)" }
+            log("\(at(w)) " + (until.map { "games stopped until \(at($0))" } ?? "games may be played again") + (by.map { " (\($0))" } ?? "") + told,
+                level: .notice, fields)
         }
     }
 
@@ -320,6 +326,18 @@ struct Child {
             fields["event"] = "expire"
             fields["reward_seconds"] = "\((entry.rewardSeconds ?? 0) / Seconds.micro)"
             log("\(at) \(DurationText.words(entry.rewardSeconds ?? 0)) of redeemed game time expired unused", fields)
+        case .bonusTime:
+            fields["event"] = "bonus_time"
+            fields["reward_seconds"] = "\((entry.rewardSeconds ?? 0) / Seconds.micro)"
+            fields["note"] = entry.note.map { "\($0)" }
+            log("\(at) \(DurationText.words(entry.rewardSeconds ?? 0)) of bonus time for today" + (entry.note.map { " (\($0))" } ?? ""),
+                level: .notice, fields)
+        case .revoked:
+            fields["event"] = "revoke"
+            fields["reward_seconds"] = "\((entry.rewardSeconds ?? 0) / Seconds.micro)"
+            fields["note"] = entry.note.map { "\($0)" }
+            log("\(at) \(DurationText.words(entry.rewardSeconds ?? 0)) of game time taken back" + (entry.note.map { " (\($0))" } ?? "")
+                + (entry.points > 0 ? ", \(entry.points) points refunded" : "") + "; balance \(entry.balanceAfter)", level: .notice, fields)
         }
     }
 

@@ -31,6 +31,7 @@ extension Child {
                     // (Still "… is for parents: …": stctl then asks a parent at the keyboard for the passphrase.)
                     return ownPoints ? .refused((no.error ?? "") + "; a child can ask for the time instead: stctl ask \(minutes)") : no
                 }
+                if let no = beyondToday(minutes, request, doing: "redeemed") { return no }
                 let before = live.engine.ledger.balance
                 return try saveAndAnswer(.redeem(minutes: minutes, by: parentName(caller, role)), request, asked: "redeem \(minutes)", caller: caller) { effects, engine in
                     if let r = Self.refusal(in: effects) { return .refused("not redeemed: \(r.reason)") }
@@ -102,6 +103,8 @@ extension Child {
             case .simulate:
                 if let no = refuseUnlessParent("simulate", request, caller: caller, role: role) { return no }
                 return try simulate(request)
+            case .bonus, .stopGames, .revoke:
+                return try answerParentsSay(request, from: caller, role: role)
             case .ask, .requests, .approve, .deny, .chores, .choreDone, .choreApprove, .choreReject:
                 return try answerFamily(request, from: caller, role: role, strangerRefused: strangerRefused)
             case .policy:
@@ -392,7 +395,8 @@ extension Child {
     }
 
     func status(hooks: [String]) -> ControlReply.Status {
-        let engine = live.engine
+        // As of this moment, not of the last event: game time counts down, learning up, between events.
+        let engine = live.engine.asOf(mono: SystemClock.monoMicros())
         let policy = engine.policy
         var blind: [String] = []
         if let rollback { blind.append("this state is not the one the daemon wrote before: \(rollback)") }
@@ -430,13 +434,18 @@ extension Child {
         var status = ControlReply.Status(
             balance: engine.ledger.balance, rewardAvailableSeconds: r.availableNow / Seconds.micro,
             rewardRemainingSeconds: r.remaining / Seconds.micro, rewardTodayRemainingSeconds: engine.rewardAvailableToday / Seconds.micro,
-            rewardUsedTodaySeconds: r.usedToday / Seconds.micro, learningTodaySeconds: engine.learningCreditedToday / Seconds.micro,
+            rewardUsedTodaySeconds: r.usedToday / Seconds.micro, learningTodaySeconds: engine.learningTodaySoFar / Seconds.micro,
             pointsToday: (try? live.pointsEarned(from: today.start, to: today.end)) ?? 0,
             pointsPerRewardMinute: policy.points.perRewardMinute,
             currentApp: app?.name, currentCategory: app?.category.rawValue, currentCounts: counts,
             observers: .init(proc: true, logind: logind?.watching ?? false, focusHook: !hooks.isEmpty, notifications: notifying),
             hooks: hooks, blindSpots: blind)
         status.notices = recentNotices
+        status.asOf = RFC3339.format(micros: engine.calendarNow, utcOffsetSeconds: engine.utcOffset(at: engine.calendarNow))
+        status.rewardCounting = engine.rewardCountingNow
+        status.learningCounting = engine.learningCountingNow
+        if r.bonusLeftToday > 0 || r.bonusUsedToday > 0 { status.bonusLeftSeconds = r.bonusLeftToday / Seconds.micro }
+        status.gamesStoppedUntil = engine.gamesStoppedUntil.map { RFC3339.format(micros: $0, utcOffsetSeconds: engine.utcOffset(at: $0)) }
         if let allowance = engine.rules.dailyAllowance, allowance > 0 {
             status.allowanceLeftSeconds = r.allowanceLeftToday / Seconds.micro
             status.allowanceTodaySeconds = allowance / Seconds.micro

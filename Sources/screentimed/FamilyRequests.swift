@@ -52,7 +52,9 @@ extension Child {
                     return .refused("request \(id) asked for \(asked.minutes) min: approve from 1 to \(asked.minutes) min (for more minutes, stctl redeem)")
                 }
             }
-            let pay: RequestDecision.Pay = request.gift == true ? .gift : .points
+            if request.gift == true, request.bonus == true { return .refused("approve as a gift or as bonus time, not both") }
+            let pay: RequestDecision.Pay = request.bonus == true ? .bonus : request.gift == true ? .gift : .points
+            if approve, pay != .bonus, let no = beyondToday(request.minutes ?? asked.minutes, request, doing: "approved; the request still waits") { return no }
             let said = "\(what) \(id) \(pay.rawValue) \(request.minutes.map(String.init) ?? "") \(reason ?? "")"
             let decision = RequestDecision(id: id, approved: approve, pay: pay, minutes: request.minutes, by: parentName(caller, role), reason: reason)
             return try saveAndAnswer(.requestDecided(decision), request, asked: said, caller: caller) { [self] effects, engine in
@@ -97,6 +99,7 @@ extension Child {
 
     /// The child's own redemption (the policy has `child_may_redeem`), within `child_redeem_daily_max`.
     mutating func childRedeem(_ request: ControlRequest, minutes: Int64, caller: ControlServer.Caller) throws -> ControlReply {
+        if let no = beyondToday(minutes, request, doing: "redeemed") { return no }
         let before = live.engine.ledger.balance
         return try saveAndAnswer(.redeem(minutes: minutes, by: RequestDecision.child), request, asked: "redeem \(minutes) child", caller: caller) { effects, engine in
             if let r = Self.refusal(in: effects) { return .refused("not redeemed: \(r.reason)") }

@@ -38,6 +38,17 @@ struct Notice: Equatable {
                               urgency: .normal)
             }
             return Notice(summary: "\(r.app): no points this time", body: notCounted.joined(separator: " "), urgency: .normal)
+        case .ledger(let e) where e.kind == .bonusTime:
+            return Notice(summary: "\(DurationText.words(e.rewardSeconds ?? 0)) more of games today",
+                          body: "A parent gave you bonus time for today. It is played first, and it ends tonight.", urgency: .normal)
+        case .ledger(let e) where e.kind == .revoked:
+            return Notice(summary: "\(DurationText.words(e.rewardSeconds ?? 0)) of game time taken back",
+                          body: "A parent took back game time you had not played yet" + (e.points > 0 ? "; your \(e.points) points came back." : "."),
+                          urgency: .normal)
+        case .gamesStopped(let at, let until?, _):
+            return Notice(summary: "Games are stopped", body: "A parent stopped games until \(policy.localClock(until, from: at)).", urgency: .critical)
+        case .gamesStopped(_, nil, _):
+            return Notice(summary: "Games are allowed again", body: "A parent lifted the stop on games.", urgency: .normal)
         case .ledger(let e) where e.kind == .bonus:
             return Notice(summary: "+\(e.points) points: \(e.note ?? "") days in a row!",
                           body: "You met your learning goal \(e.note ?? "") days in a row.", urgency: .normal)

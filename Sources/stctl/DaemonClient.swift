@@ -109,7 +109,13 @@ struct ParentOptions: ParsableArguments {
     /// passphrase, or after a lost answer): the daemon carries it out once.
     func send(_ request: ControlRequest, with client: ClientOptions) throws -> ControlReply {
         var request = request
+        return try send(&request, with: client)
+    }
+
+    /// `send`, keeping in `request` the id and the passphrase it was sent with.
+    func send(_ request: inout ControlRequest, with client: ClientOptions) throws -> ControlReply {
         request.id = request.id ?? UUID().uuidString
+        if request.passphrase != nil { return try client.send(request) }
         if passphraseStdin {
             guard let line = readLine(strippingNewline: true), !line.isEmpty else {
                 throw Failure("stctl: --passphrase-stdin: no passphrase on standard input", code: 2)
@@ -122,6 +128,28 @@ struct ParentOptions: ParsableArguments {
               let phrase = Terminal.readHidden(prompt: "Parent passphrase: "), !phrase.isEmpty else { return reply }
         request.passphrase = phrase
         return try client.send(request)
+    }
+
+    /// Sends a redemption or an approval; when today's limits leave no room for all its minutes
+    /// (code `beyond_today`: nothing was paid), asks on a terminal whether to go ahead anyway and
+    /// sends it again with `anyway`; without a terminal, says how (`--anyway`, or bonus time).
+    func sendPaying(_ request: ControlRequest, with client: ClientOptions, bonusInstead: String) throws -> ControlReply {
+        var request = request
+        var reply = try send(&request, with: client)
+        guard !reply.ok, reply.code == "beyond_today", !client.json else { return reply }
+        let user = client.user.map { " --user \($0)" } ?? ""
+        if isatty(0) == 1, !passphraseStdin {
+            let why = reply.error ?? ""
+            StandardError.write(why.prefix(1).uppercased() + why.dropFirst() + ".\nGo ahead anyway? [y/N] ")
+            let answer = readLine(strippingNewline: true).map { $0.filter { $0 != " " && $0 != "\t" }.lowercased() }
+            guard answer == "y" || answer == "yes" else {
+                throw Failure("stctl: nothing was paid. Bonus time for today: stctl \(bonusInstead)\(user)", code: 1)
+            }
+            request.anyway = true
+            return try send(&request, with: client)
+        }
+        reply.error = (reply.error ?? "") + ": add --anyway, or give bonus time instead: stctl \(bonusInstead)\(user)"
+        return reply
     }
 }
 

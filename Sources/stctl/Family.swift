@@ -59,7 +59,7 @@ struct Requests: ParsableCommand {
         let by = r.by.map { ", \($0)" } ?? ""
         switch r.state {
         case "pending": return "waiting until \(clock(r.expiresAt))"
-        case "approved": return "approved: \(r.minutesGranted ?? r.minutes) min (\(r.pay == "gift" ? "gift" : "points")\(by))"
+        case "approved": return "approved: \(r.minutesGranted ?? r.minutes) min (\(r.pay == "gift" ? "gift" : r.pay == "bonus" ? "bonus time" : "points")\(by))"
         case "denied": return "denied" + (r.by.map { " (\($0))" } ?? "")
         case "refused": return "refused: too many today"
         default: return r.state
@@ -75,13 +75,23 @@ struct Approve: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "approve",
         abstract: "Parents: say yes to a request for game time.",
-        discussion: "Paid with the child's points like a redemption (refused when the balance cannot pay), or with --gift at no cost. --minutes grants fewer than asked.")
+        discussion: """
+            Paid with the child's points like a redemption (refused when the balance cannot pay), or with --gift at no cost, \
+            or with --bonus as bonus time for today (free, beyond today's limits). --minutes grants fewer than asked. \
+            When today's limits leave no room for all the minutes, nothing is paid until you say so (on a terminal, or --anyway).
+            """)
 
     @Argument(help: "The request's id (stctl requests lists them).")
     var id: String
 
     @Flag(name: .long, help: "Give the minutes: the child's points are not touched.")
     var gift = false
+
+    @Flag(name: .long, help: "Give the minutes as bonus time for today: free, beyond today's limits, gone tonight.")
+    var bonus = false
+
+    @Flag(name: .long, help: "Approve even when today's limits leave no room for all the minutes.")
+    var anyway = false
 
     @Option(name: .long, help: "Fewer minutes than were asked.")
     var minutes: Int64?
@@ -97,9 +107,12 @@ struct Approve: ParsableCommand {
             var request = ControlRequest(.approve, minutes: minutes, reason: reason)
             request.requestID = id
             request.gift = gift
-            try client.finish(try parent.send(request, with: client)) { reply in
+            if bonus { request.bonus = true }
+            if anyway { request.anyway = true }
+            try client.finish(try parent.sendPaying(request, with: client, bonusInstead: "approve \(id) --bonus")) { reply in
                 guard let r = reply.request else { return "" }
-                let paid = r.pay == "gift" ? "as a gift" : "for \(reply.balance.map { "points; the balance is now \($0)" } ?? "points")"
+                let paid = r.pay == "gift" ? "as a gift" : r.pay == "bonus" ? "as bonus time for today"
+                    : "for \(reply.balance.map { "points; the balance is now \($0)" } ?? "points")"
                 return "Approved \(r.minutesGranted ?? r.minutes) min for \(r.child ?? "the child") (request \(r.id)) \(paid)."
             }
         }

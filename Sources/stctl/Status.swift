@@ -109,6 +109,12 @@ struct Status: ParsableCommand {
         if let left = s.allowanceLeftSeconds, let day = s.allowanceTodaySeconds {
             rows.insert(("Free time today", "\(minutes(left)) of \(minutes(day)) left   (used before redeemed minutes)"), at: 3)
         }
+        if let bonus = s.bonusLeftSeconds {
+            rows.insert(("Bonus today", "\(minutes(bonus)) left   (a parent's gift for today: played first, beyond the limits)"), at: 3)
+        }
+        if let until = s.gamesStoppedUntil {
+            rows.insert(("Games", "stopped by a parent until \(clock(until))"), at: 1)
+        }
         if let goal = s.goalSeconds {
             let streak = s.streakDays ?? 0
             rows.append(("Goal today", "\(minutes(min(s.learningTodaySeconds, goal))) of \(minutes(goal))" + (s.learningTodaySeconds >= goal ? " — met!" : "")
@@ -231,17 +237,26 @@ struct Redeem: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "redeem",
         abstract: "Parents: turn points into minutes of game time.",
-        discussion: "Refused, and nothing changes, when the balance cannot pay. Needs root or a user in the policy's [parents] users.")
+        discussion: """
+            Refused, and nothing changes, when the balance cannot pay. When today's limits leave no room for all the minutes, \
+            nothing is paid until you say so: asked on a terminal, or --anyway (the minutes keep for another day; \
+            stctl bonus gives time for today beyond the limits instead). Needs root or a user in the policy's [parents] users.
+            """)
 
     @Argument(help: "Minutes of game time.")
     var minutes: Int64
+
+    @Flag(name: .long, help: "Pay for the minutes even when today's limits leave no room for all of them.")
+    var anyway = false
 
     @OptionGroup var client: ClientOptions
     @OptionGroup var parent: ParentOptions
 
     func run() throws {
         try reporting {
-            try client.finish(try parent.send(ControlRequest(.redeem, minutes: minutes), with: client)) { reply in
+            var request = ControlRequest(.redeem, minutes: minutes)
+            if anyway { request.anyway = true }
+            try client.finish(try parent.sendPaying(request, with: client, bonusInstead: "bonus \(minutes)")) { reply in
                 "Redeemed \(self.minutes) min for \(reply.cost ?? 0) points; the balance is now \(reply.balance ?? 0)."
             }
         }

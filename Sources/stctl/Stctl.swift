@@ -9,7 +9,8 @@ struct Stctl: ParsableCommand {
         abstract: "Ask screentime what is left, and (for parents) change it.",
         discussion: "Talks to screentimed over its control socket; parents run redeem, adjust, approve, deny and chore approve/reject as root or as a user named in the policy; the child asks (ask) and claims chores (chore done).",
         version: ControlProtocol.release,
-        subcommands: [Status.self, History.self, Sessions.self, Report.self, Redeem.self, Adjust.self, Ask.self, Requests.self, Approve.self,
+        subcommands: [Status.self, History.self, Sessions.self, Report.self, Redeem.self, Adjust.self, BonusCommand.self, StopGames.self,
+                      Revoke.self, Ask.self, Requests.self, Approve.self,
                       Deny.self, Chores.self, ChoreCommand.self, SimulateCommand.self, ExportCommand.self,
                       ForgetCommand.self, Apps.self, Hook.self, PolicyCommand.self])
 

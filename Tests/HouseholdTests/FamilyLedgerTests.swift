@@ -40,7 +40,7 @@ struct FamilyLedgerTests {
         let done = try await with(client(pg, user: pg.admin, password: pg.adminPassword)) { admin in
             try await HouseholdSchema.migrate(admin, logger: logger)
         }
-        #expect(done == [1, 2, 3])
+        #expect(done == [1, 2, 3, 4])
         for m in machines { try pg.sql("GRANT \(HouseholdSchema.machineRole) TO \(m)", database: "family") }
     }
 
@@ -69,6 +69,11 @@ struct FamilyLedgerTests {
                 }
             }
             #expect(try await ledger.balance(of: "emma") == 12)
+            // The kinds of migration 4: a parent's bonus time, and minutes taken back with a refund.
+            #expect(try await ledger.append(FamilyEntry(child: "emma", machine: "family_pc", origin: "ev-2", kind: .bonusTime, points: 0, atMicros: 2),
+                                            floor: nil) == .appended(seq: 2, balanceAfter: 12))
+            #expect(try await ledger.append(FamilyEntry(child: "emma", machine: "family_pc", origin: "ev-3", kind: .revoked, points: 8, atMicros: 3),
+                                            floor: nil) == .appended(seq: 3, balanceAfter: 20))
         }
     }
 

@@ -318,6 +318,12 @@ struct FamilyScenarioTests {
             .choreDone(chore: "Feed the cat"),
             .choreDecided(chore: "Feed the cat", approved: false, by: "mum", reason: "the bowl is empty"),
             .redeem(minutes: 15, by: "child"),
+            .requestDecided(RequestDecision(id: "a3", approved: true, pay: .bonus, by: "mum")),
+            .bonusGiven(minutes: 20, by: "mum", reason: "birthday"),
+            .bonusGiven(minutes: 5, by: nil, reason: nil),
+            .gamesStopped(until: WallTime(micros: at.micros + 3_600_000_000, utcOffsetSeconds: 3600), by: "dad"),
+            .minutesRevoked(minutes: 10, refund: true, by: "mum"),
+            .minutesRevoked(minutes: 3, refund: false, by: nil),
         ]
         for kind in events {
             let e = Event(at: at, mono: 5 * Seconds.micro, kind)
@@ -328,13 +334,19 @@ struct FamilyScenarioTests {
         #expect(try EventLog.decode(line: line).kind == .requestDecided(RequestDecision(id: "a1", approved: true, pay: .points, by: "mum")))
         let bad: [(String, String)] = [
             (#"{"at": "2026-11-23T16:07:00+01:00", "event": "request_decided", "id": "a1", "approved": true, "pay": "cash"}"#,
-             #"'pay' must be "points" or "gift", not "cash""#),
+             #"'pay' must be "points", "gift" or "bonus", not "cash""#),
             (#"{"at": "2026-11-23T16:07:00+01:00", "event": "time_requested", "id": "a1", "minutes": 0}"#,
              "'minutes' must be a whole number from 1 to 100000"),
             (#"{"at": "2026-11-23T16:07:00+01:00", "event": "time_requested", "id": "", "minutes": 5}"#,
              "'id' must be 1 to 64 characters"),
             (#"{"at": "2026-11-23T16:07:00+01:00", "event": "chore_decided", "chore": "Dishes"}"#,
              "missing field 'approved' (true or false)"),
+            (#"{"at": "2026-11-23T16:07:00+01:00", "event": "games_stopped", "by": "dad"}"#,
+             "missing field 'until' (a time, RFC 3339)"),
+            (#"{"at": "2026-11-23T16:07:00+01:00", "event": "minutes_revoked", "minutes": 5}"#,
+             "missing field 'refund' (true or false)"),
+            (#"{"at": "2026-11-23T16:07:00+01:00", "event": "bonus_given", "minutes": 100001}"#,
+             "'minutes' must be a whole number from 1 to 100000"),
         ]
         for (text, reason) in bad {
             do {

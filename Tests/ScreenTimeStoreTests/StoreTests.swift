@@ -98,7 +98,7 @@ struct StoreTests {
               balance_after INTEGER NOT NULL, note TEXT, reward_micros INTEGER, previous_hash TEXT NOT NULL, hash TEXT NOT NULL UNIQUE);
             INSERT INTO old SELECT seq, at_micros, kind, points, balance_after, note, reward_micros, previous_hash, hash FROM ledger;
             DROP TABLE ledger; ALTER TABLE old RENAME TO ledger; DROP TABLE household;
-            DELETE FROM grdb_migrations WHERE identifier IN ('v7-family-ledger-kinds', 'v8-household');
+            DELETE FROM grdb_migrations WHERE identifier IN ('v7-family-ledger-kinds', 'v8-household', 'v9-bonus-time-revoked');
             """)
         #expect { try Store(path: path, readOnly: true) } throws: { error in
             (error as? StoreError)?.description.contains("lacks schema change 'v7-family-ledger-kinds'") == true
@@ -126,6 +126,14 @@ struct StoreTests {
         #expect(try store.countEntriesToSend(after: 2) == 2)
         #expect(try store.hasLedgerEntry(familySeq: 9) && !store.hasLedgerEntry(familySeq: 8))
         #expect(try store.hasLedgerEntry(hash: store.ledger()[0].hash))
+        // And a parent's bonus time and minutes taken back (v9).
+        var d = Store.Batch()
+        d.ledger = [LedgerEntry(at: 60, kind: .bonusTime, points: 0, balanceAfter: 50, note: "mum", rewardSeconds: 1_200_000_000),
+                    LedgerEntry(at: 70, kind: .revoked, points: 20, balanceAfter: 70, note: "mum", rewardSeconds: 600_000_000)]
+        try store.commit(d)
+        #expect(try store.ledger().suffix(2).map(\.entry.kind) == [.bonusTime, .revoked])
+        #expect(try store.firstBrokenLink() == nil)
+        #expect(try store.integrityCheck() == "ok")
         try Self.sqlite(path, "UPDATE ledger SET machine = 'tablet' WHERE seq = 5")
         #expect(try store.firstBrokenLink()?.seq == 5)           // who wrote an entry is part of its hash
     }

@@ -1,0 +1,109 @@
+import ControlProtocol
+import Foundation
+import ScreenTimeCore
+import ScreenTimeLinux
+
+/// A parent's say over today (docs/family.md): bonus time, stopping the games, taking minutes
+/// back, and the question before paying for minutes today has no room for.
+extension Child {
+    /// `bonus`, `stop_games`, `revoke`: for parents only.
+    mutating func answerParentsSay(_ request: ControlRequest, from caller: ControlServer.Caller, role: Authority.Role) throws -> ControlReply {
+        let what = request.command.rawValue.replacing("_", with: " ")
+        if let no = refuseUnlessParent(what, request, caller: caller, role: role) { return no }
+        let by = parentName(caller, role)
+        let reason = request.reason.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.flatMap { $0.isEmpty ? nil : $0 }
+        if let words = reason, words.count > Self.maxWords {
+            return .refused("the reason is \(words.count) characters long; at most \(Self.maxWords), please")
+        }
+        switch request.command {
+        case .bonus:
+            guard let minutes = request.minutes, (1...1440).contains(minutes) else {
+                return .refused("bonus needs minutes from 1 to 1440 (a day); nothing was given")
+            }
+            return try saveAndAnswer(.bonusGiven(minutes: minutes, by: by, reason: reason), request, asked: "bonus \(minutes) \(reason ?? "")",
+                                     caller: caller) { [self] effects, engine in
+                if let r = Self.refusal(in: effects) { return .refused("no bonus time was given: \(r.reason)") }
+                let left = engine.asOf(mono: SystemClock.monoMicros())
+                return ControlReply(ok: true, note: "\(minutes) min of bonus time for \(system ? name : "the child") today; "
+                                    + "game time left today: \(DurationText.words(left.rewardAvailableToday)).")
+            }
+        case .stopGames:
+            let now = live.engine.asOf(mono: SystemClock.monoMicros())
+            let until: Microseconds
+            switch Self.stopUntil(request.until, engine: now) {
+            case .success(let u): until = u
+            case .failure(let why): return .refused(why.description)
+            }
+            let at = WallTime(micros: until, utcOffsetSeconds: now.utcOffset(at: until))
+            return try saveAndAnswer(.gamesStopped(until: at, by: by), request, asked: "stop games \(RFC3339.format(micros: until, utcOffsetSeconds: 0))",
+                                     caller: caller) { [self] _, engine in
+                let policy = engine.policy
+                guard let held = engine.gamesStoppedUntil else {
+                    return ControlReply(ok: true, note: "Games may be played again.")
+                }
+                return ControlReply(ok: true, note: "Games are stopped\(system ? " for \(name)" : "") until \(policy.localClock(held, from: now.calendarNow)).")
+            }
+        case .revoke:
+            guard let minutes = request.minutes, (1...100_000).contains(minutes) else {
+                return .refused("revoke needs minutes from 1 to 100000; nothing was taken back")
+            }
+            let refund = request.refund == true
+            return try saveAndAnswer(.minutesRevoked(minutes: minutes, refund: refund, by: by), request, asked: "revoke \(minutes) \(refund)",
+                                     caller: caller) { effects, engine in
+                if let r = Self.refusal(in: effects) { return .refused("nothing was taken back: \(r.reason)") }
+                let entry = effects.lazy.compactMap { e -> LedgerEntry? in if case .ledger(let l) = e, l.kind == .revoked { return l } else { return nil } }.first
+                let taken = DurationText.words(entry?.rewardSeconds ?? 0)
+                let refunded = (entry?.points ?? 0) > 0 ? ", \(entry!.points) points given back" : refund ? ", no points to give back (they were given, not bought)" : ""
+                return ControlReply(ok: true, balance: engine.ledger.balance, note: "Took back \(taken)\(refunded).")
+            }
+        default:
+            return .refused("\(what) is not one of a parent's say over today")
+        }
+    }
+
+    struct UntilProblem: Error, CustomStringConvertible { var description: String }
+
+    /// Until when games stop: "HH:MM" (today, or tomorrow when that time has passed today), an RFC
+    /// 3339 time, "now" (they may be played again), or nothing (the end of today). At most a week.
+    static func stopUntil(_ text: String?, engine: Engine) -> Result<Microseconds, UntilProblem> {
+        let now = engine.calendarNow
+        guard let text = text?.trimmingCharacters(in: .whitespaces), !text.isEmpty else { return .success(engine.today.end) }
+        if text == "now" { return .success(now) }
+        if let t = RFC3339.parse(text) {
+            guard t.micros <= now + 7 * 86_400 * Seconds.micro else { return .failure(UntilProblem(description: "games may be stopped for a week at most; \(text) is further off")) }
+            return .success(t.micros)
+        }
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 2, let h = Int64(parts[0]), let m = Int64(parts[1]), (0...23).contains(h), (0...59).contains(m), parts[1].count == 2 else {
+            return .failure(UntilProblem(description: "until must be a time of day such as 19:00, a date and time such as 2026-11-28T07:00:00+01:00, or now; not \"\(text.prefix(40))\""))
+        }
+        // That time of day today, in the policy's zone; tomorrow when it has passed.
+        for dayStart in [engine.today.start, engine.today.end] {
+            let offsetAtStart = Int64(engine.utcOffset(at: dayStart))
+            var t = dayStart + (h * 3600 + m * 60) * Seconds.micro
+            t -= (Int64(engine.utcOffset(at: t)) - offsetAtStart) * Seconds.micro
+            if t > now { return .success(t) }
+        }
+        return .success(engine.today.end)
+    }
+
+    /// Minutes about to be paid for (redeemed, or an approved request) that today's limits and
+    /// hours leave no room for: refused, with nothing paid, unless the parent said `anyway`; the
+    /// answer offers bonus time instead (code `beyond_today`).
+    func beyondToday(_ minutes: Int64, _ request: ControlRequest, doing: String) -> ControlReply? {
+        guard request.anyway != true else { return nil }
+        let engine = live.engine.asOf(mono: SystemClock.monoMicros())
+        guard let room = engine.roomTodayForMoreMinutes else { return nil }
+        let seconds = minutes * 60 * Seconds.micro
+        guard seconds > room else { return nil }
+        let minute = 60 * Seconds.micro
+        let who = system ? name : "the child"
+        let keeps = engine.policy.rewards.redemptionExpiresAfter.map { "they expire \(DurationText.words($0)) after they are given" } ?? "they do not expire"
+        var reply = ControlReply.refused(
+            "today's limits leave room for \(room / minute) more minutes of games, so \((seconds - room + minute - 1) / minute) of these \(minutes) minutes "
+            + "cannot be played today (\(keeps)). Nothing was \(doing). To let \(who) play longer today, give bonus time instead; "
+            + "or go ahead anyway")
+        reply.code = "beyond_today"
+        return reply
+    }
+}

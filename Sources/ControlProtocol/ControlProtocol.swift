@@ -775,6 +775,11 @@ public struct ControlReply: Codable, Sendable, Equatable {
             try c.encodeIfPresent(requests, forKey: .requests)
             try c.encodeIfPresent(chores, forKey: .chores)
             try c.encodeIfPresent(household, forKey: .household)
+            try c.encodeIfPresent(bonusLeftSeconds, forKey: .bonusLeftSeconds)
+            try c.encodeIfPresent(gamesStoppedUntil, forKey: .gamesStoppedUntil)
+            try c.encodeIfPresent(asOf, forKey: .asOf)
+            try c.encodeIfPresent(rewardCounting, forKey: .rewardCounting)
+            try c.encodeIfPresent(learningCounting, forKey: .learningCounting)
         }
 
         public init(balance: Int64, rewardAvailableSeconds: Int64, rewardRemainingSeconds: Int64, rewardTodayRemainingSeconds: Int64,

@@ -7,14 +7,30 @@ public enum FamilyPage {
     public static func page(_ family: [ControlReply.FamilyMember], csrf: String, flash: Flash?) -> String {
         let note = flash?.html ?? ""
         let part = fragment(family, csrf: csrf)
-        return HTML.page(title: "Family", body: note + "<main id=\"family\" data-version=\"\(version(of: part))\">" + part + "</main>",
+        return HTML.page(title: "Family", body: note + "<main id=\"family\" data-version=\"\(version(of: family, csrf: csrf))\">" + part + "</main>",
                          signedIn: true, csrf: csrf)
     }
 
     /// The part the page replaces when it changes (sent by /events). The same family and token
-    /// always give the same text, so that /events sends it only when something shown changed.
-    public static func fragment(_ family: [ControlReply.FamilyMember], csrf: String) -> String {
-        family.map { child($0, csrf: csrf) }.joined(separator: "\n")
+    /// always give the same text. `steady`: the figures that run on by themselves (game time
+    /// counting down, learning up) to the whole minute, as `version` sees them.
+    public static func fragment(_ family: [ControlReply.FamilyMember], csrf: String, steady: Bool = false) -> String {
+        family.map { child($0, csrf: csrf, steady: steady) }.joined(separator: "\n")
+    }
+
+    /// The version of what the page shows, which /events compares: a figure the page counts by the
+    /// second itself (page.js) changes it only when its minute does, so that the family part is
+    /// sent again when something else changed, or once a minute to set the count right.
+    public static func version(of family: [ControlReply.FamilyMember], csrf: String) -> String {
+        version(of: fragment(family, csrf: csrf, steady: true))
+    }
+
+    /// A figure that runs on while the page shows it: its seconds now, and which way it counts
+    /// (page.js counts it by the second from when the page got it).
+    static func running(_ seconds: Int64, counting: String?, steady: Bool) -> String {
+        guard let counting else { return HTML.duration(seconds) }
+        let shown = steady ? seconds / 60 * 60 : seconds
+        return "<span class=\"running\" data-counting=\"\(counting)\" data-seconds=\"\(shown)\">\(HTML.clock(shown))</span>"
     }
 
     /// Names a fragment's text (FNV-1a, 64 bits, in hex): the page says which it shows, and /events
@@ -26,14 +42,14 @@ public enum FamilyPage {
         return String(repeating: "0", count: 16 - digits.count) + digits
     }
 
-    static func child(_ member: ControlReply.FamilyMember, csrf: String) -> String {
+    static func child(_ member: ControlReply.FamilyMember, csrf: String, steady: Bool = false) -> String {
         let s = member.status
         let name = HTML.escape(member.child)
         let pendingRequests = (s.requests ?? []).filter { $0.state == "pending" }
         let pendingChores = (s.chores ?? []).filter { $0.state == "pending" }
         let waiting = pendingRequests.count + pendingChores.count
         let badge = waiting == 0 ? "" : "<span class=\"badge\" data-waiting=\"\(waiting)\">\(waiting) waiting</span>"
-        var learning = HTML.duration(s.learningTodaySeconds)
+        var learning = running(s.learningTodaySeconds, counting: s.learningCounting == true ? "up" : nil, steady: steady)
         if let goal = s.goalSeconds { learning += " of the \(HTML.duration(goal)) goal" + (s.learningTodaySeconds >= goal ? " ★" : "") }
         let now = s.currentApp.map { app in
             HTML.escape(app) + (s.currentCounts.map { " <small>(\(HTML.escape($0)))</small>" } ?? "")
@@ -42,28 +58,57 @@ public enum FamilyPage {
             <section class="child" id="child-\(name)" data-child="\(name)">
             <h2>\(name) \(badge)</h2>
             <dl class="figures">
-            <div><dt>Game time left today</dt><dd data-figure="game-left" data-seconds="\(s.rewardTodayRemainingSeconds)">\(HTML.duration(s.rewardTodayRemainingSeconds))</dd></div>
+            <div><dt>Game time left today</dt><dd data-figure="game-left" data-seconds="\(steady && s.rewardCounting == true ? s.rewardTodayRemainingSeconds / 60 * 60 : s.rewardTodayRemainingSeconds)">\
+            \(running(s.rewardTodayRemainingSeconds, counting: s.rewardCounting == true ? "down" : nil, steady: steady))</dd></div>
             <div><dt>Points</dt><dd data-figure="points" data-points="\(s.balance)">\(s.balance)</dd></div>
-            <div><dt>Learning today</dt><dd data-figure="learning" data-seconds="\(s.learningTodaySeconds)">\(learning)</dd></div>
+            <div><dt>Learning today</dt><dd data-figure="learning" data-seconds="\(steady && s.learningCounting == true ? s.learningTodaySeconds / 60 * 60 : s.learningTodaySeconds)">\(learning)</dd></div>
             <div><dt>Using now</dt><dd data-figure="now">\(now)</dd></div>
-            </dl>
             """
+        if let bonus = s.bonusLeftSeconds {
+            out += "<div><dt>Bonus time left today</dt><dd data-figure=\"bonus\">\(HTML.duration(bonus))</dd></div>"
+        }
+        if let until = s.gamesStoppedUntil {
+            out += "<div><dt>Games</dt><dd data-figure=\"stopped\">stopped until \(ChildPage.clock(until))</dd></div>"
+        }
+        out += "</dl>"
         // A form sent twice (a double tap) is carried out once: the daemon knows its id, which is
         // the same for the same form of the same state (after an answer the state, and so the id,
         // is another).
         let state = version(of: "\(csrf) \(member.child) \(s.balance) \(s.rewardRemainingSeconds) \(s.requests?.count ?? 0) \(s.chores?.count ?? 0)")
         func once(_ form: String) -> String { "<input type=\"hidden\" name=\"rid\" value=\"\(form)-\(state)\">" }
-        for r in pendingRequests { out += request(r, child: member.child, perMinute: s.pointsPerRewardMinute, csrf: csrf) }
+        let anyway = "<label class=\"check\"><input type=\"checkbox\" name=\"anyway\" value=\"yes\"> Even beyond today's limits</label>"
+        for r in pendingRequests { out += request(r, child: member.child, perMinute: s.pointsPerRewardMinute, csrf: csrf, anyway: anyway) }
         for c in pendingChores { out += chore(c, child: member.child, csrf: csrf) }
         out += """
             <details class="give"><summary>Redeem or adjust points</summary>
             <form method="post" action="/redeem" class="row">\(HTML.csrfField(csrf))\(once("redeem"))<input type="hidden" name="child" value="\(name)">
             <label>Minutes <input type="number" name="minutes" min="1" max="600" required inputmode="numeric"></label>
-            <button type="submit">Redeem</button></form>
+            \(anyway)<button type="submit">Redeem</button></form>
             <form method="post" action="/adjust" class="row">\(HTML.csrfField(csrf))\(once("adjust"))<input type="hidden" name="child" value="\(name)">
             <label>Points <input type="number" name="points" required inputmode="numeric"></label>
             <label>Reason <input type="text" name="reason" maxlength="200" required></label>
             <button type="submit">Adjust</button></form>
+            </details>
+            <details class="today"><summary>Today: bonus time, stop games, take minutes back</summary>
+            <form method="post" action="/bonus" class="row">\(HTML.csrfField(csrf))\(once("bonus"))<input type="hidden" name="child" value="\(name)">
+            <label>Bonus minutes for today <input type="number" name="minutes" min="1" max="1440" required inputmode="numeric"></label>
+            <label>Reason <input type="text" name="reason" maxlength="200"></label>
+            <button type="submit">Give bonus time</button></form>
+            <form method="post" action="/stop-games" class="row">\(HTML.csrfField(csrf))\(once("stop"))<input type="hidden" name="child" value="\(name)">
+            <label>Until (empty: the end of today) <input type="time" name="until"></label>
+            <button type="submit">Stop games now</button></form>
+            """
+        if s.gamesStoppedUntil != nil {
+            out += """
+                <form method="post" action="/stop-games" class="row">\(HTML.csrfField(csrf))\(once("lift"))<input type="hidden" name="child" value="\(name)">
+                <input type="hidden" name="until" value="now"><button type="submit">Let games be played again</button></form>
+                """
+        }
+        out += """
+            <form method="post" action="/revoke" class="row">\(HTML.csrfField(csrf))\(once("revoke"))<input type="hidden" name="child" value="\(name)">
+            <label>Minutes to take back <input type="number" name="minutes" min="1" max="6000" required inputmode="numeric"></label>
+            <label class="check"><input type="checkbox" name="refund" value="yes"> Give the points back</label>
+            <button type="submit">Take back</button></form>
             </details>
             <p><a href="/child/\(name)">\(name)'s day and week</a></p>
             </section>
@@ -71,7 +116,7 @@ public enum FamilyPage {
         return out
     }
 
-    static func request(_ r: ControlReply.RequestLine, child: String, perMinute: Int64, csrf: String) -> String {
+    static func request(_ r: ControlReply.RequestLine, child: String, perMinute: Int64, csrf: String, anyway: String) -> String {
         let id = HTML.escape(r.id)
         let why = r.reason.map { ": “\(HTML.escape($0))”" } ?? ""
         return """
@@ -81,7 +126,8 @@ public enum FamilyPage {
             <input type="hidden" name="id" value="\(id)">
             <label>Minutes <input type="number" name="minutes" min="1" max="\(r.minutes)" value="\(r.minutes)" inputmode="numeric"></label>
             <button type="submit" name="pay" value="points">Approve (\(r.minutes * perMinute) points)</button>
-            <button type="submit" name="pay" value="gift">Give as a gift</button></form>
+            <button type="submit" name="pay" value="gift">Give as a gift</button>
+            <button type="submit" name="pay" value="bonus">Give as bonus time for today</button>\(anyway)</form>
             <form method="post" action="/requests/deny" class="row">\(HTML.csrfField(csrf))<input type="hidden" name="child" value="\(HTML.escape(child))">
             <input type="hidden" name="id" value="\(id)">
             <label>Why not <input type="text" name="reason" maxlength="200"></label>

@@ -46,4 +46,14 @@ public enum HTML {
 
     /// "1 h 05 min", "12 min", "40 s".
     public static func duration(_ seconds: Int64) -> String { DurationText.words(seconds * Seconds.micro) }
+
+    /// A figure that runs by the second: "12 min 05 s", "1 h 05 min 09 s", "40 s" (page.js writes
+    /// the same as it counts).
+    public static func clock(_ seconds: Int64) -> String {
+        let s = max(0, seconds)
+        if s < 60 { return "\(s) s" }
+        let two = { (n: Int64) in n < 10 ? "0\(n)" : "\(n)" }
+        if s < 3600 { return "\(s / 60) min \(two(s % 60)) s" }
+        return "\(s / 3600) h \(two(s / 60 % 60)) min \(two(s % 60)) s"
+    }
 }

@@ -80,6 +80,7 @@ public enum PageAssets {
         dd{margin:0;font-size:1.1rem;font-weight:600;overflow-wrap:anywhere}
         .waiting{border-left:4px solid #c62828;padding:4px 8px;margin:8px 0;background:#fff7f7}
         .row{display:flex;flex-wrap:wrap;gap:6px;align-items:end;margin:6px 0}
+        label.check{flex-direction:row;align-items:center;gap:4px}
         label{display:flex;flex-direction:column;font-size:.85rem;max-width:100%}
         input,textarea,button{font:inherit;max-width:100%}
         input[type=number]{width:6em}
@@ -107,6 +108,25 @@ public enum PageAssets {
     /// the session is over (then back to the login page). It decides nothing.
     public static let script = """
         "use strict";
+        // Figures that run on between two updates (game time left counting down, learning today
+        // up): counted here by the second from when the page got them; the daemon's next figures
+        // set them right. The same words as HTML.clock.
+        var shownAt = performance.now();
+        function clock(s) {
+          function two(n) { return n < 10 ? "0" + n : "" + n; }
+          if (s < 60) return s + " s";
+          if (s < 3600) return Math.floor(s / 60) + " min " + two(s % 60) + " s";
+          return Math.floor(s / 3600) + " h " + two(Math.floor(s / 60) % 60) + " min " + two(s % 60) + " s";
+        }
+        function runOn() {
+          var passed = Math.floor((performance.now() - shownAt) / 1000);
+          Array.prototype.forEach.call(document.querySelectorAll("[data-counting]"), function (el) {
+            var s = parseInt(el.getAttribute("data-seconds"), 10);
+            if (isNaN(s)) return;
+            el.textContent = clock(el.getAttribute("data-counting") === "down" ? Math.max(0, s - passed) : s + passed);
+          });
+        }
+        setInterval(runOn, 1000);
         (function () {
           var family = document.getElementById("family");
           if (!family || !window.EventSource) return;
@@ -118,6 +138,7 @@ public enum PageAssets {
             // What the parent opened stays open.
             var open = Array.prototype.map.call(family.querySelectorAll("details[open]"), function (d) { return d.closest("section").id; });
             family.innerHTML = html;
+            shownAt = performance.now();
             waiting = null;
             open.forEach(function (id) { var d = document.querySelector("#" + CSS.escape(id) + " details"); if (d) d.open = true; });
           }

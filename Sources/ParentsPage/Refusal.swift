@@ -34,6 +34,7 @@ public enum PageWords {
         (": see stctl history", ""),
         (" (stctl history)", ""),
         (" (stctl makes one, a UUID, for each command)", ""),
+        ("; or go ahead anyway", "; or tick “Even beyond today's limits” and send it again"),
     ]
 
     /// "Not approved: it costs 40 points and the balance is 10: give it as a gift, or approve

@@ -55,6 +55,9 @@ final class Site: Sendable {
         }
         router.post("/redeem") { request, _ in try await self.signedIn(request, form: true) { s, f in try await self.redeem(s, f) } }
         router.post("/adjust") { request, _ in try await self.signedIn(request, form: true) { s, f in try await self.adjust(s, f) } }
+        router.post("/bonus") { request, _ in try await self.signedIn(request, form: true) { s, f in try await self.bonus(s, f) } }
+        router.post("/stop-games") { request, _ in try await self.signedIn(request, form: true) { s, f in try await self.stopGames(s, f) } }
+        router.post("/revoke") { request, _ in try await self.signedIn(request, form: true) { s, f in try await self.revoke(s, f) } }
         router.get("/child/{name}") { request, context in
             let name = context.parameters.get("name") ?? ""
             return try await self.signedIn(request) { s, _ in try await self.childPage(s, name: name, day: request.uri.queryParameters.get("day")) }
@@ -187,7 +190,7 @@ final class Site: Sendable {
                     continue
                 }
                 let part = FamilyPage.fragment(reply.family ?? [], csrf: session.csrf)
-                let version = FamilyPage.version(of: part)
+                let version = FamilyPage.version(of: reply.family ?? [], csrf: session.csrf)
                 if reply.ok, version != last {
                     last = version
                     try await writer.write(ByteBuffer(string: Self.event("family", part)))
@@ -275,6 +278,8 @@ final class Site: Sendable {
         asked.requestID = id
         if approve {
             asked.gift = form["pay"] == "gift"
+            if form["pay"] == "bonus" { asked.bonus = true }
+            if form["anyway"] == "yes" { asked.anyway = true }
             if let m = form["minutes"], !m.isEmpty {
                 guard let minutes = Int64(m) else { return Self.refused(.badRequest, "Minutes are a whole number, not \"\(m.prefix(20))\".") }
                 asked.minutes = minutes
@@ -284,7 +289,7 @@ final class Site: Sendable {
         }
         let reply = try await ask(session, asked, child: child)
         let granted = reply.request?.minutesGranted.map { "\($0) min" } ?? ""
-        return acted(session, reply, done: approve ? "Approved: \(granted) for \(child)" + (asked.gift == true ? ", as a gift" : "")
+        return acted(session, reply, done: approve ? "Approved: \(granted) for \(child)" + (asked.gift == true ? ", as a gift" : asked.bonus == true ? ", as bonus time for today" : "")
                                                    : "Denied \(child)'s request")
     }
 
@@ -303,6 +308,7 @@ final class Site: Sendable {
         }
         var asked = ControlRequest(.redeem, minutes: minutes)
         asked.id = form["rid"]
+        if form["anyway"] == "yes" { asked.anyway = true }
         let reply = try await ask(session, asked, child: child)
         return acted(session, reply, done: "Redeemed \(minutes) min for \(child): \(reply.cost ?? 0) points; \(reply.balance ?? 0) left")
     }
@@ -315,6 +321,36 @@ final class Site: Sendable {
         asked.id = form["rid"]
         let reply = try await ask(session, asked, child: child)
         return acted(session, reply, done: "Adjusted \(child)'s points by \(points): \(reply.balance ?? 0) now")
+    }
+
+    func bonus(_ session: WebSessions.Session, _ form: FormFields) async throws -> Response {
+        guard let child = form["child"], let minutes = form["minutes"].flatMap({ Int64($0) }) else {
+            return Self.refused(.badRequest, "Bonus time needs a child and whole minutes.")
+        }
+        var asked = ControlRequest(.bonus, minutes: minutes, reason: form["reason"].flatMap { $0.isEmpty ? nil : $0 })
+        asked.id = form["rid"]
+        let reply = try await ask(session, asked, child: child)
+        return acted(session, reply, done: reply.note ?? "Gave \(child) \(minutes) min of bonus time for today")
+    }
+
+    func stopGames(_ session: WebSessions.Session, _ form: FormFields) async throws -> Response {
+        guard let child = form["child"] else { return Self.refused(.badRequest, "Stop whose games? (the form names no child)") }
+        var asked = ControlRequest(.stopGames)
+        asked.until = form["until"].flatMap { $0.isEmpty ? nil : $0 }
+        asked.id = form["rid"]
+        let reply = try await ask(session, asked, child: child)
+        return acted(session, reply, done: "\(child): " + (reply.note ?? "done"))
+    }
+
+    func revoke(_ session: WebSessions.Session, _ form: FormFields) async throws -> Response {
+        guard let child = form["child"], let minutes = form["minutes"].flatMap({ Int64($0) }) else {
+            return Self.refused(.badRequest, "Taking minutes back needs a child and whole minutes.")
+        }
+        var asked = ControlRequest(.revoke, minutes: minutes)
+        asked.refund = form["refund"] == "yes"
+        asked.id = form["rid"]
+        let reply = try await ask(session, asked, child: child)
+        return acted(session, reply, done: "\(child): " + (reply.note ?? "done") + (reply.balance.map { " The balance is now \($0)." } ?? ""))
     }
 
     // MARK: Responses

@@ -98,7 +98,7 @@ extension Child {
         guard seconds > room else { return nil }
         let minute = 60 * Seconds.micro
         let who = system ? name : "the child"
-        let keeps = engine.policy.rewards.redemptionExpiresAfter.map { "they expire \(DurationText.words($0)) after they are given" } ?? "they do not expire"
+        let keeps = engine.policy.rewards.redemptionExpiresAfter.map { "they expire \(DurationText.long($0)) after they are given" } ?? "they do not expire"
         var reply = ControlReply.refused(
             "today's limits leave room for \(room / minute) more minutes of games, so \((seconds - room + minute - 1) / minute) of these \(minutes) minutes "
             + "cannot be played today (\(keeps)). Nothing was \(doing). To let \(who) play longer today, give bonus time instead; "

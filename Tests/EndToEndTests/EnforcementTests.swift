@@ -38,7 +38,7 @@ struct EnforcementTests {
     /// A parent gives 10 points and redeems one minute of game time with them.
     static func buyAMinute(_ d: LiveDaemon) throws {
         try parent(d, ["adjust", "10", "--reason", "test"])
-        try parent(d, ["redeem", "1"])
+        try parent(d, ["redeem", "1", "--anyway"])
     }
 
     /// Starts `args` as the child, with SIGTERM's default action (the test runner's children
@@ -139,7 +139,7 @@ struct EnforcementTests {
         _ = try d.waitFor("stop SuperTuxKart (pid \(pid), \(game)): no_reward_time; SIGSTOP to 1 process")
         usleep(500_000)
         #expect(Self.state(pid) == "T")
-        try Self.parent(d, ["redeem", "1"])
+        try Self.parent(d, ["redeem", "1", "--anyway"])
         for _ in 0..<250 where Self.state(pid) == "T" { usleep(20_000) }
         #expect(Self.state(pid) == "S", "not resumed")
         _ = try d.waitFor("resume pid \(pid): SIGCONT to 1 process")
@@ -354,7 +354,7 @@ struct EnforcementTests {
         let d = try LiveDaemon(policy: policy, arguments: ["--sample-every", "200ms", "--no-logind", "--no-notifications"], uid: Self.child)
         _ = try d.waitFor("watching uid")
         try Self.parent(d, ["adjust", "60", "--reason", "chores"])
-        try Self.parent(d, ["redeem", "1"])
+        try Self.parent(d, ["redeem", "1", "--anyway"])
         let p = try Self.child([game, "600"])
         defer { if p.isRunning { kill(p.processIdentifier, SIGKILL) } }
         #expect(Self.ends(p, within: 90))

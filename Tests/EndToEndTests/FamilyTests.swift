@@ -122,7 +122,7 @@ struct FamilyTests {
         #expect(chores.contains("Dishes") && chores.contains("approved (root)"), "\(chores)")
 
         // The child's own redemption needs child_may_redeem; the refusal says a parent must do it, or how to ask instead.
-        let redeem = try d.stctl(["redeem", "5"])
+        let redeem = try d.stctl(["redeem", "5", "--anyway"])
         #expect(redeem.status == 1 && redeem.stderr.hasPrefix("stctl: redeem is for parents: ")
                 && redeem.stderr.hasSuffix("; you are stkid65047; a child can ask for the time instead: stctl ask 5\n"), "\(redeem.stderr)")
 
@@ -220,11 +220,11 @@ struct FamilyTests {
         #expect(chores.map { "\($0["child"] ?? "") \($0["state"] ?? "")" } == ["stkid65048 open", "stkid65049 approved"], "\(chores)")
 
         // Tom may redeem his own points, up to 10 minutes a day; Emma may not.
-        let tomRedeems = try d.stctl(Self.tom, ["redeem", "5"])
+        let tomRedeems = try d.stctl(Self.tom, ["redeem", "5", "--anyway"])
         #expect(tomRedeems.status == 0 && tomRedeems.stdout == "Redeemed 5 min for 10 points; the balance is now 10.\n", "\(tomRedeems.stdout)\(tomRedeems.stderr)")
-        let tomCapped = try d.stctl(Self.tom, ["redeem", "6"])
+        let tomCapped = try d.stctl(Self.tom, ["redeem", "6", "--anyway"])
         #expect(tomCapped.status == 1 && tomCapped.stderr == "stctl: not redeemed: a child may redeem 10 min a day, and 5 min were redeemed today\n", "\(tomCapped.stderr)")
-        let emmaRedeems = try d.stctl(Self.emma, ["redeem", "1"])
+        let emmaRedeems = try d.stctl(Self.emma, ["redeem", "1", "--anyway"])
         #expect(emmaRedeems.status == 1 && emmaRedeems.stderr.contains("redeem is for parents: ")
                 && emmaRedeems.stderr.contains("a child can ask for the time instead: stctl ask 1"), "\(emmaRedeems.stderr)")
         #expect(try d.sql("stkid65049", "SELECT kind || ' ' || points || ' ' || ifnull(note, '') FROM ledger ORDER BY seq") == "chore 20 Dishes\nredeemed -10 child")

@@ -15,6 +15,9 @@ struct GnomeShellTests {
     static let child: UInt32 = TestUser.ensure(uid: 65010, name: "stgnome65010")
     static let systemChild: UInt32 = TestUser.ensure(uid: 65011, name: "stgnome65011")
 
+    /// A game for the indicator to count down: a copy of sleep named supertuxkart (AppCopies).
+    static let games: String = (try? AppCopies.folder()) ?? "/nonexistent"
+
     static let policy = """
         version = 1
         timezone = "\(NoonZone.name)"
@@ -30,6 +33,10 @@ struct GnomeShellTests {
         category = "learning"
         exe = ["/usr/bin/foot"]
         app_id = "learning.app"
+        [[apps]]
+        name = "SuperTuxKart"
+        category = "reward"
+        exe = ["\(games)/supertuxkart"]
         # What the extension reports is checked, titles too: kept here (by default only as far as
         # the policy needs them, docs/state.md).
         [privacy]
@@ -132,6 +139,24 @@ struct GnomeShellTests {
         #expect(shell.indicator("GameSecondsLeft") == "(<int64 420>,)\n")
         #expect(shell.indicator("Text") == "(<'7 min · \(balance) pts'>,)\n")
         #expect(shell.indicator("Points") == "(<int64 \(balance)>,)\n")
+        // Figures that move (issue 35): a game runs, and between the daemon's answers (every 5 s)
+        // the indicator counts the game time down by the second itself.
+        let game = try EnforcementTests.child(["\(Self.games)/supertuxkart", "600"], uid: Self.child)
+        defer { if game.isRunning { kill(game.processIdentifier, SIGKILL); game.waitUntilExit() } }
+        for _ in 0..<500 where (try d.status()["reward_counting"] as? Bool) != true { usleep(20_000) }
+        #expect(try d.status()["reward_counting"] as? Bool == true)
+        var seen: [Int] = []
+        let watching = Date()
+        while seen.count < 4, Date().timeIntervalSince(watching) < 40 {
+            let v = Int(shell.indicator("GameSecondsLeft").filter(\.isNumber)) ?? -1
+            if v >= 0, v < 420, v != seen.last { seen.append(v) }
+            usleep(100_000)
+        }
+        // Down by a second at a time (an answer of the daemon may set it right by a second).
+        #expect(seen.count == 4, "\(seen)")
+        #expect(zip(seen, seen.dropFirst()).allSatisfy { $1 <= $0 + 1 } && seen.last! <= seen.first! - 2, "\(seen)")
+        kill(game.processIdentifier, SIGKILL)
+        game.waitUntilExit()
         let told = try #require(try d.status()["notices"] as? [[String: Any]])
         #expect(told.contains { ($0["summary"] as? String)?.hasPrefix("+\(learned) points for foot-learning") == true && $0["shown"] as? Bool == false },
                 "\(told)")

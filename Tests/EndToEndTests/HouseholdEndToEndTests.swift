@@ -138,7 +138,7 @@ struct HouseholdEndToEndTests {
             #expect(try Self.waitForBalance(d, 100, within: 10) != nil, "the pc's 100 points never reached \(d.uid)")
         }
         // The laptop spends what the pc earned: 10 minutes for 20 points.
-        let redeem = try Self.parent(laptop, ["redeem", "10"])
+        let redeem = try Self.parent(laptop, ["redeem", "10", "--anyway"])
         #expect(redeem.status == 0, "\(redeem.stderr)")
         for d in [pc, tablet] {
             let took = try Self.waitForBalance(d, 80, within: 2)
@@ -186,7 +186,7 @@ struct HouseholdEndToEndTests {
             let runs = family.daemons.map { d in
                 let p = Process()
                 p.executableURL = URL(fileURLWithPath: ControlSocketTests.stctl)
-                p.arguments = ["redeem", "1", "--socket", d.socket]
+                p.arguments = ["redeem", "1", "--anyway", "--socket", d.socket]
                 p.standardOutput = FileHandle.nullDevice
                 p.standardError = FileHandle.nullDevice
                 return p
@@ -227,7 +227,7 @@ struct HouseholdEndToEndTests {
         #expect(household["unreachable_since"] is String, "\(status)")
         #expect(household["unsent"] as? Int == 1, "\(status)")
         #expect((status["blind_spots"] as? [String] ?? []).contains { $0.contains("family database has been out of reach since") }, "\(status)")
-        let refused = try Self.parent(laptop, ["redeem", "5"])
+        let refused = try Self.parent(laptop, ["redeem", "5", "--anyway"])
         #expect(refused.status != 0)
         #expect(refused.stderr.contains("not redeemed") && refused.stderr.contains("family"), "\(refused.stderr)")
         _ = try pc.waitFor("the family database is out of reach")
@@ -236,7 +236,7 @@ struct HouseholdEndToEndTests {
         #expect(try Self.waitForBalance(laptop, 80, within: 30) != nil, "balance \((try? Self.balance(laptop)) ?? -1)")
         _ = try pc.waitFor("the family database answers again")
         #expect(try family.familyBalance() == (80, 80, 2))
-        #expect(try Self.parent(laptop, ["redeem", "5"]).status == 0)
+        #expect(try Self.parent(laptop, ["redeem", "5", "--anyway"]).status == 0)
         #expect(try Self.waitForBalance(pc, 70, within: 10) != nil)
     }
 
@@ -250,7 +250,7 @@ struct HouseholdEndToEndTests {
         let expected: Int
         if point == "family-paid" {
             // The family ledger takes the 20 points; the daemon dies before its own state has them.
-            #expect(try Self.parent(pc, ["redeem", "10"]).status != 0)
+            #expect(try Self.parent(pc, ["redeem", "10", "--anyway"]).status != 0)
             expected = 80
         } else {
             // Saved here and answered; the daemon dies before sending it, or once the family has it.

@@ -82,9 +82,9 @@ struct JournalTests {
 
         // A redemption the balance does not cover is refused; one it covers is made.
         try EnforcementTests.parent(d, ["adjust", "10", "--reason", "chores"])
-        let refusedRedeem = try ReplayBinaryTests.runBinary(ControlSocketTests.stctl, ["redeem", "100", "--socket", d.socket])
+        let refusedRedeem = try ReplayBinaryTests.runBinary(ControlSocketTests.stctl, ["redeem", "100", "--anyway", "--socket", d.socket])
         #expect(refusedRedeem.status == 1, "\(refusedRedeem.stdout)\(refusedRedeem.stderr)")
-        try EnforcementTests.parent(d, ["redeem", "1"])
+        try EnforcementTests.parent(d, ["redeem", "1", "--anyway"])
         let refused = try Self.entry(dir, event: "refused")
         #expect(refused["PRIORITY"] == ["5"], "\(refused)")
         #expect(refused["SCREENTIME_REQUEST"] == ["redeem 100 min"] && refused["SCREENTIME_REASON"] == ["insufficient_points"], "\(refused)")

@@ -126,7 +126,7 @@ struct SystemModeTests {
             let r = try d.stctl(Self.parent, ["adjust", "10", "--reason", "chores", "--user", child])
             #expect(r.status == 0, "\(child): \(r.stdout)\(r.stderr)")
         }
-        let redeem = try d.stctl(Self.parent, ["redeem", "1", "--user", "stkid65005"])
+        let redeem = try d.stctl(Self.parent, ["redeem", "1", "--anyway", "--user", "stkid65005"])
         #expect(redeem.status == 0, "\(redeem.stderr)")
 
         // Learning for tom, reported by a hook of root's (as the daemon's own hooks will run).
@@ -170,10 +170,10 @@ struct SystemModeTests {
         let tomStatus = try d.json(Self.tom, ["status"])
         #expect((tomStatus["balance"] as? Int ?? 0) > 10, "\(tomStatus)")
         for args in [["status", "--user", "stkid65006"], ["sessions", "--user", "stkid65006"], ["report", "--user", "stkid65006"],
-                     ["redeem", "1", "--user", "stkid65006"], ["adjust", "5", "--reason", "x", "--user", "stkid65006"],
+                     ["redeem", "1", "--anyway", "--user", "stkid65006"], ["adjust", "5", "--reason", "x", "--user", "stkid65006"],
                      ["policy", "reload", "--user", "stkid65006"],
                      ["hook", "event", #"{"event": "lock_changed", "locked": true}"#, "--user", "stkid65006"],
-                     ["redeem", "1"], ["adjust", "50", "--reason", "me"]] {
+                     ["redeem", "1", "--anyway"], ["adjust", "50", "--reason", "me"]] {
             let r = try d.stctl(Self.emma, args)
             #expect(r.status == 1, "emma: \(args): \(r.stdout)\(r.stderr)")
         }
@@ -194,7 +194,7 @@ struct SystemModeTests {
         #expect(unnamed.status == 1 && unnamed.stderr.contains("several children are watched here: name one with --user NAME (stkid65005, stkid65006)"), "\(unnamed.stderr)")
         // The parent does every parent command for both children.
         for child in ["stkid65005", "stkid65006"] {
-            for args in [["redeem", "1"], ["adjust", "-1", "--reason", "test", "--yes"], ["policy", "reload"], ["report"], ["sessions"], ["history"], ["status"]] {
+            for args in [["redeem", "1", "--anyway"], ["adjust", "-1", "--reason", "test", "--yes"], ["policy", "reload"], ["report"], ["sessions"], ["history"], ["status"]] {
                 let r = try d.stctl(Self.parent, args + ["--user", child])
                 #expect(r.status == 0, "parent: \(args) for \(child): \(r.stdout)\(r.stderr)")
             }
@@ -380,7 +380,7 @@ struct SystemModeTests {
                                   launcher: ["/usr/bin/env"])
         let parent = try d.stctl(Self.parent, ["adjust", "10", "--reason", "chores"])
         #expect(parent.status == 0, "\(parent.stderr)")
-        #expect(try d.stctl(Self.parent, ["redeem", "2"]).status == 0)
+        #expect(try d.stctl(Self.parent, ["redeem", "2", "--anyway"]).status == 0)
         // The day's 3 s are played.
         let game = try EnforcementTests.child(["\(apps)/supertuxkart", "60"], uid: Self.emma)
         defer { if game.isRunning { kill(game.processIdentifier, SIGKILL) } }

@@ -162,3 +162,62 @@ struct PageTests {
         #expect(parts["file"].map { String(decoding: $0, as: UTF8.self) } == "version = 1\r\n--x\r\n")
     }
 }
+
+/// Figures that run on between two updates (issue 35).
+@Suite("The parents' page: figures that move")
+struct RunningFigureTests {
+    @Test("a game counting: game time left is marked to count down by the second; the version changes only with its minute")
+    func countingDown() {
+        var s = PageTests.status()
+        s.rewardTodayRemainingSeconds = 725          // 12 min 05 s
+        s.rewardCounting = true
+        s.learningCounting = false
+        let html = FamilyPage.fragment([.init(child: "emma", status: s)], csrf: "t0k")
+        #expect(html.contains("<span class=\"running\" data-counting=\"down\" data-seconds=\"725\">12 min 05 s</span>"))
+        #expect(!html.contains("data-counting=\"up\""))
+        // A second later, the same minute: the same version (nothing sent); a minute later, another.
+        var later = s
+        later.rewardTodayRemainingSeconds = 721
+        #expect(FamilyPage.version(of: [.init(child: "emma", status: later)], csrf: "t0k") == FamilyPage.version(of: [.init(child: "emma", status: s)], csrf: "t0k"))
+        later.rewardTodayRemainingSeconds = 719
+        #expect(FamilyPage.version(of: [.init(child: "emma", status: later)], csrf: "t0k") != FamilyPage.version(of: [.init(child: "emma", status: s)], csrf: "t0k"))
+        // Not counting: the figure is plain, and every second of it is a change.
+        s.rewardCounting = false
+        let still = FamilyPage.fragment([.init(child: "emma", status: s)], csrf: "t0k")
+        #expect(still.contains("data-seconds=\"725\">12 min</dd>"))
+        #expect(!still.contains("data-counting"))
+    }
+
+    @Test("learning counting: learning today counts up; bonus time and a parent's stop are shown; the forms for them are there")
+    func countingUpAndToday() {
+        var s = PageTests.status()
+        s.learningCounting = true
+        s.bonusLeftSeconds = 600
+        s.gamesStoppedUntil = "2026-11-26T19:00:00+01:00"
+        let html = FamilyPage.fragment([.init(child: "emma", status: s)], csrf: "t0k")
+        #expect(html.contains("<span class=\"running\" data-counting=\"up\" data-seconds=\"2100\">35 min 00 s</span> of the 45 min goal"))
+        #expect(html.contains("data-figure=\"bonus\">10 min</dd>"))
+        #expect(html.contains("data-figure=\"stopped\">stopped until 19:00</dd>"))
+        for action in ["/bonus", "/stop-games", "/revoke"] { #expect(html.contains("action=\"\(action)\"")) }
+        #expect(html.contains("name=\"until\" value=\"now\""))      // games stopped: they can be let go
+        #expect(html.components(separatedBy: "<form").count - 1 == html.components(separatedBy: "name=\"csrf\" value=\"t0k\"").count - 1)
+    }
+
+    @Test("the clock words of a running figure")
+    func clockWords() {
+        #expect(HTML.clock(0) == "0 s")
+        #expect(HTML.clock(59) == "59 s")
+        #expect(HTML.clock(60) == "1 min 00 s")
+        #expect(HTML.clock(3599) == "59 min 59 s")
+        #expect(HTML.clock(3661) == "1 h 01 min 01 s")
+        #expect(HTML.clock(-5) == "0 s")
+    }
+
+    @Test("the refusal before paying for minutes today has no room for, in the page's words")
+    func beyondTodayWords() {
+        let said = PageWords.refusal("today's limits leave room for 10 more minutes of games, so 20 of these 30 minutes cannot be played today "
+                                     + "(they expire 7 d after they are given). Nothing was redeemed. To let emma play longer today, give bonus time instead; or go ahead anyway")
+        #expect(said.hasSuffix("give bonus time instead; or tick “Even beyond today's limits” and send it again."))
+        #expect(!said.contains("--"))
+    }
+}

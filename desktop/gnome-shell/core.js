@@ -395,6 +395,8 @@ class Indicator {
         this._dbus = Gio.DBusExportedObject.wrapJSObject(INDICATOR_XML, this.state);
         this._dbus.export(Gio.DBus.session, '/org/screentime/Indicator');
         this._lastNotice = null;
+        this._status = null;
+        this._gotAt = 0;
     }
 
     destroy() {
@@ -415,6 +417,7 @@ class Indicator {
 
     disconnected() {
         this._button.visible = false;
+        this._status = null;
         this._set({Connected: false, Watched: false, Text: '', GameSecondsLeft: -1});
     }
 
@@ -425,25 +428,50 @@ class Indicator {
         if (!reply.ok || !reply.status) {
             // Not a watched child (a parent's session, say): nothing to show.
             this._button.visible = false;
+            this._status = null;
             this._set({Connected: true, Watched: false, Text: '', GameSecondsLeft: -1});
             return;
         }
-        const s = reply.status;
-        const text = `${gameTimeWords(s.reward_available_seconds)} · ${s.balance} pts`;
+        this._status = reply.status;
+        this._gotAt = this._d.GLib.get_monotonic_time();
+        this._render();
+        this._notify(reply.status.notices || []);
+    }
+
+    // Between two answers the figures run on, as the daemon said they would: game time down
+    // while a game counts (`reward_counting`), learning up while it counts. Called every second.
+    tick() {
+        const s = this._status;
+        if (s && (s.reward_counting || s.learning_counting))
+            this._render();
+    }
+
+    // The last status, moved on by the seconds since it came.
+    _render() {
+        const s = this._status;
+        const passed = Math.floor((this._d.GLib.get_monotonic_time() - this._gotAt) / 1000000);
+        const down = v => (s.reward_counting ? Math.max(0, v - passed) : v);
+        const now = down(s.reward_available_seconds), today = down(s.reward_today_remaining_seconds);
+        const learning = s.learning_today_seconds + (s.learning_counting ? passed : 0);
+        const text = `${gameTimeWords(now)} · ${s.balance} pts`;
         this._label.text = text;
         const lines = [
-            `Game time now: ${gameTimeWords(s.reward_available_seconds)}`,
-            `Game time left today: ${gameTimeWords(s.reward_today_remaining_seconds)}`,
+            `Game time now: ${gameTimeWords(now)}`,
+            `Game time left today: ${gameTimeWords(today)}`,
             `Points: ${s.balance} (${s.points_today} today)`,
+            `Learning today: ${gameTimeWords(learning).replace('no game time', '0 s')}`,
         ];
+        if (s.bonus_left_seconds)
+            lines.push(`Bonus time today: ${gameTimeWords(s.bonus_left_seconds)}`);
+        if (s.games_stopped_until)
+            lines.push(`Games are stopped until ${s.games_stopped_until.substring(11, 16)}`);
         if (s.current_app)
             lines.push(`${s.current_app}: ${s.current_counts || s.current_category}`);
         for (const blind of s.blind_spots || [])
             lines.push(blind);
         this._details.label.text = lines.join('\n');
         this._button.visible = true;
-        this._set({Connected: true, Watched: true, Text: text, GameSecondsLeft: s.reward_available_seconds, Points: s.balance});
-        this._notify(s.notices || []);
+        this._set({Connected: true, Watched: true, Text: text, GameSecondsLeft: now, Points: s.balance});
     }
 
     // The daemon's notices that it could not show itself (system mode has no way into the
@@ -465,7 +493,7 @@ class Indicator {
 
 // The extension as GNOME Shell enables and disables it.
 function createScreenTime(deps) {
-    let link = null, reporter = null, indicator = null, statusId = 0;
+    let link = null, reporter = null, indicator = null, statusId = 0, seconds = 0;
     const askStatus = () => {
         if (link && link.connected)
             link.send({v: 1, command: 'status'}, reply => indicator && indicator.show(reply));
@@ -486,8 +514,13 @@ function createScreenTime(deps) {
             reporter.onFocus = askStatus;
             reporter.start();
             link.start();
-            statusId = GLib.timeout_add_seconds(GLib.PRIORITY_DEFAULT, STATUS_EVERY_S, () => {
-                askStatus();
+            // Every second the figures run on; every STATUS_EVERY_S the daemon is asked again.
+            statusId = GLib.timeout_add_seconds(GLib.PRIORITY_DEFAULT, 1, () => {
+                seconds += 1;
+                if (seconds % STATUS_EVERY_S === 0)
+                    askStatus();
+                else
+                    indicator.tick();
                 return GLib.SOURCE_CONTINUE;
             });
         },

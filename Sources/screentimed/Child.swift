@@ -67,6 +67,10 @@ struct Child {
     /// What requests caused (a redemption that lets a paused game go on, a hook's focus on a game
     /// with no time left), carried out after the requests are answered.
     var pending: [Effect] = []
+    /// System mode: the idleness in force is one the child's own side said (a hook of theirs, or
+    /// their logind session's idle hint, which they may set themselves). Believed, since it can
+    /// only cost them, until input from a trusted source shows someone at the keys (`endClaimedIdle`).
+    var idleClaimedByChild = false
     /// The family database the child's ledger is shared through (`[household]`; nil: none).
     var household: HouseholdShare? = nil
 
@@ -178,8 +182,23 @@ struct Child {
         guard let logind else { return }
         kinds.removeAll(keepingCapacity: true)
         let notices = logind.update(now: now, into: &kinds)
-        for k in kinds { observe(k) }
+        for k in kinds {
+            if system, case .idleChanged(let idle, _) = k { idleClaimedByChild = idle }
+            observe(k)
+        }
         for notice in notices { heed(notice) }
+    }
+
+    /// Input from a trusted source (a hook the daemon runs as root, a compositor proven sealed)
+    /// while the child's side says the session is idle: the idleness is over, as the spec has it
+    /// end, with an `idle_changed` of `idle: false` before the input (issue 35: one `idle: true`
+    /// from a child's process made twelve minutes of real typing count as idle).
+    mutating func endClaimedIdle(before input: Event, from hook: String) {
+        guard system, idleClaimedByChild, case .input = input.kind else { return }
+        idleClaimedByChild = false
+        log("input from \(hook) while \(name)'s own side said idle: the idleness is over", level: .notice,
+            ["event": "idle_claim_ended", "hook": "\(hook)"])
+        pending += live.ingest(Event(at: input.at, mono: input.mono, .idleChanged(idle: false, since: nil)))
     }
 
     mutating func carryOutPending() {

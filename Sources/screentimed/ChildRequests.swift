@@ -129,6 +129,10 @@ extension Child {
                 if system, peer.uid != 0, !event.kind.onlyStricter, let refusal = compositorRefusal(event, from: peer, who: who) {
                     return refusal
                 }
+                // Past here, input is from a trusted source in system mode: it ends idleness the
+                // child's side claimed; an idle the child's side says is theirs.
+                if system, case .idleChanged(let idle, _) = event.kind { idleClaimedByChild = idle && peer.uid != 0 }
+                endClaimedIdle(before: event, from: request.hook ?? (peer.uid == 0 ? "a hook of root's" : "the session's compositor"))
                 pending += live.ingest(event)
                 return ControlReply(ok: true)
             }

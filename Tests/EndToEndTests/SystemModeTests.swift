@@ -426,6 +426,27 @@ struct SystemModeTests {
         let status = try d.json(Self.emma, ["status"])
         #expect(status["current_app"] as? String == "GCompris" && status["hooks"] as? [String] == ["x11"], "\(status)")
 
+        // emma's own process says she is idle: believed (it can only cost her), until the hook of
+        // root's sees input at her keys (issue 35: twelve minutes of typing counted as idle).
+        #expect(try d.stctl(Self.emma, ["hook", "event", #"{"event": "idle_changed", "idle": true}"#]).status == 0)
+        var claimed = ""
+        for _ in 0..<250 where claimed.isEmpty {
+            claimed = try d.sql("stkid65005", "SELECT max(seq) FROM event WHERE line LIKE '%\"idle_changed\",\"idle\":true%'")
+            if claimed.isEmpty { usleep(20_000) }
+        }
+        try #require(!claimed.isEmpty, "the idle claim was not saved")
+        for k in 0..<10 { x.xdotool(["mousemove", "\(200 + k)", "\(200 + k)"]); usleep(200_000) }
+        _ = try d.waitFor("stkid65005: input from x11 while stkid65005's own side said idle: the idleness is over")
+        // (Saved within a second of the log line.)
+        var after = ""
+        for _ in 0..<250 where !(after.contains("\"idle\":false") && after.contains("\"event\":\"input\"")) {
+            after = try d.sql("stkid65005", "SELECT group_concat(line, char(10)) FROM event WHERE seq > \(claimed)")
+            usleep(20_000)
+        }
+        let over = try #require(after.range(of: "\"idle_changed\",\"idle\":false"), "\(after)")
+        let input = try #require(after.range(of: "\"event\":\"input\""), "\(after)")
+        #expect(over.lowerBound < input.lowerBound, "the idleness ends before the input that ended it: \(after)")
+
         // emma cannot stop it.
         let attempt = try ReplayBinaryTests.runBinary("/usr/bin/setpriv", ["--reuid=\(Self.emma)", "--regid=\(Self.emma)", "--clear-groups",
                                                                          "/bin/kill", "-KILL", "\(hook)"])

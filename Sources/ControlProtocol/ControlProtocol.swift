@@ -66,6 +66,7 @@ extension ControlRequest {
         if let hook { w.key("hook"); w.string(hook) }
         if let id { w.key("id"); w.string(id) }
         if let minutes { w.key("minutes"); w.int(minutes) }
+        if let parent { w.key("parent"); w.string(parent) }
         if let passphrase { w.key("passphrase"); w.string(passphrase) }
         if let points { w.key("points"); w.int(points) }
         if let policy { w.key("policy"); w.string(policy) }
@@ -110,12 +111,13 @@ extension ControlRequest {
             case ("policy", .string(let s)): request.policy = s
             case ("token", .string(let s)): request.token = s
             case ("until", .string(let s)): request.until = s
+            case ("parent", .string(let s)): request.parent = s
             case ("refund", .bool(let b)): request.refund = b
             case ("anyway", .bool(let b)): request.anyway = b
             case ("bonus", .bool(let b)): request.bonus = b
             case ("v", _), ("command", _), ("minutes", _), ("points", _), ("reason", _), ("event", _), ("hook", _), ("days", _), ("day", _),
                  ("passphrase", _), ("user", _), ("id", _), ("request_id", _), ("chore", _), ("gift", _), ("policy", _), ("token", _),
-                 ("until", _), ("refund", _), ("anyway", _), ("bonus", _):
+                 ("until", _), ("refund", _), ("anyway", _), ("bonus", _), ("parent", _):
                 throw Malformed()
             default: break
             }
@@ -324,6 +326,9 @@ public struct ControlRequest: Codable, Sendable, Equatable {
     public var anyway: Bool?
     /// `approve`: grant the minutes as bonus time for today (free, beyond today's limits).
     public var bonus: Bool?
+    /// `login`: which parent is logging in, by their name in the policy's `[parents] users` (the
+    /// ledger and the child's notices name them for what the session does).
+    public var parent: String?
 
     public init(_ command: Command, minutes: Int64? = nil, points: Int64? = nil, reason: String? = nil, event: String? = nil, hook: String? = nil) {
         self.v = ControlProtocol.version

@@ -7,7 +7,8 @@ public enum LoginPage {
         return HTML.page(title: "Parents", body: """
             <main class="login">\(problem)
             <form method="post" action="/login">\(HTML.csrfField(csrf))
-            <label>Parent passphrase <input type="password" name="passphrase" autocomplete="current-password" required autofocus></label>
+            <label>Which parent are you? <input type="text" name="parent" autocomplete="username" maxlength="64" autofocus></label>
+            <label>Parent passphrase <input type="password" name="passphrase" autocomplete="current-password" required></label>
             <button type="submit">Log in</button></form>
             </main>
             """, signedIn: false)

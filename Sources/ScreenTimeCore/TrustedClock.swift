@@ -125,7 +125,15 @@ public struct TrustedClock: Sendable, Codable {
         }
         let calendarNow = self.wall(at: now)
         let newBoot: Bool
-        if let b = boot, let old = self.boot { newBoot = b != old } else { newBoot = lastMono.map { m < $0 - Self.tolerance } ?? false }
+        if let b = boot, let old = self.boot {
+            newBoot = b != old
+        } else if let lm = lastMono {
+            newBoot = m < lm - Self.tolerance
+        } else {
+            // The events before had no boot clock (a log imported from elsewhere): this is another
+            // run's, and the time between them passed with nothing seen, as after a boot.
+            newBoot = true
+        }
         if newBoot {
             // The computer was off: time passed, with nothing running, up to the new wall clock
             // (none when that is behind the calendar, which then holds).

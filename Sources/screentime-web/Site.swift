@@ -134,6 +134,7 @@ final class Site: Sendable {
         // The daemon's session lasts at least as long as the page's (whole minutes).
         var asked = ControlRequest(.login, minutes: (sessionLifetime + 60 * Seconds.micro - 1) / 60 / Seconds.micro)
         asked.passphrase = phrase
+        asked.parent = fields["parent"].flatMap { $0.isEmpty ? nil : $0 }
         let reply: ControlReply
         do { reply = try await daemon.send(asked) } catch let e as DaemonLink.Unreachable {
             return loginPage(request, error: e.description)

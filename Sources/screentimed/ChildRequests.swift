@@ -147,7 +147,11 @@ extension Child {
     /// passphrase typed at someone's account, that (the account is not the parent's).
     func parentName(_ caller: ControlServer.Caller, _ role: Authority.Role) -> String {
         // ("child" marks the child's own redemption in the log: a parent by that name is not one.)
-        role != .parent || caller.parentSession ? "the parent passphrase at \(caller.name)'s account"
+        if caller.parentSession {
+            return caller.sessionParent.map { $0 == RequestDecision.child ? "\($0) (a parent, on the parents' page)" : "\($0) (on the parents' page)" }
+                ?? "a parent on the parents' page"
+        }
+        return role != .parent ? "the parent passphrase at \(caller.name)'s account"
             : caller.name == RequestDecision.child ? "\(caller.name) (a parent)" : caller.name
     }
 

@@ -46,6 +46,8 @@ struct ControlServer {
         /// The request carried a parent session's token (`login`) for the child it is about: a
         /// parent by the passphrase given then.
         var parentSession = false
+        /// That session's parent, by name (nil: the policy names none).
+        var sessionParent: String? = nil
     }
 
     /// An answer: the reply line to send, whether it was a success, and for a hook event taken, the

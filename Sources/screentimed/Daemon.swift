@@ -328,6 +328,7 @@ struct Daemon {
                 return refused("this parent session is not for \(children[i].name): log in with \(children[i].name)'s parent passphrase")
             }
             caller.parentSession = true
+            caller.sessionParent = session.parent
         }
         // Only a reload tells systemd anything (and the status line is not worth making for every hook event).
         let announce = request.command == .reload ? announcer() : { _ in }
@@ -365,10 +366,20 @@ struct Daemon {
             return refused(Child.wrongPassphrase(triesLeft: left))
         }
         for k in right { _ = children[k].countPassphrase(what: "login", caller: caller, check: { true }) }
+        // Which parent: one that every child's policy names in [parents] users, when any names one.
+        let parents = Set(right.flatMap { children[$0].live.engine.policy.parents.users })
+        let trimmed = request.parent?.trimmingCharacters(in: .whitespaces)
+        let parent = trimmed?.isEmpty == false ? trimmed : nil
+        if !parents.isEmpty {
+            guard let parent else { return refused("say which parent you are: \(parents.sorted().joined(separator: ", "))") }
+            guard right.allSatisfy({ children[$0].live.engine.policy.parents.users.contains(parent) }) else {
+                return refused("\(parent.prefix(40)) is not one of the parents the policy names (\(parents.sorted().joined(separator: ", ")))")
+            }
+        }
         let token = parentSessions.open(caller: caller.credentials.uid, children: Set(right.map { children[$0].uid }),
-                                        minutes: minutes, now: SystemClock.monoMicros())
-        log("\(caller.name) opened a parent session of \(minutes) min for \(right.map { children[$0].name }.joined(separator: ", "))",
-            level: .notice, ["event": "parent_login"])
+                                        minutes: minutes, now: SystemClock.monoMicros(), parent: parents.isEmpty ? nil : parent)
+        log("\(parents.isEmpty ? caller.name : parent!) opened a parent session of \(minutes) min for \(right.map { children[$0].name }.joined(separator: ", "))"
+            + (parents.isEmpty ? "" : " (from \(caller.name)'s account)"), level: .notice, ["event": "parent_login"])
         var reply = ControlReply(ok: true)
         reply.token = token
         reply.children = right.map { children[$0].name }

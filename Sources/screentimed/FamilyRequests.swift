@@ -54,7 +54,8 @@ extension Child {
             }
             if request.gift == true, request.bonus == true { return .refused("approve as a gift or as bonus time, not both") }
             let pay: RequestDecision.Pay = request.bonus == true ? .bonus : request.gift == true ? .gift : .points
-            if approve, pay != .bonus, let no = beyondToday(request.minutes ?? asked.minutes, request, doing: "approved; the request still waits") { return no }
+            if approve, pay != .bonus,
+               let no = beyondToday(request.minutes ?? asked.minutes, request, doing: "approved; the request still waits", paid: pay == .points) { return no }
             let said = "\(what) \(id) \(pay.rawValue) \(request.minutes.map(String.init) ?? "") \(reason ?? "")"
             let decision = RequestDecision(id: id, approved: approve, pay: pay, minutes: request.minutes, by: parentName(caller, role), reason: reason)
             return try saveAndAnswer(.requestDecided(decision), request, asked: said, caller: caller) { [self] effects, engine in

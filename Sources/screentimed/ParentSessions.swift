@@ -12,6 +12,8 @@ struct ParentSessions {
         let children: Set<UInt32>
         /// Monotonic microseconds: a changed wall clock neither lengthens nor ends a session.
         let until: Microseconds
+        /// Which parent logged in (one of the policies' `[parents] users`); nil when no policy names any.
+        let parent: String?
     }
 
     /// At most this many open at once; the oldest goes first (a page that logs in in a loop
@@ -24,11 +26,11 @@ struct ParentSessions {
     private var sessions: [String: Session] = [:]
 
     /// A new session; its token is `RandomToken.hex()`.
-    mutating func open(caller: UInt32, children: Set<UInt32>, minutes: Int64, now: Microseconds) -> String {
+    mutating func open(caller: UInt32, children: Set<UInt32>, minutes: Int64, now: Microseconds, parent: String?) -> String {
         forgetEnded(now: now)
         if sessions.count >= Self.most, let oldest = sessions.min(by: { $0.value.until < $1.value.until })?.key { sessions[oldest] = nil }
         let token = RandomToken.hex()
-        sessions[token] = Session(caller: caller, children: children, until: now + minutes * 60 * Seconds.micro)
+        sessions[token] = Session(caller: caller, children: children, until: now + minutes * 60 * Seconds.micro, parent: parent)
         return token
     }
 

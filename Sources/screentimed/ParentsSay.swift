@@ -90,9 +90,12 @@ extension Child {
     /// Minutes about to be paid for (redeemed, or an approved request) that today's limits and
     /// hours leave no room for: refused, with nothing paid, unless the parent said `anyway`; the
     /// answer offers bonus time instead (code `beyond_today`).
-    func beyondToday(_ minutes: Int64, _ request: ControlRequest, doing: String) -> ControlReply? {
+    /// `paid`: the minutes are paid with points; when the balance cannot pay them, that refusal
+    /// comes first (there is nothing to ask).
+    func beyondToday(_ minutes: Int64, _ request: ControlRequest, doing: String, paid: Bool = true) -> ControlReply? {
         guard request.anyway != true else { return nil }
         let engine = live.engine.asOf(mono: SystemClock.monoMicros())
+        if paid, engine.ledger.balance < minutes * engine.policy.points.perRewardMinute { return nil }
         guard let room = engine.roomTodayForMoreMinutes else { return nil }
         let seconds = minutes * 60 * Seconds.micro
         guard seconds > room else { return nil }

@@ -19,7 +19,7 @@ struct WebPageTests {
     /// The bundled policy, in UTC, with a parent passphrase, requests and one chore.
     static func policy(hash: String) throws -> String {
         let text = try String(contentsOfFile: Readable.path("policies/default.toml"), encoding: .utf8)
-            .replacingOccurrences(of: "[parents]\n", with: "[parents]\npassphrase_hash = \"\(hash)\"\n")
+            .replacingOccurrences(of: "[parents]\n", with: "[parents]\nusers = [\"mum\", \"dad\"]\npassphrase_hash = \"\(hash)\"\n")
         return "timezone = \"UTC\"\n" + text + "\n[requests]\nmax_per_day = 3\n\n[[chores]]\nname = \"Dishes\"\npoints = 20\nevery = \"day\"\n"
     }
 
@@ -135,7 +135,7 @@ struct WebPageTests {
             login = r.getheader("Set-Cookie"); body = r.read().decode()
             assert "; Secure" in login, login
             nonce = re.search(r"st_login=([0-9a-f]+)", login).group(1)
-            c.request("POST", "/login", body=urllib.parse.urlencode({"csrf": nonce, "passphrase": sys.argv[3]}),
+            c.request("POST", "/login", body=urllib.parse.urlencode({"csrf": nonce, "passphrase": sys.argv[3], "parent": "mum"}),
                       headers={"Cookie": "st_login=" + nonce, "Content-Type": "application/x-www-form-urlencoded"})
             r = c.getresponse(); r.read()
             session = [v for k, v in r.getheaders() if k == "Set-Cookie" and v.startswith("st_session=")]

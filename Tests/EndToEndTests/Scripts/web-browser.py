@@ -135,6 +135,8 @@ try:
     # Without a session, the page is the login page.
     browser.get(URL + "/")
     wait.until(ready.url_contains("/login"))
+    # Which parent: the ledger and the child are told who answered (issue 35).
+    browser.find_element(By.NAME, "parent").send_keys("mum")
     browser.find_element(By.NAME, "passphrase").send_keys(os.environ["PASSPHRASE"])
     submit(browser.find_element(By.CSS_SELECTOR, "form[action='/login'] button"))
     wait.until(ready.presence_of_element_located((By.ID, f"child-{CHILD}")))
@@ -161,6 +163,8 @@ try:
     expect(after["reward_remaining_seconds"] == before["reward_remaining_seconds"] + 300,
            f"the child's redeemed time went from {before['reward_remaining_seconds']} s to {after['reward_remaining_seconds']} s, not 5 min more")
     expect(after["balance"] == before["balance"] - 10, f"the balance went from {before['balance']} to {after['balance']}, not 10 points less")
+    answered = [r for r in json.loads(as_parent("requests", "--json"))["requests"] if r["state"] == "approved"]
+    expect(answered and answered[0].get("by") == "mum (on the parents' page)", f"the approval is recorded as by {answered}")
 
     # A chore claimed by the child, approved on the page: its points are paid.
     as_child("chore", "done", "Dishes")

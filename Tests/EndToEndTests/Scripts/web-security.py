@@ -76,7 +76,7 @@ def login(phrase=PASSPHRASE):
     token = re.search(r'name="csrf" value="([0-9a-f]+)"', body).group(1)
     value = nonce.split(";")[0].split("=", 1)[1]
     expect(value == token, "the login form's token is not its cookie's")
-    return fetch("POST", "/login", cookies={"st_login": value}, form={"csrf": token, "passphrase": phrase})
+    return fetch("POST", "/login", cookies={"st_login": value}, form={"csrf": token, "passphrase": phrase, "parent": "dad"})
 
 
 def signed_in():
@@ -158,7 +158,12 @@ before -= 2
 # The session cookie is not the daemon's token; and a token is worth nothing from another uid.
 reply = as_uid(os.environ["CHILD_UID"], {"command": "adjust", "points": 100, "reason": "mine", "token": session["st_session"], "user": child})
 expect(not reply["ok"], f"the cookie, sent to the daemon as a token by the child: {reply}")
-web = as_uid(os.environ["WEB_UID"], {"command": "login", "passphrase": PASSPHRASE, "minutes": 5})
+web = as_uid(os.environ["WEB_UID"], {"command": "login", "passphrase": PASSPHRASE, "minutes": 5, "parent": "dad"})
+# Which parent is asked, from the policy's [parents] users; another name is refused.
+nameless = as_uid(os.environ["WEB_UID"], {"command": "login", "passphrase": PASSPHRASE, "minutes": 5})
+expect(not nameless["ok"] and nameless["error"] == "say which parent you are: dad, mum", f"a login without a parent's name: {nameless}")
+stranger = as_uid(os.environ["WEB_UID"], {"command": "login", "passphrase": PASSPHRASE, "minutes": 5, "parent": "grandpa"})
+expect(not stranger["ok"] and "grandpa is not one of the parents the policy names (dad, mum)" in stranger["error"], f"a login as grandpa: {stranger}")
 expect(web["ok"] and web.get("token"), f"login on the socket as the page's uid: {web}")
 stolen = as_uid(os.environ["CHILD_UID"], {"command": "adjust", "points": 100, "reason": "mine", "token": web["token"]})
 expect(not stolen["ok"] and "parent session is over" in stolen["error"], f"the page's token used by the child's uid: {stolen}")

@@ -65,7 +65,8 @@ public enum FamilyPage {
             <div><dt>Using now</dt><dd data-figure="now">\(now)</dd></div>
             """
         if let bonus = s.bonusLeftSeconds {
-            out += "<div><dt>Bonus time left today</dt><dd data-figure=\"bonus\">\(HTML.duration(bonus))</dd></div>"
+            out += "<div><dt>Bonus time left today</dt><dd data-figure=\"bonus\">"
+                + running(bonus, counting: s.rewardCounting == true && bonus > 0 ? "down" : nil, steady: steady) + "</dd></div>"
         }
         if let until = s.gamesStoppedUntil {
             out += "<div><dt>Games</dt><dd data-figure=\"stopped\">stopped until \(ChildPage.clock(until))</dd></div>"
@@ -74,7 +75,9 @@ public enum FamilyPage {
         // A form sent twice (a double tap) is carried out once: the daemon knows its id, which is
         // the same for the same form of the same state (after an answer the state, and so the id,
         // is another).
-        let state = version(of: "\(csrf) \(member.child) \(s.balance) \(s.rewardRemainingSeconds) \(s.requests?.count ?? 0) \(s.chores?.count ?? 0)")
+        // (Redeemed time left runs down while a game counts: for the version, by the minute.)
+        let remaining = steady && s.rewardCounting == true ? s.rewardRemainingSeconds / 60 : s.rewardRemainingSeconds
+        let state = version(of: "\(csrf) \(member.child) \(s.balance) \(remaining) \(s.requests?.count ?? 0) \(s.chores?.count ?? 0)")
         func once(_ form: String) -> String { "<input type=\"hidden\" name=\"rid\" value=\"\(form)-\(state)\">" }
         let anyway = "<label class=\"check\"><input type=\"checkbox\" name=\"anyway\" value=\"yes\"> Even beyond today's limits</label>"
         for r in pendingRequests { out += request(r, child: member.child, perMinute: s.pointsPerRewardMinute, csrf: csrf, anyway: anyway) }

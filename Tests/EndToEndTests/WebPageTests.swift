@@ -16,11 +16,18 @@ struct WebPageTests {
     /// The imported afternoon's day (policies/demo-day.jsonl).
     static let demoDay = "2026-11-23"
 
-    /// The bundled policy, in UTC, with a parent passphrase, requests and one chore.
+    /// A game the page can watch count down: a copy of sleep named supertuxkart (AppCopies).
+    static let games: String = (try? AppCopies.folder()) ?? "/nonexistent"
+
+    /// The bundled policy, in UTC, with parents, a parent passphrase, requests, one chore and a
+    /// game; without its allowed hours, so that what the test does at any hour of the day is the
+    /// same (its minutes fit in the day's limit).
     static func policy(hash: String) throws -> String {
         let text = try String(contentsOfFile: Readable.path("policies/default.toml"), encoding: .utf8)
             .replacingOccurrences(of: "[parents]\n", with: "[parents]\nusers = [\"mum\", \"dad\"]\npassphrase_hash = \"\(hash)\"\n")
+            .replacingOccurrences(of: "\nallowed_hours = ", with: "\n# allowed_hours = ")
         return "timezone = \"UTC\"\n" + text + "\n[requests]\nmax_per_day = 3\n\n[[chores]]\nname = \"Dishes\"\npoints = 20\nevery = \"day\"\n"
+            + "\n[[apps]]\nname = \"Test Kart\"\ncategory = \"reward\"\nexe = [\"\(games)/supertuxkart\"]\n"
     }
 
     /// screentime-web as its own user, on a free port of 127.0.0.1; stopped when the test ends.
@@ -89,7 +96,8 @@ struct WebPageTests {
         try? FileManager.default.removeItem(atPath: shots)
         try FileManager.default.createDirectory(atPath: shots, withIntermediateDirectories: true)
         let r = try Self.script("web-browser.py", ["URL": page.url, "PASSPHRASE": Self.passphrase, "CHILD": "stkid65070", "CHILD_UID": "\(Self.child)",
-                                                   "STCTL": ControlSocketTests.stctl, "SOCKET": d.socket, "SHOTS": shots, "DAY": Self.demoDay, "HASH": hash])
+                                                   "STCTL": ControlSocketTests.stctl, "SOCKET": d.socket, "SHOTS": shots, "DAY": Self.demoDay, "HASH": hash,
+                                                   "GAME": Self.games + "/supertuxkart"])
         #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
         for name in ["family-request", "child-week"] {
             for size in ["390x844", "1280x800"] {

@@ -178,6 +178,7 @@ struct RunningFigureTests {
         // A second later, the same minute: the same version (nothing sent); a minute later, another.
         var later = s
         later.rewardTodayRemainingSeconds = 721
+        later.rewardRemainingSeconds = s.rewardRemainingSeconds - 4     // redeemed time runs down with it
         #expect(FamilyPage.version(of: [.init(child: "emma", status: later)], csrf: "t0k") == FamilyPage.version(of: [.init(child: "emma", status: s)], csrf: "t0k"))
         later.rewardTodayRemainingSeconds = 719
         #expect(FamilyPage.version(of: [.init(child: "emma", status: later)], csrf: "t0k") != FamilyPage.version(of: [.init(child: "emma", status: s)], csrf: "t0k"))

@@ -11,6 +11,7 @@ for the screenshots), DAY (a day with learning in the child's state, YYYY-MM-DD)
 passphrase's hash, which the policy page must not show).
 """
 import json
+import re
 import os
 import subprocess
 import sys
@@ -192,6 +193,35 @@ try:
     history = json.loads(as_parent("history", "--json"))["history"]
     expect(any(e["kind"] == "adjusted" and "helped a friend" in (e.get("note") or "") for e in history),
            "the adjustment's reason is not in the ledger")
+
+    # A game runs: the page counts its game time down by the second, between the daemon's updates
+    # (which come when the minute changes: a count cut short by one is measured again).
+    game = subprocess.Popen(["/usr/bin/setpriv", f"--reuid={CHILD_UID}", f"--regid={CHILD_UID}", "--clear-groups", os.environ["GAME"], "600"])
+
+    def seconds(text):
+        parts = [int(n) for n in re.findall(r"\d+", text)]
+        return sum(n * u for n, u in zip(reversed(parts), [1, 60, 3600]))
+    try:
+        counted = None
+        for _ in range(3):
+            try:
+                running = wait.until(ready.presence_of_element_located(
+                    (By.CSS_SELECTOR, f'#child-{CHILD} [data-figure="game-left"] [data-counting="down"]')))
+                given = int(running.get_attribute("data-seconds"))
+                first = running.text
+                wait.until(lambda _: running.text != first)
+                counted = (given, first, running.text)
+                break
+            except StaleElementReferenceException:
+                continue
+        expect(counted is not None, "the page was sent new figures three times while it was to count")
+        given, first, second = counted
+        went = seconds(first) - seconds(second)
+        expect(1 <= went <= 3, f"the game time left went from {first!r} to {second!r}: not down by the second")
+        expect(seconds(first) <= given, f"the page counted up from {given} s to {first!r}")
+    finally:
+        game.kill()
+        game.wait()
 
     # The child's day and week: each chart's bars carry the report's figures. The week of the
     # imported afternoon (DAY), whatever today is.

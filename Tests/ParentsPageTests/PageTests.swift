@@ -170,6 +170,7 @@ struct RunningFigureTests {
     func countingDown() {
         var s = PageTests.status()
         s.rewardTodayRemainingSeconds = 725          // 12 min 05 s
+        s.rewardRemainingSeconds = 1195
         s.rewardCounting = true
         s.learningCounting = false
         let html = FamilyPage.fragment([.init(child: "emma", status: s)], csrf: "t0k")

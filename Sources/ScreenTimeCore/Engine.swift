@@ -177,7 +177,10 @@ public struct Engine: Sendable {
             let oldWeek = day.weekKey
             enterDay(containing: now)
             if day.weekKey != oldWeek {
-                budget.startDay(newWeek: true)
+                let bonusLost = budget.startDay(newWeek: true)
+                if bonusLost > 0 {
+                    out.append(.ledger(ledger.append(.expired, points: 0, at: clock.wall(at: now), note: "bonus time not used on its day", rewardSeconds: bonusLost)))
+                }
                 appUse.startDay(newWeek: true)
             }
             grantAllowance()

@@ -78,17 +78,17 @@ struct FamilyTests {
         #expect(shown.contains("Request 1") && shown.contains("1 min: waiting until "), "\(shown)")
 
         // The child cannot answer their own request; a parent (root) sees it and approves it as a gift.
-        let own = try d.stctl(["approve", "1", "--gift"])
+        let own = try d.stctl(["approve", "1", "--anyway", "--gift"])
         #expect(own.status == 1)
         #expect(own.stderr.contains("stctl: approve is for parents: run it as root (sudo stctl …) or as a user in the policy's [parents] users or groups, or give the parent passphrase; you are stkid65047"), "\(own.stderr)")
         let listed = try Self.object(try root(["requests", "--json"]))["requests"] as? [[String: Any]] ?? []
         #expect(listed.count == 1 && listed[0]["reason"] as? String == "one more race" && listed[0]["minutes"] as? Int == 1, "\(listed)")
-        let more = try root(["approve", "1", "--gift", "--minutes", "5"])
+        let more = try root(["approve", "1", "--anyway", "--gift", "--minutes", "5"])
         #expect(more.status == 1 && more.stderr.contains("request 1 asked for 1 min: approve from 1 to 1 min (for more minutes, stctl redeem)"), "\(more.stderr)")
-        let yes = try root(["approve", "1", "--gift"])
+        let yes = try root(["approve", "1", "--anyway", "--gift"])
         #expect(yes.status == 0, "\(yes.stderr)")
         #expect(yes.stdout == "Approved 1 min for the child (request 1) as a gift.\n", "\(yes.stdout)")
-        let again = try root(["approve", "1"])
+        let again = try root(["approve", "1", "--anyway"])
         #expect(again.status == 1 && again.stderr.contains("request 1 was approved already (by root)"), "\(again.stderr)")
         let answered = try d.status()
         #expect((answered["requests"] as? [[String: Any]])?.first?["state"] as? String == "approved")
@@ -179,7 +179,7 @@ struct FamilyTests {
         let peek = try d.stctl(Self.tom, ["requests", "--user", "stkid65048"])
         #expect(peek.status == 1 && peek.stderr == "stctl: only stkid65048 and their parents may ask about stkid65048; you are stkid65049\n", "\(peek.stderr)")
         #expect((try d.json(Self.tom, ["requests"])["requests"] as? [[String: Any]])?.isEmpty == true, "Tom sees only his own, and has none")
-        let tomAnswers = try d.stctl(Self.tom, ["approve", "stkid65048-1", "--gift"])
+        let tomAnswers = try d.stctl(Self.tom, ["approve", "stkid65048-1", "--anyway", "--gift"])
         #expect(tomAnswers.status == 1 && tomAnswers.stderr.contains("approve is for parents") && tomAnswers.stderr.contains("you are stkid65049"), "\(tomAnswers.stderr)")
         let emmaAnswers = try d.stctl(Self.emma, ["deny", "stkid65048-1"])
         #expect(emmaAnswers.status == 1 && emmaAnswers.stderr.contains("deny is for parents") && emmaAnswers.stderr.contains("you are stkid65048"), "\(emmaAnswers.stderr)")
@@ -187,10 +187,10 @@ struct FamilyTests {
         // The parent sees the requests of both children without naming one, and approves Emma's in points.
         let all = try d.json(Self.parent, ["requests"])["requests"] as? [[String: Any]] ?? []
         #expect(all.map { "\($0["child"] ?? "") \($0["id"] ?? "") \($0["state"] ?? "")" } == ["stkid65048 stkid65048-1 pending"], "\(all)")
-        let poor = try d.stctl(Self.parent, ["approve", "stkid65048-1"])
+        let poor = try d.stctl(Self.parent, ["approve", "stkid65048-1", "--anyway"])
         #expect(poor.status == 1 && poor.stderr == "stctl: not approved: it costs 2 points and the balance is 0; approve it as a gift (--gift) or with fewer minutes (--minutes); the request still waits\n", "\(poor.stderr)")
         #expect(try d.stctl(Self.parent, ["adjust", "10", "--reason", "tidy room", "--user", "stkid65048"]).status == 0)
-        let yes = try d.stctl(Self.parent, ["approve", "stkid65048-1"])
+        let yes = try d.stctl(Self.parent, ["approve", "stkid65048-1", "--anyway"])
         #expect(yes.status == 0 && yes.stdout == "Approved 1 min for stkid65048 (request stkid65048-1) for points; the balance is now 8.\n", "\(yes.stdout)\(yes.stderr)")
         let emmaStatus = try d.json(Self.emma, ["status"])
         #expect((emmaStatus["requests"] as? [[String: Any]])?.first?["state"] as? String == "approved")
@@ -252,7 +252,7 @@ struct FamilyTests {
         #expect(emmaBus.notifications.isEmpty, "\(emmaBus.notifications)")
 
         // The parent approves it as a gift; Emma's desktop is told.
-        #expect(try d.stctl(Self.parent, ["approve", "stkid65048-1", "--gift"]).status == 0)
+        #expect(try d.stctl(Self.parent, ["approve", "stkid65048-1", "--anyway", "--gift"]).status == 0)
         let answer = emmaBus.waitFor("Yes: 5 more minutes of game time")
         #expect(answer.last == #""screentime" 0 "screentime" "Yes: 5 more minutes of game time" "You asked for 5 minutes; 5 were given, a gift from stparent65053." [] {"urgency": 1} -1"#, "\(answer)")
 

@@ -126,9 +126,10 @@ struct SimulateTests {
                 let r = try d.stctl(["hook", "event", #"{"event": "focus_changed", "pid": 4242, "title": "\#(title)"}"#])
                 #expect(r.status == 0, "\(r.stderr)")
             }
-            let lines = try d.poll("SELECT count(*) FROM event WHERE line LIKE '%focus_changed%'") { $0 == "2" }
+            // (By the event's name: the sampler may log the stctl that sent them, whose command line says focus_changed too.)
+            let lines = try d.poll("SELECT count(*) FROM event WHERE line LIKE '%\"event\":\"focus_changed\"%'") { $0 == "2" }
             _ = lines
-            let stored = try d.sql("SELECT line FROM event WHERE line LIKE '%focus_changed%' ORDER BY seq").split(separator: "\n")
+            let stored = try d.sql("SELECT line FROM event WHERE line LIKE '%\"event\":\"focus_changed\"%' ORDER BY seq").split(separator: "\n")
             try d.stop()
             // Not in the log, nor anywhere in the state's files (the database and its write-ahead log).
             let everything = [d.database, d.database + "-wal"].compactMap { FileManager.default.contents(atPath: $0) }.reduce(Data(), +)

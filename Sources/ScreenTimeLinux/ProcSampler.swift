@@ -442,9 +442,11 @@ public final class ProcSampler {
         }
         var cmdline: [String]? = nil
         if fs.read(folder, "cmdline", into: &buffer), !buffer.isEmpty {
-            // A hint only, and command lines can carry secrets: the first few words, cut short.
-            cmdline = buffer.split(separator: 0, omittingEmptySubsequences: false).dropLast(buffer.last == 0 ? 1 : 0)
-                .prefix(ProcSampler.cmdlineWords).map { String(decoding: $0.prefix(ProcSampler.cmdlineWordBytes), as: UTF8.self) }
+            // A hint only: the name the program was started by (argv[0], which the classifier
+            // reads), cut short. Its arguments are not kept: they can name a diary's file, a
+            // private address or a password ([privacy], docs/state.md).
+            cmdline = buffer.split(separator: 0, omittingEmptySubsequences: false).prefix(1)
+                .map { String(decoding: $0.prefix(ProcSampler.cmdlineWordBytes), as: UTF8.self) }
         }
         var cgroup: String? = nil
         if fs.read(folder, "cgroup", into: &buffer) {
@@ -491,7 +493,6 @@ public final class ProcSampler {
     /// The exe of a process whose program may not be looked into (`exe` in its `process_started`).
     public static let hiddenExe = "(hidden)"
 
-    static let cmdlineWords = 4
     static let cmdlineWordBytes = 200
 
     /// `…/app-flatpak-org.kde.gcompris-12345.scope` → `org.kde.gcompris`.

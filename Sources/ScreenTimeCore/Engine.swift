@@ -38,7 +38,10 @@ public struct Engine: Sendable {
     var focus: FocusedWindow?
     var focusMatch: AppMatch?
     var focusHookSeen = false
+    /// The screen is locked, as logind or a trusted hook says: no learning, no game time.
     var locked = false
+    /// The child's own side says the screen is locked (`lock_changed claimed`): no learning credit.
+    public internal(set) var lockClaimed = false
 
     // What the rules judge sessions by.
     var idle = Stretches()
@@ -255,9 +258,16 @@ public struct Engine: Sendable {
             var from = t
             if isIdle, let s = since { from = min(t, max(0, t - (event.at.micros - s.micros))) }
             idle.set(isIdle, at: from)
-        case .lockChanged(let isLocked):
-            locked = isLocked
-            lockedTime.set(isLocked, at: t)
+        case .lockChanged(let isLocked, let claimed):
+            // A lock the child's own side claims costs learning only; a trusted one (logind, a
+            // trusted hook) stops game time too, and its unlock ends the child's claim as well.
+            if claimed {
+                lockClaimed = isLocked
+            } else {
+                locked = isLocked
+                if !isLocked { lockClaimed = false }
+            }
+            lockedTime.set(locked || lockClaimed, at: t)
             refreshSessions(at: t)
         case .redeem(let minutes, let by, let familySeq):
             redeem(minutes: minutes, by: by, familySeq: familySeq, at: t)

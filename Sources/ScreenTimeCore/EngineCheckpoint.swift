@@ -22,6 +22,8 @@ extension Engine {
         var focusMatch: AppMatch?
         var focusHookSeen: Bool
         var locked: Bool
+        /// Absent from checkpoints written before a child's lock claim was told apart.
+        var lockClaimed: Bool?
         var idle: Stretches
         var lockedTime: Stretches
         /// Absent from checkpoints written before hook gaps were known.
@@ -73,7 +75,7 @@ extension Engine {
         Checkpoint(
             format: Checkpoint.currentFormat, clock: clock, now: now, started: started,
             processes: processes.keys.sorted().map { Checkpoint.TrackedPID(pid: $0, process: processes[$0]!) },
-            focus: focus, focusMatch: focusMatch, focusHookSeen: focusHookSeen, locked: locked,
+            focus: focus, focusMatch: focusMatch, focusHookSeen: focusHookSeen, locked: locked, lockClaimed: lockClaimed,
             idle: idle, lockedTime: lockedTime, hookGapTime: hookGapTime, rewardRunning: rewardRunning,
             periodicInput: periodicInput, cpuClaimed: cpuClaimed, lastInput: lastInput, periodicDetector: periodicDetector,
             sessions: sessions.values.sorted { ($0.start, $0.key) < ($1.start, $1.key) },
@@ -100,6 +102,7 @@ extension Engine {
         focusMatch = c.focusMatch
         focusHookSeen = c.focusHookSeen
         locked = c.locked
+        lockClaimed = c.lockClaimed ?? false
         idle = c.idle
         lockedTime = c.lockedTime
         hookGapTime = c.hookGapTime ?? Stretches()

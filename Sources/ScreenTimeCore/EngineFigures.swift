@@ -18,7 +18,7 @@ extension Engine {
     /// Learning is being counted now: a learning app the policy trusts is in use, the child is
     /// not idle (by the session or by the input threshold), the screen is not locked.
     public var learningCountingNow: Bool {
-        guard !locked, idle.openSince == nil else { return false }
+        guard !locked, !lockClaimed, idle.openSince == nil else { return false }
         if let last = lastInput, now - last > policy.validation.idleAfter { return false }
         return sessions.values.contains { $0.key.trusted && category($0.key) == .learning && $0.inUseSince != nil }
     }

@@ -54,6 +54,7 @@ extension Engine {
         focus = nil
         focusMatch = nil
         locked = false
+        lockClaimed = false
         lockedTime.set(false, at: t)
         idle.set(false, at: t)
         refreshSessions(at: t)

@@ -20,7 +20,10 @@ public struct Event: Sendable, Equatable {
         case focusChanged(FocusedWindow)
         case input(count: Int64)
         case idleChanged(idle: Bool, since: WallTime?)
-        case lockChanged(locked: Bool)
+        /// `claimed`, added by screentime: said by a process of the child's own (system mode), which
+        /// root cannot check. Such a lock refuses learning credit and never stops game time (a
+        /// child's claim may only cost the child); logind's and a trusted hook's lock do both.
+        case lockChanged(locked: Bool, claimed: Bool = false)
         /// `familySeq`, added by screentime: the family ledger (docs/household.md) paid it already,
         /// as its entry of that number, against the family's balance; the engine does not ask again.
         case redeem(minutes: Int64, by: String?, familySeq: Int64? = nil)

@@ -75,7 +75,7 @@ public enum EventLog {
         case "idle_changed":
             kind = .idleChanged(idle: try f.bool("idle"), since: try f.optionalTime("since"))
         case "lock_changed":
-            kind = .lockChanged(locked: try f.bool("locked"))
+            kind = .lockChanged(locked: try f.bool("locked"), claimed: try f.optionalBool("claimed") ?? false)
         case "redeem":
             kind = .redeem(minutes: try f.minutes("minutes"), by: try f.optionalString("by"), familySeq: try f.familySeq())
         case "adjust":
@@ -212,8 +212,9 @@ public enum EventLog {
         case .idleChanged(let idle, let since):
             w.key("idle"); w.bool(idle)
             if let s = since { w.key("since"); w.string(RFC3339.format(micros: s.micros, utcOffsetSeconds: s.utcOffsetSeconds)) }
-        case .lockChanged(let locked):
+        case .lockChanged(let locked, let claimed):
             w.key("locked"); w.bool(locked)
+            if claimed { w.key("claimed"); w.bool(true) }
         case .redeem(let minutes, let by, let familySeq):
             w.key("minutes"); w.int(minutes)
             if let b = by { w.key("by"); w.string(b) }

@@ -71,6 +71,8 @@ struct Child {
     /// their logind session's idle hint, which they may set themselves). Believed, since it can
     /// only cost them, until input from a trusted source shows someone at the keys (`endClaimedIdle`).
     var idleClaimedByChild = false
+    /// What the child's own requests and claims may still add to the state today.
+    var quota = ChildQuota()
     /// The family database the child's ledger is shared through (`[household]`; nil: none).
     var household: HouseholdShare? = nil
 

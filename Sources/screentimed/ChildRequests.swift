@@ -124,8 +124,23 @@ extension Child {
                 var event = try EventLog.decode(hookEvent: text, at: now.wall, mono: now.mono)
                 // Titles are kept only as far as the policy needs them ([privacy], docs/state.md).
                 if case .focusChanged(let w) = event.kind { event.kind = .focusChanged(Privacy.redact(w, policy: live.engine.policy)) }
-                // System mode: the hooks the daemon starts run as root; what the child's own
-                // processes send can make accounting stricter (idle, locked), never credit time.
+                // System mode: a lock said by the child's own side is their claim. It refuses
+                // learning credit, and game time goes on (else a "locked" claim would freeze it,
+                // docs/security.md); the child may take back their own claim. Logind's lock is
+                // what stops game time.
+                if system, peer.uid != 0, case .lockChanged(let locked, _) = event.kind { event.kind = .lockChanged(locked: locked, claimed: true) }
+                if system, peer.uid != 0, event.kind.onlyStricter {
+                    // A repeat of what their side said already changes nothing: answered, not kept again;
+                    // and what their side may add to the state in a day is bounded.
+                    switch event.kind {
+                    case .idleChanged(idle: true, _) where idleClaimedByChild: return ControlReply(ok: true)
+                    case .lockChanged(let locked, _) where live.engine.lockClaimed == locked: return ControlReply(ok: true)
+                    default: break
+                    }
+                    guard quota.take(.claim, onDay: live.engine.today.start) else { return .refused(ChildQuota.refusal(.claim)) }
+                }
+                // The hooks the daemon starts run as root; what the child's own processes send can
+                // make accounting stricter (idle, a claimed lock), never credit time.
                 if system, peer.uid != 0, !event.kind.onlyStricter, let refusal = compositorRefusal(event, from: peer, who: who) {
                     return refusal
                 }
@@ -475,11 +490,12 @@ extension Child {
 }
 
 extension Event.Kind {
-    /// What can only make accounting stricter: the child going idle, the screen locking. Anything
-    /// else a hook says (focus, input, back from idle, unlocked) can credit time.
+    /// What can only make accounting stricter: the child going idle; a lock the child claims, or
+    /// takes back (it refuses learning only, never stops game time). Anything else a hook says
+    /// (focus, input, back from idle) can credit time.
     var onlyStricter: Bool {
         switch self {
-        case .idleChanged(idle: true, _), .lockChanged(locked: true): true
+        case .idleChanged(idle: true, _), .lockChanged(_, claimed: true): true
         default: false
         }
     }

@@ -10,6 +10,13 @@ import ScreenTimeStore
 extension Child {
     /// The longest reason a child or parent may give, in characters.
     static let maxWords = 300
+    /// The longest chore name taken, in characters (a policy's are a few words).
+    static let maxChoreName = 100
+
+    /// Whether a request of the child's may still be kept today; nil if so, else the refusal.
+    mutating func overQuota() -> ControlReply? {
+        quota.take(.request, onDay: live.engine.today.start) ? nil : .refused(ChildQuota.refusal(.request))
+    }
 
     mutating func answerFamily(_ request: ControlRequest, from caller: ControlServer.Caller, role: Authority.Role,
                                strangerRefused: ControlReply) throws -> ControlReply {
@@ -24,6 +31,7 @@ extension Child {
                     : .refused("ask is for \(system ? name : "the child") to ask for game time; a parent gives time with stctl redeem, or answers a request with stctl approve")
             }
             guard let minutes = request.minutes, (1...100_000).contains(minutes) else { return .refused("ask needs minutes from 1 to 100000") }
+            if let no = overQuota() { return no }
             let id = (system ? "\(name)-" : "") + "\(live.engine.requestsAsked + 1)"
             return try saveAndAnswer(.timeRequested(id: id, minutes: minutes, reason: reason), request, asked: "ask \(minutes) \(reason ?? "")",
                                      caller: caller) { [self] effects, engine in
@@ -77,6 +85,16 @@ extension Child {
                     : .refused("chore done is for \(system ? name : "the child") to say; a parent answers with stctl chore approve or reject")
             }
             guard let chore = request.chore, !chore.isEmpty else { return .refused("chore done needs the chore's name (stctl chores lists them)") }
+            // A chore the policy does not have is refused before anything is kept (a claim of
+            // one with a made-up name of any length would be kept for nothing).
+            guard chore.count <= Self.maxChoreName, live.engine.policy.chores.contains(where: { $0.name == chore }) else {
+                guard chore.count <= Self.maxChoreName else {
+                    return .refused("not claimed: there is no chore called \(chore.prefix(40))… (stctl chores lists them)")
+                }
+                let like = suggestion(for: chore, among: live.engine.policy.chores.map(\.name))
+                return .refused("not claimed: there is no chore called \(chore)" + (like.isEmpty ? " (stctl chores lists them)" : like))
+            }
+            if let no = overQuota() { return no }
             return try saveAndAnswer(.choreDone(chore: chore), request, asked: "chore done \(chore)", caller: caller) { [self] effects, engine in
                 if let r = Self.refusal(in: effects) { return .refused("not claimed: \(r.reason)") }
                 return ControlReply(ok: true, chores: choreLines(of: engine).filter { $0.chore == chore })
@@ -86,7 +104,9 @@ extension Child {
             let approve = request.command == .choreApprove
             let what = approve ? "chore approve" : "chore reject"
             if let no = refuseUnlessParent(what, request, caller: caller, role: role) { return no }
-            guard let chore = request.chore, !chore.isEmpty else { return .refused("\(what) needs the chore's name (stctl chores lists them)") }
+            guard let chore = request.chore, !chore.isEmpty, chore.count <= Self.maxChoreName else {
+                return .refused("\(what) needs the chore's name, at most \(Self.maxChoreName) characters (stctl chores lists them)")
+            }
             return try saveAndAnswer(.choreDecided(chore: chore, approved: approve, by: parentName(caller, role), reason: reason), request,
                                      asked: "\(what) \(chore) \(reason ?? "")", caller: caller) { [self] effects, engine in
                 if let r = Self.refusal(in: effects) { return .refused("nothing to \(approve ? "approve" : "reject"): \(r.reason)") }
@@ -101,6 +121,7 @@ extension Child {
     /// The child's own redemption (the policy has `child_may_redeem`), within `child_redeem_daily_max`.
     mutating func childRedeem(_ request: ControlRequest, minutes: Int64, caller: ControlServer.Caller) throws -> ControlReply {
         if let no = beyondToday(minutes, request, doing: "redeemed") { return no }
+        if let no = overQuota() { return no }
         let before = live.engine.ledger.balance
         return try saveAndAnswer(.redeem(minutes: minutes, by: RequestDecision.child), request, asked: "redeem \(minutes) child", caller: caller) { effects, engine in
             if let r = Self.refusal(in: effects) { return .refused("not redeemed: \(r.reason)") }

@@ -156,7 +156,8 @@ struct FamilyTests {
         let answeredChores = claims.map { "\($0["chore"] ?? "") \($0["state"] ?? "")" }
         #expect(replayedChores == answeredChores && replayedChores == ["Dishes approved"], "\(replayedChores) \(answeredChores)")
         let refused = (replay["refused"] as? [[String: Any]] ?? []).map { $0["reason"] as? String ?? "" }
-        #expect(refused == ["chore_not_due", "chore_not_due"], "\(refused)")
+        // The second claim of Dishes; the claim of "Dishs", a chore the policy does not have, was refused before it was kept.
+        #expect(refused == ["chore_not_due"], "\(refused)")
     }
 
     @Test("system mode: two children and a parent (useradd); each child's requests and chores are their own; the parent sees and answers both; each refusal says why")

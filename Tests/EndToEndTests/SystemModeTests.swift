@@ -276,6 +276,78 @@ struct SystemModeTests {
         try d.stop()
     }
 
+    @Test("a \"locked\" claim of the child's own process does not freeze game time: the game is stopped when its time is used up; the claim is kept as hers, and she may take it back")
+    func lockClaim() throws {
+        let apps = try AppCopies.folder()
+        let d = try Self.emmaAlone(apps)
+        #expect(try d.stctl(Self.parent, ["adjust", "10", "--reason", "chores", "--user", "stkid65005"]).status == 0)
+        let redeem = try d.stctl(Self.parent, ["redeem", "1", "--anyway", "--user", "stkid65005"])
+        #expect(redeem.status == 0, "\(redeem.stderr)")
+        // Her own process says the screen is locked, then she plays: 3 s of game time a day.
+        let claim = try d.stctl(Self.emma, ["hook", "event", #"{"event": "lock_changed", "locked": true}"#])
+        #expect(claim.status == 0, "\(claim.stdout)\(claim.stderr)")
+        _ = try d.saved("stkid65005", #"SELECT 1 FROM event WHERE line LIKE '%"lock_changed","locked":true,"claimed":true%'"#)
+        let game = try EnforcementTests.child(["\(apps)/supertuxkart", "60"], uid: Self.emma)
+        defer { if game.isRunning { kill(game.processIdentifier, SIGKILL) } }
+        // Before the claim was hers, the game ran on for as long as the "lock" lasted.
+        #expect(EnforcementTests.ends(game, within: 15), "the game ran on under her lock claim")
+        #expect(game.ending == .signal(SIGTERM))
+        _ = try d.waitFor("stop SuperTuxKart (pid \(game.processIdentifier)")
+        let status = try d.json(Self.emma, ["status"])
+        #expect(status["reward_used_today_seconds"] as? Int == 3, "\(status)")
+        // Taking her own claim back is hers to do; it unlocks nothing logind says is locked.
+        let back = try d.stctl(Self.emma, ["hook", "event", #"{"event": "lock_changed", "locked": false}"#])
+        #expect(back.status == 0, "\(back.stdout)\(back.stderr)")
+        _ = try d.saved("stkid65005", #"SELECT 1 FROM event WHERE line LIKE '%"lock_changed","locked":false,"claimed":true%'"#)
+        try d.stop()
+    }
+
+    /// The state's files of a child, in bytes (the database and its write-ahead log).
+    static func stateBytes(_ d: SystemDaemon, _ user: String) -> Int {
+        let fm = FileManager.default
+        return ["", "-wal"].reduce(0) { $0 + (((try? fm.attributesOfItem(atPath: "\(d.base)/state/\(user)/screentime.sqlite\($1)"))?[.size] as? Int) ?? 0) }
+    }
+
+    @Test("a child's flood of refused requests and claims does not fill the disk: made-up chores with 60 KB names are not kept, asks and claims past a day's allowance are refused, and the state grows by less than 4 MB")
+    func floodBounded() throws {
+        let apps = try AppCopies.folder()
+        let d = try Self.emmaAlone(apps)
+        let before = Self.stateBytes(d, "stkid65005")
+        // One connection of hers: 2,000 claims of chores that do not exist, named with 60 KB each
+        // (120 MB if kept), 1,000 asks with the longest reason, 5,000 lock and idle claims.
+        let script = #"""
+            import json, socket, sys
+            s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); f = s.makefile("rb")
+            answers = {}
+            def send(request, what):
+                s.sendall((json.dumps(dict(v=1, **request)) + "\n").encode())
+                ok = b'"ok":true' in f.readline()
+                answers[what] = answers.get(what, 0) + ok
+            for k in range(2000):
+                send(dict(command="chore_done", id="c%d" % k, chore="Dishes %d " % k + "x" * 60000), "chore")
+            for k in range(1000):
+                send(dict(command="ask", id="a%d" % k, minutes=5, reason="please " + "y" * 290), "ask")
+            for k in range(5000):
+                event = '{"event": "lock_changed", "locked": %s}' % ("true" if k % 3 == 0 else "false") if k % 3 != 2 else '{"event": "idle_changed", "idle": true}'
+                send(dict(command="hook_event", hook="gnome", event=event), "claim")
+            print(json.dumps(answers))
+            """#
+        let run = try ReplayBinaryTests.runBinary("/usr/bin/setpriv", ["--reuid=\(Self.emma)", "--regid=\(Self.emma)", "--clear-groups",
+                                                                     "/usr/bin/python3", "-c", script, d.socket])
+        let answers = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Int], "\(run.stdout)\(run.stderr)")
+        #expect(answers["chore"] == 0)
+        #expect(answers["ask"] == 5, "\(answers)")              // requests_per_day (the policy's default)
+        // 3,334 lock changes: past the day's 2,000 claims they are refused (a repeated idle is answered, not kept).
+        #expect((answers["claim"] ?? 5000) < 5000, "\(answers)")
+        try d.stop()
+        #expect(try d.sql("stkid65005", "SELECT count(*) FROM event WHERE line LIKE '%\"chore_done\"%'") == "0")
+        // The refused asks are kept for a parent to see, up to the day's allowance of a child's requests.
+        #expect(try d.sql("stkid65005", "SELECT count(*) FROM event WHERE line LIKE '%\"time_requested\"%'") == "200")
+        #expect(Int(try d.sql("stkid65005", "SELECT count(*) FROM event WHERE line LIKE '%\"claimed\":true%' OR line LIKE '%\"idle_changed\"%'"))! <= 2000)
+        let grown = Self.stateBytes(d, "stkid65005") - before
+        #expect(grown < 4 << 20, "the state grew by \(grown) bytes")
+    }
+
     @Test("Timekpr weakness 2: a copy of the game in a folder of the child's is still the game, and is stopped")
     func copiedGame() throws {
         let apps = try AppCopies.folder()

@@ -70,7 +70,8 @@ struct PropertyTests {
             case 7...12:
                 tl.add(t, .input(count: 1))
             case 13:
-                tl.lock(t, rng.below(2) == 0)
+                // A third of them the child's own claim (system mode): it stops learning all the same.
+                tl.lock(t, rng.below(2) == 0, claimed: rng.below(3) == 0)
             case 14:
                 let idle = rng.below(2) == 0
                 tl.idle(t, idle, since: idle && rng.below(2) == 0 ? t - rng.nextUnit() * 200 : nil)
@@ -96,19 +97,20 @@ struct PropertyTests {
         let times = engineTimes(g.events)
         var exe: [Int32: String] = [:]
         var focused: Int32? = nil
-        var locked = false
+        var locked = false, lockClaimed = false
         var good: [(Double, Double)] = []
         var idleSpans: [(Double, Double)] = []
         var inputs: [Double] = []
         var idleSince: Double? = nil
         for (k, e) in g.events.enumerated() {
             let t = times[k]
-            if k > 0, let f = focused, let x = exe[f], learningExes.contains(x), !locked { good.append((times[k - 1], t)) }
+            if k > 0, let f = focused, let x = exe[f], learningExes.contains(x), !locked, !lockClaimed { good.append((times[k - 1], t)) }
             switch e.kind {
             case .processStarted(let p): exe[p.pid] = p.exe
             case .processExited(let pid): exe[pid] = nil; if focused == pid { focused = nil }
             case .focusChanged(let w): focused = w.pid
-            case .lockChanged(let l): locked = l
+            case .lockChanged(let l, let claimed):
+                if claimed { lockClaimed = l } else { locked = l; if !l { lockClaimed = false } }
             case .input: inputs.append(t)
             case .idleChanged(let idle, let since):
                 if idle, idleSince == nil { idleSince = t - Double(e.at.micros - (since?.micros ?? e.at.micros)) / 1e6 }

@@ -37,7 +37,7 @@ struct Timeline {
     mutating func focus(_ s: Double, pid: Int32?, appID: String? = nil, title: String? = nil) {
         add(s, .focusChanged(FocusedWindow(pid: pid, appID: appID, title: title)))
     }
-    mutating func lock(_ s: Double, _ locked: Bool) { add(s, .lockChanged(locked: locked)) }
+    mutating func lock(_ s: Double, _ locked: Bool, claimed: Bool = false) { add(s, .lockChanged(locked: locked, claimed: claimed)) }
     mutating func idle(_ s: Double, _ idle: Bool, since: Double? = nil) {
         add(s, .idleChanged(idle: idle, since: since.map { WallTime(micros: origin.micros + Int64($0 * 1e6), utcOffsetSeconds: origin.utcOffsetSeconds) }))
     }

@@ -138,20 +138,20 @@ let tallies: [Tally] = try await withThrowingTaskGroup(of: Void.self) { runs in
                             t.reads += 1
                             // Every 10 s: this machine's entries (a session's points).
                             if tick % 10 == m % 10 {
-                                _ = try await ledger.append(FamilyEntry(child: child, machine: machine, origin: "entry:\(tick)", kind: .earned, points: 3,
+                                _ = try await ledger.append(FamilyEntry(child: child, machine: machine, origin: "\(machine):entry:\(tick)", kind: .earned, points: 3,
                                                                         atMicros: Int64(tick)), floor: nil)
                                 t.sends += 1
                             }
                             // Every 30 s: a lease of game time.
                             if tick % 30 == m % 30 {
-                                _ = try await time.lease(child: child, machine: machine, day: 20780 + Int64(tick / 30), weekStart: 20780, want: 60_000_000,
+                                _ = try await time.lease(child: child, day: 20780 + Int64(tick / 30), weekStart: 20780, want: 60_000_000,
                                                          dailyLimit: 5_400_000_000, weeklyLimit: nil)
                                 t.leases += 1
                             }
                             // Every 5 s: a redemption, decided against the family's balance.
                             if tick % 5 == m % 5 {
                                 let asked = Date()
-                                _ = try await ledger.append(FamilyEntry(child: child, machine: machine, origin: "request:\(tick)", kind: .redeemed, points: -2,
+                                _ = try await ledger.append(FamilyEntry(child: child, machine: machine, origin: "\(machine):request:\(tick)", kind: .redeemed, points: -2,
                                                                         atMicros: Int64(tick)), floor: 0)
                                 t.redemptions.append(Date().timeIntervalSince(asked) * 1000)
                             }

@@ -22,10 +22,11 @@ public struct FamilyGameTime: Sendable {
 
     /// Takes up to `want` µs of game time for `day` (a day key), as one transaction of the
     /// database's: the child's row is locked, so that machines asking at once are answered one at
-    /// a time. The limits are the asking machine's policy's (nil: none).
-    public func lease(child: String, machine: String, day: Int64, weekStart: Int64, want: Int64, dailyLimit: Int64?, weeklyLimit: Int64?) async throws -> Grant {
+    /// a time. The limits are the asking machine's policy's (nil: none). The lease is the login
+    /// role's: the database takes the machine from who logged in.
+    public func lease(child: String, day: Int64, weekStart: Int64, want: Int64, dailyLimit: Int64?, weeklyLimit: Int64?) async throws -> Grant {
         let rows = try await client.query("""
-            SELECT granted, day_total, week_total, reached FROM screentime.take_lease(\(child), \(machine), \(day), \(weekStart), \(want), \(dailyLimit), \(weeklyLimit))
+            SELECT granted, day_total, week_total, reached FROM screentime.take_lease(\(child), \(day), \(weekStart), \(want), \(dailyLimit), \(weeklyLimit))
             """, logger: logger)
         for try await (granted, dayTotal, weekTotal, reached) in rows.decode((Int64, Int64, Int64, String?).self) {
             return Grant(granted: granted, dayTotal: dayTotal, weekTotal: weekTotal, reached: reached)
@@ -35,10 +36,10 @@ public struct FamilyGameTime: Sendable {
 
     /// Records what this machine played of each limited app and group on `day` (µs, by key), and
     /// returns what the child's other machines played of each, that day and that week.
-    public func shareAppTime(child: String, machine: String, day: Int64, weekStart: Int64, used: [(key: String, today: Int64)]) async throws
+    public func shareAppTime(child: String, day: Int64, weekStart: Int64, used: [(key: String, today: Int64)]) async throws
         -> [(key: String, today: Int64, week: Int64)] {
         let rows = try await client.query("""
-            SELECT app_scope, others_today, others_week FROM screentime.share_app_time(\(child), \(machine), \(day), \(weekStart),
+            SELECT app_scope, others_today, others_week FROM screentime.share_app_time(\(child), \(day), \(weekStart),
                 \(used.map(\.key)), \(used.map(\.today)))
             """, logger: logger)
         var out: [(String, Int64, Int64)] = []

@@ -42,11 +42,12 @@ public struct FamilyLedger: Sendable {
         case refused(balance: Int64)
     }
 
-    /// Appends `entry`. `floor`: for a spending that must be paid (a redemption), the lowest the
+    /// Appends `entry`, in the name of the role this client logged in as (the database records
+    /// that role as the entry's machine, whatever `entry.machine` says). `floor`: for a spending that must be paid (a redemption), the lowest the
     /// balance may go (0); nil for one that may take it lower (a parent's penalty).
     public func append(_ entry: FamilyEntry, floor: Int64?) async throws -> Outcome {
         let rows = try await client.query("""
-            SELECT outcome, seq, balance_after FROM screentime.append_entry(\(entry.child), \(entry.machine), \(entry.origin),
+            SELECT outcome, seq, balance_after FROM screentime.append_entry(\(entry.child), \(entry.origin),
                 \(entry.kind.rawValue), \(entry.points), \(entry.atMicros), \(entry.note), \(floor))
             """, logger: logger)
         for try await (outcome, seq, balance) in rows.decode((String, Int64, Int64).self) {

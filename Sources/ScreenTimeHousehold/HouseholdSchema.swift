@@ -194,6 +194,63 @@ public enum HouseholdSchema {
                 CHECK (kind IN ('earned', 'redeemed', 'adjusted', 'chore', 'bonus', 'gifted', 'expired', 'bonus_time', 'revoked'))
             """,
         ]),
+        (5, [
+            // The machine is the role that logged in (issue 36): a computer's role could write
+            // entries, leases and app time in another computer's name when the functions took the
+            // machine as an argument. `session_user` is the login role, whatever role a
+            // SECURITY DEFINER function runs as, and no SET ROLE changes it.
+            """
+            CREATE FUNCTION screentime.append_entry(p_child text, p_origin text, p_kind text, p_points bigint,
+                                                    p_at_micros bigint, p_note text, p_floor bigint)
+            RETURNS TABLE (outcome text, seq bigint, balance_after bigint, hash bytea)
+            LANGUAGE sql SECURITY DEFINER SET search_path = screentime, pg_temp AS $$
+                SELECT * FROM screentime.append_entry(p_child, session_user::text, p_origin, p_kind, p_points, p_at_micros, p_note, p_floor)
+            $$
+            """,
+            """
+            CREATE FUNCTION screentime.take_lease(p_child text, p_day bigint, p_week_start bigint, p_want bigint,
+                                                  p_day_limit bigint, p_week_limit bigint)
+            RETURNS TABLE (granted bigint, day_total bigint, week_total bigint, reached text)
+            LANGUAGE sql SECURITY DEFINER SET search_path = screentime, pg_temp AS $$
+                SELECT * FROM screentime.take_lease(p_child, session_user::text, p_day, p_week_start, p_want, p_day_limit, p_week_limit)
+            $$
+            """,
+            """
+            CREATE FUNCTION screentime.share_app_time(p_child text, p_day bigint, p_week_start bigint, p_scopes text[], p_used bigint[])
+            RETURNS TABLE (app_scope text, others_today bigint, others_week bigint)
+            LANGUAGE sql SECURITY DEFINER SET search_path = screentime, pg_temp AS $$
+                SELECT * FROM screentime.share_app_time(p_child, session_user::text, p_day, p_week_start, p_scopes, p_used)
+            $$
+            """,
+            // The functions that take the machine stay, for these to call; no machine may call them.
+            """
+            REVOKE ALL ON FUNCTION screentime.append_entry(text, text, text, text, bigint, bigint, text, bigint) FROM screentime_machine
+            """,
+            """
+            REVOKE ALL ON FUNCTION screentime.take_lease(text, text, bigint, bigint, bigint, bigint, bigint) FROM screentime_machine
+            """,
+            """
+            REVOKE ALL ON FUNCTION screentime.share_app_time(text, text, bigint, bigint, text[], bigint[]) FROM screentime_machine
+            """,
+            """
+            REVOKE ALL ON FUNCTION screentime.append_entry(text, text, text, bigint, bigint, text, bigint) FROM PUBLIC
+            """,
+            """
+            REVOKE ALL ON FUNCTION screentime.take_lease(text, bigint, bigint, bigint, bigint, bigint) FROM PUBLIC
+            """,
+            """
+            REVOKE ALL ON FUNCTION screentime.share_app_time(text, bigint, bigint, text[], bigint[]) FROM PUBLIC
+            """,
+            """
+            GRANT EXECUTE ON FUNCTION screentime.append_entry(text, text, text, bigint, bigint, text, bigint) TO screentime_machine
+            """,
+            """
+            GRANT EXECUTE ON FUNCTION screentime.take_lease(text, bigint, bigint, bigint, bigint, bigint) TO screentime_machine
+            """,
+            """
+            GRANT EXECUTE ON FUNCTION screentime.share_app_time(text, bigint, bigint, text[], bigint[]) TO screentime_machine
+            """,
+        ]),
     ]
 
     /// Brings the database to the newest schema (as its owner: the family's administrator, not a
@@ -203,9 +260,18 @@ public enum HouseholdSchema {
             try await db.query("SELECT pg_advisory_xact_lock(20211126)", logger: logger)
             try await db.query("CREATE SCHEMA IF NOT EXISTS screentime", logger: logger)
             try await db.query("REVOKE ALL ON SCHEMA screentime FROM PUBLIC", logger: logger)
+            // Making the machines' role needs CREATEROLE (docs/household.md: the administrator is
+            // made with --createrole); said in a parent's words when it is missing.
             try await db.query("""
                 DO $$ BEGIN
-                    IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'screentime_machine') THEN CREATE ROLE screentime_machine NOLOGIN; END IF;
+                    IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'screentime_machine') THEN
+                        IF NOT (SELECT rolcreaterole OR rolsuper FROM pg_roles WHERE rolname = current_user) THEN
+                            RAISE EXCEPTION 'the role % may not create roles, and the family database needs one (screentime_machine)', current_user
+                                USING HINT = 'make the administrator with: sudo -u postgres createuser --createrole --pwprompt ' || current_user
+                                             || ' (or: ALTER ROLE ' || current_user || ' CREATEROLE), then run setup again';
+                        END IF;
+                        CREATE ROLE screentime_machine NOLOGIN;
+                    END IF;
                 END $$
                 """, logger: logger)
             try await db.query("CREATE TABLE IF NOT EXISTS screentime.migrations (version int PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())",

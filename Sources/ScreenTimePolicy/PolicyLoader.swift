@@ -237,17 +237,42 @@ struct PolicyReader {
         return policy
     }
 
+    /// The role a `postgresql://ROLE[:…]@HOST/DATABASE` URL logs in as, percent-decoded; nil when it names none.
+    static func role(inDatabaseURL url: String) -> String? {
+        let bytes = Array(url.utf8)
+        guard let scheme = (0..<max(0, bytes.count - 2)).first(where: { bytes[$0] == 58 && bytes[$0 + 1] == 47 && bytes[$0 + 2] == 47 }) else { return nil }
+        let authority = bytes[(scheme + 3)...].prefix { $0 != 47 }                    // up to "/"
+        guard let at = authority.lastIndex(of: 64) else { return nil }                 // "@"
+        let user = authority[..<at].prefix { $0 != 58 }                                // before ":"
+        // %XX decoded (a role may hold any character); a malformed escape is kept as written.
+        var out: [UInt8] = []
+        var k = user.startIndex
+        while k < user.endIndex {
+            if user[k] == 37, k + 2 < user.endIndex, let v = UInt8(String(decoding: user[(k + 1)...(k + 2)], as: UTF8.self), radix: 16) {
+                out.append(v); k += 3
+            } else {
+                out.append(user[k]); k += 1
+            }
+        }
+        return out.isEmpty ? nil : String(decoding: out, as: UTF8.self)
+    }
+
     /// `[household]`: the family database (docs/household.md).
     private mutating func readHousehold(_ node: TOMLNode) -> Policy.Household? {
         let f = fields(node, at: "household", known: ["database", "credentials", "machine", "child", "ca_file"], label: " in [household]")
         let database = string(f, "database", "household")
         let credentials = string(f, "credentials", "household")
-        let machine = string(f, "machine", "household")
+        var machine = string(f, "machine", "household")
         let child = string(f, "child", "household")
         let ca = string(f, "ca_file", "household")
         if f["database"] == nil { problem("household", "[household] needs 'database', the family database's URL (postgresql://ROLE@HOST/DATABASE)") }
         if f["credentials"] == nil { problem("household", "[household] needs 'credentials', the file that holds the database role's password") }
-        if f["machine"] == nil { problem("household", "[household] needs 'machine', this computer's name in the family (such as \"family-pc\")") }
+        // The family database records each entry by the role that logged in (issue 36): this
+        // computer's name in the family is its role, and 'machine' may only repeat it.
+        let role = database.flatMap(Self.role(inDatabaseURL:))
+        if let d = database, role == nil, d.hasPrefix("postgres") {
+            problem("household.database", "'database' must name this computer's role: postgresql://ROLE@HOST[:PORT]/DATABASE, not \"\(d)\"")
+        }
         if let d = database, !(d.hasPrefix("postgresql://") || d.hasPrefix("postgres://")) {
             problem("household.database", "'database' must be a PostgreSQL URL (postgresql://ROLE@HOST[:PORT]/DATABASE), not \"\(d)\"")
         } else if let d = database, d.split(separator: "/", maxSplits: 3).dropFirst().first.map({ $0.contains("@") && $0.split(separator: "@")[0].contains(":") }) == true {
@@ -256,11 +281,17 @@ struct PolicyReader {
         for (key, value) in [("credentials", credentials), ("ca_file", ca)] {
             if let v = value, !v.hasPrefix("/") { problem("household.\(key)", "'\(key)' must be an absolute path, not \"\(v)\"") }
         }
+        var named = true
         for (key, value) in [("machine", machine), ("child", child)] {
             if let v = value, v.isEmpty || v.utf8.count > 64 || v.contains(where: { $0.isNewline || $0 == "|" }) {
                 problem("household.\(key)", "'\(key)' must be 1 to 64 characters, without '|' or line breaks")
+                if key == "machine" { named = false }
             }
         }
+        if named, let m = machine, let role, m != role {
+            problem("household.machine", "'machine' is \"\(m)\", but this computer logs in to the family database as \"\(role)\", and the database records its entries under that name: leave 'machine' out, or make it \"\(role)\"")
+        }
+        if machine == nil { machine = role }
         guard let database, let credentials, let machine else { return nil }
         return Policy.Household(database: database, credentials: credentials, machine: machine, child: child, caFile: ca)
     }

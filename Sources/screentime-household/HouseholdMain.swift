@@ -150,7 +150,7 @@ struct Link: AsyncParsableCommand {
         case .lease:
             guard let l = request.lease else { throw Refused(why: "lease needs its terms") }
             let g = try await FamilyGameTime(client: ledger.client, logger: ledger.logger)
-                .lease(child: request.child, machine: request.machine, day: l.day, weekStart: l.weekStart, want: l.want,
+                .lease(child: request.child, day: l.day, weekStart: l.weekStart, want: l.want,
                        dailyLimit: l.dailyLimit, weeklyLimit: l.weeklyLimit)
             var reply = HouseholdMessage.Reply(id: request.id)
             (reply.granted, reply.dayTotal, reply.weekTotal, reply.reached) = (g.granted, g.dayTotal, g.weekTotal, g.reached)
@@ -172,7 +172,7 @@ struct Link: AsyncParsableCommand {
             })
             if let a = request.appTime {
                 reply.others = try await FamilyGameTime(client: ledger.client, logger: ledger.logger)
-                    .shareAppTime(child: request.child, machine: request.machine, day: a.day, weekStart: a.weekStart,
+                    .shareAppTime(child: request.child, day: a.day, weekStart: a.weekStart,
                                   used: a.used.map { ($0.key, $0.today) })
                     .map { HouseholdMessage.Reply.Others(key: $0.key, today: $0.today, week: $0.week) }
             }

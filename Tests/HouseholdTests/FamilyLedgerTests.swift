@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import PostgresNIO
 import ScreenTimeHousehold
@@ -40,7 +41,8 @@ struct FamilyLedgerTests {
         let done = try await with(client(pg, user: pg.admin, password: pg.adminPassword)) { admin in
             try await HouseholdSchema.migrate(admin, logger: logger)
         }
-        #expect(done == [1, 2, 3, 4])
+        #expect(done == HouseholdSchema.migrations.map(\.version))
+        #expect(done.last == 5)
         for m in machines { try pg.sql("GRANT \(HouseholdSchema.machineRole) TO \(m)", database: "family") }
     }
 
@@ -82,15 +84,20 @@ struct FamilyLedgerTests {
         let pg = try Self.family(machines: ["family_pc", "laptop"])
         defer { pg.stop() }
         try await Self.migrate(pg, machines: ["family_pc", "laptop"])
-        try await Self.with(Self.client(pg, user: "laptop", password: "laptop-secret")) { db in
+        let e = FamilyEntry(child: "emma", machine: "laptop", origin: "ev-7", kind: .earned, points: 30, atMicros: 1_000, note: "GCompris")
+        try await Self.with(Self.client(pg, user: "laptop", password: "laptop-secret")) { db async throws -> Void in
             let ledger = FamilyLedger(client: db, logger: Self.logger)
-            let e = FamilyEntry(child: "emma", machine: "laptop", origin: "ev-7", kind: .earned, points: 30, atMicros: 1_000, note: "GCompris")
             #expect(try await ledger.append(e, floor: nil) == .appended(seq: 1, balanceAfter: 30))
             #expect(try await ledger.append(e, floor: nil) == .duplicate(seq: 1, balanceAfter: 30))
-            // The same origin from another machine is another entry.
+        }
+        // The same origin from another machine (logged in as itself) is another entry.
+        try await Self.with(Self.client(pg, user: "family_pc", password: "family_pc-secret")) { db async throws -> Void in
             var other = e
             other.machine = "family_pc"
-            #expect(try await ledger.append(other, floor: nil) == .appended(seq: 2, balanceAfter: 60))
+            #expect(try await FamilyLedger(client: db, logger: Self.logger).append(other, floor: nil) == .appended(seq: 2, balanceAfter: 60))
+        }
+        try await Self.with(Self.client(pg, user: "laptop", password: "laptop-secret")) { db in
+            let ledger = FamilyLedger(client: db, logger: Self.logger)
             let entries = try await ledger.entries(of: "emma")
             #expect(entries.count == 2)
             #expect(FamilyLedgerCheck.problem(in: entries) == nil)
@@ -98,6 +105,75 @@ struct FamilyLedgerTests {
             forged[0].points = 300
             #expect(FamilyLedgerCheck.problem(in: forged) == "entry 1 was changed after it was written (its hash differs)")
         }
+    }
+
+    @Test("a machine writes only in its own name: entries, leases and app time are the login role's, whatever it says; the functions that took a machine are not its to call")
+    func ownNameOnly() async throws {
+        let pg = try Self.family(machines: ["family_pc", "laptop"])
+        defer { pg.stop() }
+        try await Self.migrate(pg, machines: ["family_pc", "laptop"])
+        try await Self.with(Self.client(pg, user: "laptop", password: "laptop-secret")) { db in
+            // An entry that says it is family_pc's is the laptop's.
+            let ledger = FamilyLedger(client: db, logger: Self.logger)
+            let forged = FamilyEntry(child: "emma", machine: "family_pc", origin: "ev-1", kind: .earned, points: 50, atMicros: 1)
+            #expect(try await ledger.append(forged, floor: nil) == .appended(seq: 1, balanceAfter: 50))
+            #expect(try await ledger.entries(of: "emma").map(\.machine) == ["laptop"])
+            let time = FamilyGameTime(client: db, logger: Self.logger)
+            _ = try await time.lease(child: "emma", day: 20_000, weekStart: 20_000, want: 60_000_000, dailyLimit: nil, weeklyLimit: nil)
+            _ = try await time.shareAppTime(child: "emma", day: 20_000, weekStart: 20_000, used: [("app:Kart", 5_000_000)])
+            // The functions of the first schema, which took the machine, are refused (42501).
+            for call in ["SELECT * FROM screentime.append_entry('emma', 'family_pc', 'ev-2', 'earned', 500, 2, '', NULL)",
+                         "SELECT * FROM screentime.take_lease('emma', 'family_pc', 20000, 20000, 60000000, NULL, NULL)",
+                         "SELECT * FROM screentime.share_app_time('emma', 'family_pc', 20000, 20000, ARRAY['app:Kart'], ARRAY[1]::bigint[])"] {
+                do {
+                    try await db.query(PostgresQuery(unsafeSQL: call), logger: Self.logger)
+                    Issue.record("a machine could call: \(call)")
+                } catch let e as PSQLError {
+                    #expect(e.serverInfo?[.sqlState] == "42501", "\(call): \(String(reflecting: e))")
+                }
+            }
+        }
+        // As the family's administrator reads them: every row is the laptop's.
+        #expect(try pg.sql("SELECT string_agg(DISTINCT machine, ',') FROM screentime.ledger", database: "family") == "laptop")
+        #expect(try pg.sql("SELECT string_agg(DISTINCT machine, ',') FROM screentime.game_time", database: "family") == "laptop")
+        #expect(try pg.sql("SELECT string_agg(DISTINCT machine, ',') FROM screentime.app_time", database: "family") == "laptop")
+        #expect(try pg.sql("SELECT balance FROM screentime.children WHERE child = 'emma'", database: "family") == "50")
+    }
+
+    @Test("the setup as docs/household.md writes it: an administrator made with createuser --createrole (not a superuser) makes the schema and grants the computers' roles")
+    func setupAsDocumented() throws {
+        let pg = try PostgresCluster()
+        defer { pg.stop() }
+        let password = pg.folder + "/parent-pw"
+        // Made without --createrole (what the docs said before): setup says what to do.
+        _ = try pg.sql("CREATE ROLE plain_admin LOGIN PASSWORD 'plain-secret'")
+        _ = try pg.sql("CREATE DATABASE family2 OWNER plain_admin")
+        try "plain-secret\n".write(toFile: password, atomically: true, encoding: .utf8)
+        let plain = try Self.household(["setup", "--database", "postgresql://plain_admin@127.0.0.1:\(pg.port)/family2", "--password-file", password])
+        #expect(plain.status != 0 && plain.output.contains("createuser --createrole"), "\(plain.output)")
+        // sudo -u postgres createuser --createrole --pwprompt parent_admin; createdb --owner parent_admin family
+        _ = try pg.sql("CREATE ROLE parent_admin LOGIN CREATEROLE PASSWORD 'parent-secret'")
+        _ = try pg.sql("CREATE DATABASE family OWNER parent_admin")
+        _ = try pg.sql("CREATE ROLE family_pc LOGIN PASSWORD 'family_pc-secret'")
+        try "parent-secret\n".write(toFile: password, atomically: true, encoding: .utf8)
+        let setup = try Self.household(["setup", "--database", "postgresql://parent_admin@127.0.0.1:\(pg.port)/family",
+                                         "--password-file", password, "--grant", "family_pc"])
+        #expect(setup.status == 0, "\(setup.output)")
+        #expect(try pg.sql("SELECT pg_has_role('family_pc', 'screentime_machine', 'MEMBER')", database: "family") == "t")
+    }
+
+    /// `screentime-household` as built, with its output (stdout and stderr).
+    static func household(_ arguments: [String]) throws -> (status: Int32, output: String) {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: FileManager.default.currentDirectoryPath + "/.build/debug/screentime-household")
+        p.arguments = arguments
+        let pipe = Pipe()
+        p.standardOutput = pipe
+        p.standardError = pipe
+        try p.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return (p.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 
     @Test("200 machines redeem the last 100 points at the same moment: exactly one wins; the balance is the sum of the entries")

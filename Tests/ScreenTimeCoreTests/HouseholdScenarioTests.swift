@@ -87,6 +87,10 @@ struct HouseholdScenarioTests {
         #expect(policy.household == Policy.Household(database: "postgresql://laptop@nas.local/family", credentials: "/etc/screentime/household.secret",
                                                      machine: "laptop", child: "emma"))
         #expect(try PolicyLoader.parse("version = 1\n", file: "p.toml").household == nil)
+        // Without 'machine', the computer's name in the family is the role it logs in as (the database records entries so).
+        let unnamed = try PolicyLoader.parse(text.replacingOccurrences(of: "machine = \"laptop\"\n", with: "")
+                                                 .replacingOccurrences(of: "//laptop@", with: "//family%5Fpc@"), file: "policy.toml")
+        #expect(unnamed.household?.machine == "family_pc")
         #expect(throws: PolicyError.self) { try PolicyLoader.parse("version = 1\n[household]\nmachine = \"pc\"\n", file: "p.toml") }
     }
 

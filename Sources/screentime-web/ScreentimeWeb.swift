@@ -2,6 +2,7 @@ import ArgumentParser
 import Glibc
 import ControlProtocol
 import Hummingbird
+import HummingbirdCore
 import HummingbirdTLS
 import NIOCore
 import NIOSSL
@@ -74,6 +75,10 @@ struct ScreentimeWeb: AsyncParsableCommand {
             _ = line.withCString { write(1, $0, strlen($0)) }
         }
         let configuration = ApplicationConfiguration(address: .hostname(host, port: port), serverName: nil)
+        // A cap on each client's connections and a time for a request's head (ConnectionGuard);
+        // a connection idle for a minute is closed.
+        let guarded = ConnectionGuard()
+        let http1 = HTTPServerBuilder.http1(configuration: .init(additionalChannelHandlers: guarded.handlers(), idleTimeout: .seconds(60)))
         if let certificate, let key {
             let tls: TLSConfiguration
             do {
@@ -82,11 +87,11 @@ struct ScreentimeWeb: AsyncParsableCommand {
             } catch {
                 throw ValidationError("--certificate \(certificate) / --key \(key): not read as a PEM certificate and key: \(error)")
             }
-            let app = Application(router: router, server: try .tls(.http1(), tlsConfiguration: tls), configuration: configuration,
+            let app = Application(router: router, server: try .tls(http1, tlsConfiguration: tls), configuration: configuration,
                                   onServerRunning: announce)
             try await app.runService()
         } else {
-            let app = Application(router: router, configuration: configuration, onServerRunning: announce)
+            let app = Application(router: router, server: http1, configuration: configuration, onServerRunning: announce)
             try await app.runService()
         }
     }

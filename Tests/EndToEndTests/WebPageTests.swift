@@ -10,6 +10,9 @@ import Testing
 /// and 65073 (two children of a system daemon).
 @Suite("The parents' page, end to end", .ownThread)
 struct WebPageTests {
+    /// Sources/screentime-web/ConnectionGuard.swift's figures (an executable's types cannot be imported).
+    enum ConnectionGuardFigures { static let perClient = 32 }
+
     static let child: UInt32 = TestUser.ensure(uid: 65070, name: "stkid65070")
     static let webUser: UInt32 = TestUser.ensure(uid: 65071, name: "stweb65071")
     static let passphrase = "kites over the hill"
@@ -205,6 +208,62 @@ struct WebPageTests {
         #expect(try ask(["command": "logout", "token": token])["note"] as? String == "logged out")
         #expect(try ask(["command": "family", "token": token])["error"] as? String
                 == "the parent session is over (logged out, timed out, or the daemon started again): log in again with the parent passphrase")
+    }
+
+    @Test("a flood of 2,000 half-open connections from one address, and clients sending a header a byte at a time: a parent at another address is answered within 1 s; the flood keeps 32 connections, the slow headers are closed after 10 s")
+    func connectionFlood() throws {
+        // No daemon: the login page is the page's own.
+        let page = try Page(socket: "/nonexistent/control.sock", lifetime: "30m")
+        defer { page.stop() }
+        let port = page.url.split(separator: ":").last.map(String.init) ?? ""
+        // Loopback is 127.0.0.0/8: the flood comes from 127.0.0.2, the slow headers from 127.0.0.3,
+        // the parent from 127.0.0.1.
+        let script = #"""
+            import json, resource, socket, sys, time, urllib.request
+            port = int(sys.argv[1])
+            soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+            resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, min(hard, 8192)), hard))
+            def connect(source):
+                s = socket.socket(); s.bind((source, 0)); s.connect(("127.0.0.1", port)); s.setblocking(False); return s
+            def still_open(s):
+                try:
+                    return s.recv(1) != b""
+                except BlockingIOError:
+                    return True
+                except OSError:
+                    return False
+            flood = [connect("127.0.0.2") for _ in range(2000)]
+            slow = [connect("127.0.0.3") for _ in range(5)]
+            for s in slow: s.send(b"GET /login HTTP/1.1\r\nHost: x\r\n")
+            took = []
+            for _ in range(3):
+                asked = time.monotonic()
+                with urllib.request.urlopen("http://127.0.0.1:%d/login" % port, timeout=30) as r:
+                    ok = r.status == 200 and b"passphrase" in r.read()
+                took.append(time.monotonic() - asked if ok else 99)
+            # The page closes what the flood holds beyond its 32 as it accepts them.
+            deadline = time.monotonic() + 20
+            while sum(map(still_open, flood)) > 32 and time.monotonic() < deadline: time.sleep(0.2)
+            flood_open = sum(map(still_open, flood))
+            # The slow headers: a byte a second until the page closes them (10 s), 30 s at most.
+            started = time.monotonic()
+            while any(map(still_open, slow)) and time.monotonic() - started < 30:
+                for s in slow:
+                    try: s.send(b"X")
+                    except OSError: pass
+                time.sleep(1)
+            slow_closed = time.monotonic() - started
+            print(json.dumps(dict(took=took, flood_open=flood_open, slow_open=sum(map(still_open, slow)), slow_closed=slow_closed)))
+            """#
+        let r = try ReplayBinaryTests.runBinary("/usr/bin/python3", ["-c", script, port])
+        let result = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any], "\(r.stdout)\(r.stderr)")
+        let took = result["took"] as? [Double] ?? []
+        #expect(took.count == 3 && (took.min() ?? 99) <= 1.0, "the parent's page took \(took) s")
+        #expect((result["flood_open"] as? Int ?? -1) <= ConnectionGuardFigures.perClient && (result["flood_open"] as? Int ?? -1) > 0, "\(result)")
+        #expect(result["slow_open"] as? Int == 0, "\(result)")
+        // Closed at the header time (10 s), not by the script giving up (30 s).
+        #expect((result["slow_closed"] as? Double ?? 99) < 25, "\(result)")
+        #expect(page.process.isRunning)
     }
 
     @Test("the page will not listen on the network without TLS, and says why")

@@ -67,6 +67,7 @@ extension ControlRequest {
         if let id { w.key("id"); w.string(id) }
         if let minutes { w.key("minutes"); w.int(minutes) }
         if let parent { w.key("parent"); w.string(parent) }
+        if let client { w.key("client"); w.string(client) }
         if let passphrase { w.key("passphrase"); w.string(passphrase) }
         if let points { w.key("points"); w.int(points) }
         if let policy { w.key("policy"); w.string(policy) }
@@ -112,12 +113,13 @@ extension ControlRequest {
             case ("token", .string(let s)): request.token = s
             case ("until", .string(let s)): request.until = s
             case ("parent", .string(let s)): request.parent = s
+            case ("client", .string(let s)): request.client = s
             case ("refund", .bool(let b)): request.refund = b
             case ("anyway", .bool(let b)): request.anyway = b
             case ("bonus", .bool(let b)): request.bonus = b
             case ("v", _), ("command", _), ("minutes", _), ("points", _), ("reason", _), ("event", _), ("hook", _), ("days", _), ("day", _),
                  ("passphrase", _), ("user", _), ("id", _), ("request_id", _), ("chore", _), ("gift", _), ("policy", _), ("token", _),
-                 ("until", _), ("refund", _), ("anyway", _), ("bonus", _), ("parent", _):
+                 ("until", _), ("refund", _), ("anyway", _), ("bonus", _), ("parent", _), ("client", _):
                 throw Malformed()
             default: break
             }
@@ -329,6 +331,9 @@ public struct ControlRequest: Codable, Sendable, Equatable {
     /// `login`: which parent is logging in, by their name in the policy's `[parents] users` (the
     /// ledger and the child's notices name them for what the session does).
     public var parent: String?
+    /// `login` from the parents' page: the browser it comes from (an address, or a browser's
+    /// cookie), for counting wrong passphrases per browser; believed only from the page's user.
+    public var client: String?
 
     public init(_ command: Command, minutes: Int64? = nil, points: Int64? = nil, reason: String? = nil, event: String? = nil, hook: String? = nil) {
         self.v = ControlProtocol.version

@@ -65,7 +65,7 @@ struct ScreentimeWeb: AsyncParsableCommand {
         let (host, port) = try address()
         let site = Site(daemon: DaemonLink(socket: socket ?? ControlProtocol.defaultSocketPath), secure: certificate != nil,
                         sessionLifetime: lifetime ?? 30 * 60 * Seconds.micro)
-        let router = Router()
+        let router = Router(context: PageContext.self)
         site.routes(router)
         let scheme = certificate == nil ? "http" : "https"
         let announce: @Sendable (any Channel) async -> Void = { channel in

@@ -18,6 +18,11 @@ final class Site: Sendable {
 
     static let sessionCookie = "st_session"
     static let loginCookie = "st_login"
+    /// A browser a parent logged in with: its wrong passphrases are its own, not its address's.
+    static let browserCookie = "st_browser"
+    let throttle = Mutex(LoginThrottle())
+    /// The browser cookies given at a login (in memory, at most 10,000; a restart forgets them).
+    let browsers = Mutex(Set<String>())
     /// The page's own files only; no inline script or style; forms post to the page; no frames.
     static let contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
         + "form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
@@ -28,12 +33,12 @@ final class Site: Sendable {
         self.sessionLifetime = sessionLifetime
     }
 
-    func routes(_ router: Router<BasicRequestContext>) {
+    func routes(_ router: Router<PageContext>) {
         router.add(middleware: SecurityHeaders(policy: Self.contentSecurityPolicy))
         router.get("/static/style.css") { _, _ in Self.text(PageAssets.style, type: "text/css; charset=utf-8") }
         router.get("/static/page.js") { _, _ in Self.text(PageAssets.script, type: "text/javascript; charset=utf-8") }
         router.get("/login") { request, _ in self.loginPage(request) }
-        router.post("/login") { request, _ in try await self.login(request) }
+        router.post("/login") { request, context in try await self.login(request, from: context.remoteAddress) }
         router.post("/logout") { request, _ in try await self.signedIn(request, form: true) { s, _ in try await self.logout(s) } }
         router.get("/") { request, _ in try await self.signedIn(request) { s, _ in try await self.family(s) } }
         router.get("/events") { request, _ in
@@ -124,23 +129,50 @@ final class Site: Sendable {
         return response
     }
 
-    func login(_ request: Request) async throws -> Response {
+    /// The browser a login comes from: its cookie, if a parent logged in with it; else its address.
+    func browser(of request: Request, address: SocketAddress?) -> String {
+        if let known = CookieHeader.value(of: Self.browserCookie, in: request.headers[.cookie]), browsers.withLock({ $0.contains(known) }) {
+            return "browser " + known
+        }
+        return "address " + (address?.ipAddress ?? "unknown")
+    }
+
+    func login(_ request: Request, from address: SocketAddress?) async throws -> Response {
         let fields = FormFields(String(decoding: Array(buffer: try await request.body.collect(upTo: 16 * 1024)), as: UTF8.self))
         guard let nonce = CookieHeader.value(of: Self.loginCookie, in: request.headers[.cookie]), let sent = fields["csrf"],
               WebSessions.same(nonce, sent) else {
             return loginPage(request, error: "This login form is not from this page (or it is old): try again.")
         }
         guard let phrase = fields["passphrase"], !phrase.isEmpty else { return loginPage(request, error: "Type the parent passphrase.") }
+        // Each browser waits longer after each wrong passphrase (LoginThrottle); the daemon counts
+        // them per browser too, so that a child at one cannot lock the parents out of the others.
+        let client = browser(of: request, address: address)
+        let wait = throttle.withLock { $0.wait(client, now: SystemClock.monoMicros()) }
+        if wait > 0 {
+            let seconds = (wait + Seconds.micro - 1) / Seconds.micro
+            return loginPage(request, error: "Not checked: a wrong passphrase was typed here a moment ago. Wait \(seconds) second\(seconds == 1 ? "" : "s") and try again.")
+        }
         // The daemon's session lasts at least as long as the page's (whole minutes).
         var asked = ControlRequest(.login, minutes: (sessionLifetime + 60 * Seconds.micro - 1) / 60 / Seconds.micro)
         asked.passphrase = phrase
         asked.parent = fields["parent"].flatMap { $0.isEmpty ? nil : $0 }
+        asked.client = client
         let reply: ControlReply
         do { reply = try await daemon.send(asked) } catch let e as DaemonLink.Unreachable {
             return loginPage(request, error: e.description)
         }
         guard reply.ok, let token = reply.token else {
+            // Only a wrong passphrase counts (not a parent's name left out).
+            if (reply.error ?? "").hasPrefix("wrong parent passphrase") {
+                throttle.withLock { $0.failed(client, now: SystemClock.monoMicros()) }
+            }
             return loginPage(request, error: "Not logged in: " + (reply.error ?? "refused"))
+        }
+        throttle.withLock { $0.succeeded(client) }
+        var known = CookieHeader.value(of: Self.browserCookie, in: request.headers[.cookie]) ?? ""
+        if !browsers.withLock({ $0.contains(known) }) {
+            known = WebSessions.randomToken()
+            browsers.withLock { if $0.count >= 10_000 { $0.removeAll() }; $0.insert(known) }
         }
         let now = SystemClock.monoMicros()
         let session = sessions.withLock { $0.open(daemonToken: token, children: reply.children ?? [], lifetime: sessionLifetime, now: now) }
@@ -148,6 +180,7 @@ final class Site: Sendable {
         response.headers.append(HTTPField(name: .setCookie, value: cookie(Self.sessionCookie, session.id, path: "/",
                                                                           seconds: Int(sessionLifetime / Seconds.micro))))
         response.headers.append(HTTPField(name: .setCookie, value: Self.expired(Self.loginCookie, path: "/login")))
+        response.headers.append(HTTPField(name: .setCookie, value: cookie(Self.browserCookie, known, path: "/login", seconds: 400 * 86_400)))
         return response
     }
 
@@ -378,6 +411,17 @@ final class Site: Sendable {
 
 /// Headers every answer carries: the Content-Security-Policy, no sniffing, no referrer, no
 /// framing, nothing cached. An error becomes a page of its own, with the same headers.
+/// Each request's context: Hummingbird's, and the address it came from (for the login's count per browser).
+struct PageContext: RequestContext {
+    var coreContext: CoreRequestContextStorage
+    let remoteAddress: SocketAddress?
+
+    init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        remoteAddress = source.channel.remoteAddress
+    }
+}
+
 struct SecurityHeaders<Context: RequestContext>: RouterMiddleware {
     let policy: String
     static var referrerPolicy: HTTPField.Name { HTTPField.Name("Referrer-Policy")! }

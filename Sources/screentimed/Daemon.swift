@@ -25,6 +25,12 @@ struct Daemon {
     var children: [Child]
     /// Parents logged in by passphrase (the parents' page): their tokens.
     var parentSessions = ParentSessions()
+    /// The user the parents' page runs as (`--web-user`; nil: none). Its logins say which browser
+    /// they come from (`client`), and their wrong passphrases are counted per browser.
+    var webUser: String? = nil
+    /// The parents' page's wrong passphrases, by the browser they came from (in memory: the page
+    /// keeps its own count too, and only root can restart the daemon).
+    var pageGates: [String: PassphraseGate] = [:]
     var sampler: ProcSampler
     var server: ControlServer?
     let sampleEvery: Microseconds
@@ -353,19 +359,45 @@ struct Daemon {
             return refused("login is by the parent passphrase, and no policy here sets one ([parents] passphrase_hash)")
         }
         let now = SystemClock.wallMicros()
-        // Where the caller is locked out, the passphrase is not even checked.
-        let locks = withPhrase.map { children[$0].passphraseLock(of: caller.credentials.uid, now: now) }
-        let open = zip(withPhrase, locks).filter { $0.1 == nil }.map(\.0)
-        guard !open.isEmpty else { return refused(Child.lockedPassphrase(remaining: locks.compactMap { $0 }.min() ?? PassphraseGate.lockFor)) }
-        let right = open.filter { children[$0].passphraseMatches(phrase) }
-        guard !right.isEmpty else {
-            var left = PassphraseGate.maxFailures
-            for k in open {
-                if case .wrong(let l) = children[k].countPassphrase(what: "login", caller: caller, check: { false }) { left = min(left, l) }
+        let right: [Int]
+        if let client = pageClient(request, caller) {
+            // The parents' page: one user for every browser; a child at one of them must not lock
+            // out the parents at the others (the page delays each browser's tries too).
+            var gate = pageGates[client] ?? PassphraseGate()
+            var matched: [Int] = []
+            let outcome = gate.attempt(at: now) {
+                matched = withPhrase.filter { children[$0].passphraseMatches(phrase) }
+                return !matched.isEmpty
             }
-            return refused(Child.wrongPassphrase(triesLeft: left))
+            if pageGates.count >= 10_000 { pageGates = pageGates.filter { $0.value.lockedUntil != nil } }
+            pageGates[client] = gate
+            switch outcome {
+            case .locked(let remaining):
+                log("parent passphrase from the parents' page (\(client.prefix(60))) not checked: locked after 5 wrong ones", level: .warning,
+                    ["event": "passphrase_locked", "request": "login"])
+                return refused(Child.lockedPassphrase(remaining: remaining))
+            case .wrong(let left):
+                log("wrong parent passphrase from the parents' page (\(client.prefix(60)))" + (left == 0 ? "; that browser is locked for 15 minutes" : ""),
+                    level: .warning, ["event": "passphrase_wrong", "request": "login"])
+                return refused(Child.wrongPassphrase(triesLeft: left))
+            case .accepted:
+                right = matched
+            }
+        } else {
+            // Where the caller is locked out, the passphrase is not even checked.
+            let locks = withPhrase.map { children[$0].passphraseLock(of: caller.credentials.uid, now: now) }
+            let open = zip(withPhrase, locks).filter { $0.1 == nil }.map(\.0)
+            guard !open.isEmpty else { return refused(Child.lockedPassphrase(remaining: locks.compactMap { $0 }.min() ?? PassphraseGate.lockFor)) }
+            right = open.filter { children[$0].passphraseMatches(phrase) }
+            guard !right.isEmpty else {
+                var left = PassphraseGate.maxFailures
+                for k in open {
+                    if case .wrong(let l) = children[k].countPassphrase(what: "login", caller: caller, check: { false }) { left = min(left, l) }
+                }
+                return refused(Child.wrongPassphrase(triesLeft: left))
+            }
+            for k in right { _ = children[k].countPassphrase(what: "login", caller: caller, check: { true }) }
         }
-        for k in right { _ = children[k].countPassphrase(what: "login", caller: caller, check: { true }) }
         // Which parent: one that every child's policy names in [parents] users, when any names one.
         let parents = Set(right.flatMap { children[$0].live.engine.policy.parents.users })
         let trimmed = request.parent?.trimmingCharacters(in: .whitespaces)
@@ -384,6 +416,14 @@ struct Daemon {
         reply.token = token
         reply.children = right.map { children[$0].name }
         return ControlServer.Answer(line: reply.line, ok: true, child: nil)
+    }
+
+    /// The browser a login of the parents' page comes from: its `client`, believed only from the
+    /// page's own user (`--web-user`, which no child can be); nil for anyone else.
+    func pageClient(_ request: ControlRequest, _ caller: ControlServer.Caller) -> String? {
+        guard let client = request.client, !client.isEmpty, client.utf8.count <= 200, let webUser,
+              let page = UserAccount.lookup(name: webUser), page.uid == caller.credentials.uid, page.uid != 0 else { return nil }
+        return client
     }
 
     /// The watchdog's keep-alive, sent only from here: when the loop stops turning, it stops, and

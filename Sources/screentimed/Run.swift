@@ -63,6 +63,9 @@ struct Run: ParsableCommand {
     @Option(name: .long, help: "Events older than this many days are removed from the event log; the ledger and sessions stay whole (0 keeps every event).")
     var keepLogDays: Int = Retention.defaultKeepDays
 
+    @Option(name: .long, help: "System mode: the user the parents' page runs as (its unit's User=); its logins count wrong passphrases per browser.")
+    var webUser = "screentime-web"
+
     @Option(name: .long, help: ArgumentHelp("Where system-wide Flatpak apps are installed (tests).", visibility: .hidden))
     var flatpakRoot: String = "/var/lib/flatpak"
 
@@ -136,6 +139,7 @@ struct Run: ParsableCommand {
                                                                      flatpakApps: FlatpakApps(root: flatpakRoot), kernelEvents: events),
                             server: server, sampleEvery: every, system: system, logger: logger)
         daemon.hooks = hooks
+        if system { daemon.webUser = webUser }
         let requests = Requests()
         do { try StopSignals.install(waking: requests.wakeup) } catch { throw fail("screentimed: \(error.description)", code: 1) }
         try daemon.run(requests: requests)

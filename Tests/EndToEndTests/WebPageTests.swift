@@ -83,7 +83,8 @@ struct WebPageTests {
 
     static func daemon(hash: String) throws -> SystemModeTests.SystemDaemon {
         _ = (child, webUser)        // the users exist before the daemon looks for them
-        let d = try SystemModeTests.SystemDaemon(policies: ["stkid65070": try policy(hash: hash)], importing: ["stkid65070": Readable.path("policies/demo-day.jsonl")])
+        let d = try SystemModeTests.SystemDaemon(policies: ["stkid65070": try policy(hash: hash)], arguments: ["--web-user", "stweb65071"],
+                                                 importing: ["stkid65070": Readable.path("policies/demo-day.jsonl")])
         _ = try d.waitFor("screentimed: watching uid 65070")
         return d
     }
@@ -121,7 +122,7 @@ struct WebPageTests {
                                                     "LIFETIME": "10"])
         #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
         let log = try String(contentsOfFile: d.log, encoding: .utf8)
-        #expect(log.contains("wrong parent passphrase from stweb65071 for login"), "\(log.suffix(2000))")
+        #expect(log.contains("wrong parent passphrase from the parents' page (address 127.0.0.2)"), "\(log.suffix(2000))")
     }
 
     @Test("under TLS (a self-signed certificate, as docs/web.md makes one): the page answers over TLS only, and its cookies are Secure")
@@ -204,6 +205,10 @@ struct WebPageTests {
         // policy, only against emma's (where it is wrong, and counts).
         #expect(try ask(["command": "login", "passphrase": "emma's parents"])["children"] as? [String] == ["stkid65072"])
         #expect(try ask(["command": "login", "passphrase": "tom's parents"])["error"] as? String == "wrong parent passphrase (4 more tries before a 15-minute lock)")
+        // A browser named in the request is believed only from the page's own user (--web-user,
+        // not given here): anyone else's wrong passphrases count against their uid, whatever they name.
+        #expect(try ask(["command": "login", "passphrase": "nobody's", "client": "a browser of my own"])["error"] as? String
+                == "wrong parent passphrase (3 more tries before a 15-minute lock)")
 
         #expect(try ask(["command": "logout", "token": token])["note"] as? String == "logged out")
         #expect(try ask(["command": "family", "token": token])["error"] as? String

@@ -2,8 +2,8 @@
 """What the parents' page refuses, over plain HTTP against the real screentime-web and daemon: nothing
 but the login page without a session; no change without the form's CSRF token; a session cookie
 dead after logout and after its lifetime; a daemon token worth nothing from another uid; the
-security headers and cookie flags on every answer; five wrong passphrases lock the login (as on
-the socket); a refused form said as an alert in the page's words, a done one as a status. Run by WebPageTests.swift; exits 1 on the first expectation not met, saying which.
+security headers and cookie flags on every answer; wrong passphrases slow and then lock one
+browser's login, never another's (issue 36); a refused form said as an alert in the page's words, a done one as a status. Run by WebPageTests.swift; exits 1 on the first expectation not met, saying which.
 
 Environment: URL, SOCKET, PASSPHRASE, CHILD_UID, WEB_UID, STCTL, LIFETIME (the page's session
 lifetime, seconds).
@@ -34,9 +34,9 @@ def expect(condition, why):
         fail(why)
 
 
-def fetch(method, path, cookies=None, form=None):
-    """One request; returns (status, headers as a list of pairs, body)."""
-    c = http.client.HTTPConnection(URL.hostname, URL.port, timeout=30)
+def fetch(method, path, cookies=None, form=None, source=None):
+    """One request (from the loopback address `source`, else 127.0.0.1); returns (status, headers as a list of pairs, body)."""
+    c = http.client.HTTPConnection(URL.hostname, URL.port, timeout=30, source_address=(source, 0) if source else None)
     headers = {}
     if cookies:
         headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in cookies.items())
@@ -68,15 +68,16 @@ def balance():
     return json.loads(r.stdout)["balance"]
 
 
-def login(phrase=PASSPHRASE):
-    status, headers, body = fetch("GET", "/login")
+def login(phrase=PASSPHRASE, source=None, cookies=None):
+    status, headers, body = fetch("GET", "/login", source=source, cookies=cookies)
     expect(status == 200, f"GET /login: {status}")
     nonce = set_cookie(headers, "st_login")
     expect(nonce and "HttpOnly" in nonce and "SameSite=Strict" in nonce, f"the login form's cookie: {nonce}")
     token = re.search(r'name="csrf" value="([0-9a-f]+)"', body).group(1)
     value = nonce.split(";")[0].split("=", 1)[1]
     expect(value == token, "the login form's token is not its cookie's")
-    return fetch("POST", "/login", cookies={"st_login": value}, form={"csrf": token, "passphrase": phrase, "parent": "dad"})
+    return fetch("POST", "/login", cookies=dict(cookies or {}, st_login=value), form={"csrf": token, "passphrase": phrase, "parent": "dad"},
+                 source=source)
 
 
 def signed_in():
@@ -184,12 +185,30 @@ time.sleep(int(os.environ["LIFETIME"]) + 1)
 status, headers, _ = fetch("GET", "/", cookies=session)
 expect(status == 303 and header(headers, "Location") == ["/login"], f"the family page after the session's lifetime: {status}")
 
-# Five wrong passphrases lock the login (the daemon's lock, as on the socket), the right one too.
-for left in [4, 3, 2, 1]:
-    status, _, body = login("not the passphrase")
+# A parent logs in at the computer 127.0.0.2 first: that browser gets a cookie of its own.
+status, headers, _ = login(source="127.0.0.2")
+expect(status == 303, f"the parent's login at 127.0.0.2: {status}")
+browser = set_cookie(headers, "st_browser")
+expect(browser and "HttpOnly" in browser, f"the browser's cookie: {browser}")
+parents_browser = {"st_browser": browser.split(";")[0].split("=", 1)[1]}
+
+# A child at the same computer, without that cookie, guesses: each wrong passphrase makes that
+# browser (its address) wait longer, 1 s, 2 s, 4 s, 8 s; a try too soon is not even checked.
+for left, wait in [(4, 1), (3, 2), (2, 4), (1, 8)]:
+    status, _, body = login("not the passphrase", source="127.0.0.2")
     expect(status == 401 and f"({left} more tries before a 15-minute lock)" in body, f"wrong passphrase with {left} left: {status} {body[:400]}")
-status, _, body = login("still not it")
+    status, _, body = login("too soon", source="127.0.0.2")
+    expect(status == 401 and f"Wait {wait} second" in body, f"a try at once after a wrong one: {status} {body[:400]}")
+    time.sleep(wait + 0.2)
+status, _, body = login("still not it", source="127.0.0.2")
 expect(status == 401 and "that was the fifth" in body, f"the fifth wrong passphrase: {body[:400]}")
-status, _, body = login()
+time.sleep(16.2)
+status, _, body = login(source="127.0.0.2")
 expect(status == 401 and "locked for 15 more minutes" in body, f"the right passphrase after five wrong ones: {status} {body[:400]}")
+# Meanwhile the parents are not locked out: the one whose browser it was, at that computer, and one at another.
+status, _, body = login(source="127.0.0.2", cookies=parents_browser)
+expect(status == 303, f"the parent's own browser at 127.0.0.2 after the child's guesses: {status} {body[:400]}")
+asked = time.monotonic()
+status, _, body = login(source="127.0.0.1")
+expect(status == 303 and time.monotonic() - asked < 5, f"a parent at 127.0.0.1 after the child's guesses: {status} {body[:400]}")
 print("web-security.py: all expectations met")

@@ -56,6 +56,9 @@ struct ControlServer {
         var line: [UInt8]
         var ok: Bool
         var child: UInt32?
+        /// A hook event taken as what a desktop reports (false: only a child's own claim, idle or
+        /// a lock, which does not make the connection a desktop hook).
+        var reporter = true
     }
 
     private struct Client {
@@ -206,7 +209,7 @@ struct ControlServer {
             return ControlReply.refused("this screentimed speaks protocol version \(ControlProtocol.version), not \(request.v)").line
         }
         let answered = answer(request, caller)
-        if answered.ok, request.command == .hookEvent, let hook = request.hook, let child = answered.child {
+        if answered.ok, answered.reporter, request.command == .hookEvent, let hook = request.hook, let child = answered.child {
             client.hook = Hook(name: String(hook.prefix(32)), child: child)
         }
         return answered.line

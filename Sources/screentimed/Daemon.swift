@@ -339,7 +339,17 @@ struct Daemon {
         // Only a reload tells systemd anything (and the status line is not worth making for every hook event).
         let announce = request.command == .reload ? announcer() : { _ in }
         let reply = children[i].answerLine(request, from: caller, hooks: server?.hooks(of: uid) ?? [], announce: announce)
-        return ControlServer.Answer(line: reply.line, ok: reply.ok, child: uid)
+        var answer = ControlServer.Answer(line: reply.line, ok: reply.ok, child: uid)
+        // System mode: idle and a lock from the child's own side are their claims; taking them
+        // does not make the connection a desktop hook (status's `hooks`, and what its end means).
+        if system, request.command == .hookEvent, caller.credentials.uid != 0, let text = request.event,
+           let said = try? EventLog.decode(hookEvent: text, at: WallTime(micros: 0, utcOffsetSeconds: 0), mono: 0) {
+            switch said.kind {
+            case .lockChanged, .idleChanged(idle: true, _): answer.reporter = false
+            default: break
+            }
+        }
+        return answer
     }
 
     /// A parent gives the passphrase once and gets a token for the children whose passphrase it
@@ -364,6 +374,8 @@ struct Daemon {
             // The parents' page: one user for every browser; a child at one of them must not lock
             // out the parents at the others (the page delays each browser's tries too).
             var gate = pageGates[client] ?? PassphraseGate()
+            // Said by its address; a browser's cookie is not written to the journal.
+            let shown = client.hasPrefix("address ") ? String(client.prefix(60)) : "a browser a parent logged in with"
             var matched: [Int] = []
             let outcome = gate.attempt(at: now) {
                 matched = withPhrase.filter { children[$0].passphraseMatches(phrase) }
@@ -373,11 +385,11 @@ struct Daemon {
             pageGates[client] = gate
             switch outcome {
             case .locked(let remaining):
-                log("parent passphrase from the parents' page (\(client.prefix(60))) not checked: locked after 5 wrong ones", level: .warning,
+                log("parent passphrase from the parents' page (\(shown)) not checked: locked after 5 wrong ones", level: .warning,
                     ["event": "passphrase_locked", "request": "login"])
                 return refused(Child.lockedPassphrase(remaining: remaining))
             case .wrong(let left):
-                log("wrong parent passphrase from the parents' page (\(client.prefix(60)))" + (left == 0 ? "; that browser is locked for 15 minutes" : ""),
+                log("wrong parent passphrase from the parents' page (\(shown))" + (left == 0 ? "; that browser is locked for 15 minutes" : ""),
                     level: .warning, ["event": "passphrase_wrong", "request": "login"])
                 return refused(Child.wrongPassphrase(triesLeft: left))
             case .accepted:

@@ -164,16 +164,7 @@ struct FamilyLedgerTests {
 
     /// `screentime-household` as built, with its output (stdout and stderr).
     static func household(_ arguments: [String]) throws -> (status: Int32, output: String) {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: FileManager.default.currentDirectoryPath + "/.build/debug/screentime-household")
-        p.arguments = arguments
-        let pipe = Pipe()
-        p.standardOutput = pipe
-        p.standardError = pipe
-        try p.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return (p.terminationStatus, String(decoding: data, as: UTF8.self))
+        try PostgresCluster.run(FileManager.default.currentDirectoryPath + "/.build/debug/screentime-household", arguments)
     }
 
     @Test("200 machines redeem the last 100 points at the same moment: exactly one wins; the balance is the sum of the entries")

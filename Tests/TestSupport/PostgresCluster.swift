@@ -123,7 +123,8 @@ public final class PostgresCluster: @unchecked Sendable {
 
     static func asOwnerQuiet(_ tool: String, _ args: [String]) -> Int32 { (try? asOwner(tool, args).status) ?? -1 }
 
-    static func run(_ tool: String, _ args: [String]) throws -> (status: Int32, output: String) {
+    /// Runs `tool` and waits; its status and output (stdout and stderr together).
+    public static func run(_ tool: String, _ args: [String]) throws -> (status: Int32, output: String) {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: tool)
         p.arguments = args

@@ -14,9 +14,10 @@ HOUSEHOLD_MACHINES ?= 200
 HOUSEHOLD_SECONDS ?= 60
 # The peer `make bench` measures against, run privately (not as a service), and what it runs on.
 BENCH_PKGS   = dbus-daemon python3-dbusmock timekpr-next hyperfine wrk whois postgresql
-DEBIAN_PKGS  = python3 tzdata sqlite3 libsqlite3-dev libsystemd-dev pkg-config libx11-dev libxss-dev libxres-dev libcrypt-dev
+DEBIAN_PKGS  = python3 tzdata sqlite3 libsqlite3-dev libsystemd-dev pkg-config libx11-dev libxss-dev libxres-dev libxi-dev libcrypt-dev
 # What the tests run against for real: a D-Bus daemon with python3-dbusmock's logind, an X
-# server (Xvfb) with openbox, xdotool and xterm, sway headless with foot, mkpasswd (whois),
+# server (Xvfb) with openbox, xdotool and xterm (and Xephyr, a server whose mouse is a device of
+# its own, not XTEST's), sway headless with foot, mkpasswd (whois),
 # systemd-analyze (systemd) to verify the unit files, libfaketime (faketime) to set the
 # daemon's wall clock ahead while it runs, GNOME Shell headless (gnome-shell; gjs to load the
 # extension's 45+ form, which Debian 12's shell cannot; gdbus and gsettings
@@ -29,7 +30,7 @@ DEBIAN_PKGS  = python3 tzdata sqlite3 libsqlite3-dev libsystemd-dev pkg-config l
 # test certificate), and PostgreSQL for the family ledger (postgresql: the tests run clusters of
 # their own, never the system's). After the tests,
 # tools/check-leftovers fails the run when a test user's process is still running.
-TEST_PKGS    = dbus-daemon dbus-bin python3-dbusmock xvfb xauth openbox xdotool xterm x11-utils sway foot whois systemd faketime \
+TEST_PKGS    = dbus-daemon dbus-bin python3-dbusmock xvfb xserver-xephyr xauth openbox xdotool xterm x11-utils sway foot whois systemd faketime \
                gnome-shell gjs libglib2.0-bin dconf-cli procps kwin-wayland xwayland \
                strace gcc debootstrap lintian dpkg-dev binutils chromium chromium-driver python3-selenium openssl postgresql iproute2
 
@@ -143,6 +144,9 @@ UNITS        = screentimed screentime-hook-x11 screentime-hook-sway screentime-h
 # The system units (system mode, docs/system-mode.md; the parents' page, docs/web.md): $(PREFIX)/lib/systemd/system.
 SYSTEMUNITDIR = $(DESTDIR)$(PREFIX)/lib/systemd/system
 SYSTEMUNITS  = screentimed-system screentime-web
+# Yama's ptrace_scope at 1 (sysctl/50-screentime.conf): system mode believes the child's GNOME
+# Shell only so (docs/security.md). systemd-sysctl reads $(PREFIX)/lib/sysctl.d for /usr and /usr/local.
+SYSCTLDIR    = $(DESTDIR)$(PREFIX)/lib/sysctl.d
 MANUALS      = .build/plugins/GenerateManual/outputs
 # The GNOME Shell extension, for the GNOME Shell installed here (43 when there is none: Debian 12's);
 # GNOME_SHELL=45 (or later) makes the ES-module form. GNOME finds it in $(PREFIX)/share.
@@ -185,6 +189,8 @@ install: deps
 	install -m 0755 .build/release/screentimed .build/release/stctl .build/release/screentime-hook-x11 .build/release/screentime-web \
 	  .build/release/screentime-household $(BINDIR)/
 	install -m 0644 policies/default.toml $(SHAREDIR)/policies/
+	install -d $(SYSCTLDIR)
+	install -m 0644 sysctl/50-screentime.conf $(SYSCTLDIR)/
 	tools/pack-gnome-extension $(GNOME_SHELL) $(EXTENSIONDIR)
 	install -d $(SHAREDIR)/kwin/screentime/contents/code
 	install -m 0644 desktop/kwin/screentime/metadata.json $(SHAREDIR)/kwin/screentime/
@@ -204,6 +210,7 @@ uninstall:
 	for p in screentimed stctl screentime-web screentime-household; do rm -f $(BASHCOMPDIR)/$$p $(ZSHCOMPDIR)/_$$p $(FISHCOMPDIR)/$$p.fish; done
 	for u in $(UNITS); do rm -f $(USERUNITDIR)/$$u.service; done
 	for u in $(SYSTEMUNITS); do rm -f $(SYSTEMUNITDIR)/$$u.service; done
+	rm -f $(SYSCTLDIR)/50-screentime.conf
 	rm -rf $(SHAREDIR) $(EXTENSIONDIR)/screentime@screentime
 
 # System mode on GNOME: the extension enabled for every user, and what could turn it off (or run

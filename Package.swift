@@ -66,8 +66,8 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         // Xlib with XScreenSaver and X-Resource, for the X11 hook only: Debian's libx11-dev,
-        // libxss-dev, libxres-dev. stctl itself links none of it.
-        .systemLibrary(name: "CX11", providers: [.apt(["libx11-dev", "libxss-dev", "libxres-dev"])]),
+        // libxss-dev, libxres-dev, libxi-dev. stctl itself links none of it.
+        .systemLibrary(name: "CX11", providers: [.apt(["libx11-dev", "libxss-dev", "libxres-dev", "libxi-dev"])]),
         // Desktop hooks: the connection to the daemon, when to report input, the sway hook.
         .target(name: "DesktopHooks", dependencies: ["ScreenTimeCore", "ScreenTimeLinux", "ControlProtocol"]),
         .executableTarget(name: "screentime-hook-x11", dependencies: ["CX11", "DesktopHooks", "ControlProtocol", "ScreenTimeCore", "ScreenTimeLinux"]),

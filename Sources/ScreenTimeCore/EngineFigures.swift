@@ -28,14 +28,18 @@ extension Engine {
     /// the daily cap. `learningCreditedToday` is the credited part alone.
     public var learningTodaySoFar: Microseconds {
         let todayStart = clock.time(atWall: day.start)
+        // Time said idle or locked (logind, a hook, the child's own claim) is not learning either.
+        var away = idle.asOf(now)
+        away.formUnion(lockedTime.asOf(now))
         var open: Microseconds = 0
         for s in sessions.values where s.key.trusted && category(s.key) == .learning {
-            open += s.used.clipped(to: todayStart, now).measure
+            var span = s.used.clipped(to: todayStart, now)
             if let since = s.inUseSince {
                 var end = now
                 if let last = lastInput, now - last > policy.validation.idleAfter { end = max(since, last) }
-                open += max(0, end - max(since, todayStart))
+                if end > max(since, todayStart) { span.insert(max(since, todayStart), end) }
             }
+            open += span.subtracting(away).measure
         }
         return min(learningCreditedToday + open, max(learningCreditedToday, policy.points.dailyLearningCap))
     }

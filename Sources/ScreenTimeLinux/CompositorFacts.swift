@@ -21,6 +21,16 @@ public struct CompositorFacts: Sendable {
     public var extensionFolder: String?
     /// The child can change that folder, a file in it, or a folder on its path.
     public var extensionAlterable: Bool
+    /// Yama's `ptrace_scope` (nil: the kernel has no Yama). Below 1, any process of the child's
+    /// may attach to the shell (ptrace, `pidfd_getfd`, /proc/PID/mem) and speak through it.
+    public var ptraceScope: Int? = nil
+    /// Folders on the search paths the shell reads code and data from (its `XDG_DATA_DIRS`, where
+    /// session modes, extensions and schemas are found, and the system's module and typelib
+    /// folders) that the child can change.
+    public var alterableSearchFolders: [String] = []
+    /// Files mapped into it as code that are not root's, or that the child can change (a deleted
+    /// one cannot be checked, and counts as such).
+    public var alterableCode: [String] = []
 
     public init(pid: Int32, exe: String?, exeAlterable: Bool, uids: (real: UInt32, effective: UInt32)?, tracer: Int32,
                 environment: [String: String], extensionFolder: String?, extensionAlterable: Bool) {
@@ -34,8 +44,12 @@ public struct CompositorFacts: Sendable {
         self.extensionAlterable = extensionAlterable
     }
 
-    /// Reads the facts of `pid` for `child`, looking for the GNOME Shell extension `extensionUUID`.
-    public static func read(pid: Int32, child: UserAccount, extensionUUID: String) -> CompositorFacts {
+    /// Where Yama's `ptrace_scope` is (the seam for tests: this machine's kernel has no Yama).
+    public static let yamaPtraceScope = "/proc/sys/kernel/yama/ptrace_scope"
+
+    /// Reads the facts of `pid` for `child`, looking for the GNOME Shell extension `extensionUUID`;
+    /// Yama's setting from `yamaFile`.
+    public static func read(pid: Int32, child: UserAccount, extensionUUID: String, yamaFile: String = yamaPtraceScope) -> CompositorFacts {
         let exe = realpath("/proc/\(pid)/exe")
         let status = ProcFS.contents(of: "/proc/\(pid)/status").map { String(decoding: $0, as: UTF8.self) } ?? ""
         var tracer: Int32 = 0
@@ -54,17 +68,61 @@ public struct CompositorFacts: Sendable {
         let extensionAlterable = folder.map { f in
             child.canAlter(f) || ["extension.js", "core.js", "metadata.json"].contains { child.canAlter(f + "/" + $0) }
         } ?? false
-        return CompositorFacts(pid: pid, exe: exe, exeAlterable: exe.map(child.canAlter) ?? true, uids: uids, tracer: tracer,
-                               environment: environment, extensionFolder: folder, extensionAlterable: extensionAlterable)
+        var facts = CompositorFacts(pid: pid, exe: exe, exeAlterable: exe.map(child.canAlter) ?? true, uids: uids, tracer: tracer,
+                                    environment: environment, extensionFolder: folder, extensionAlterable: extensionAlterable)
+        facts.ptraceScope = ProcFS.contents(of: yamaFile).flatMap { Int(String(decoding: $0, as: UTF8.self).filter { !$0.isWhitespace }) }
+        let code = mappedCode(pid: pid)
+        facts.alterableCode = code.filter { path in
+            path.hasSuffix(" (deleted)") || ProcFS.mode(of: path)?.uid != 0 || child.canAlter(path)
+        }
+        // The user's own data folder is not a search path here: the shell reads only what the
+        // parents' locks govern from it (which extensions run), never session modes.
+        let system = systemDataFolders(environment)
+        let libraries = Set(code.compactMap { path -> String? in
+            guard path.contains("/libgjs.so") || path.contains("/libmutter-") || path.contains("/libglib-2.0.so") else { return nil }
+            return String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)])
+        })
+        var folders = system
+        for lib in libraries.sorted() {
+            for sub in ["gio/modules", "girepository-1.0", "gstreamer-1.0", "gjs", "gnome-shell"] where ProcFS.mode(of: lib + "/" + sub) != nil {
+                folders.append(lib + "/" + sub)
+            }
+        }
+        for fixed in ["/usr/share/gnome-shell", "/usr/lib/gnome-shell", "/usr/share/gjs-1.0"] where ProcFS.mode(of: fixed) != nil {
+            folders.append(fixed)
+        }
+        var seen: Set<String> = []
+        facts.alterableSearchFolders = folders.filter { seen.insert($0).inserted && child.canAlter($0) }
+        return facts
+    }
+
+    /// The files mapped into `pid` as code (executable mappings), each once, in the order found.
+    static func mappedCode(pid: Int32) -> [String] {
+        let text = String(decoding: ProcFS.contents(of: "/proc/\(pid)/maps") ?? [], as: UTF8.self)
+        var seen: Set<Substring> = []
+        var out: [String] = []
+        for line in text.split(separator: "\n") {
+            // address perms offset dev inode path
+            let fields = line.split(separator: " ", maxSplits: 5, omittingEmptySubsequences: true)
+            guard fields.count == 6, fields[1].dropFirst(2).first == "x" else { continue }
+            let path = fields[5].drop { $0 == " " }
+            guard path.hasPrefix("/"), seen.insert(path).inserted else { continue }
+            out.append(String(path))
+        }
+        return out
     }
 
     /// Where GLib looks for data, in order (the XDG base directory rules).
     static func dataFolders(_ environment: [String: String], child: UserAccount) -> [String] {
         let home = environment["HOME"] ?? child.home
         let user = environment["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? home.map { $0 + "/.local/share" }
-        let system = (environment["XDG_DATA_DIRS"].flatMap { $0.isEmpty ? nil : $0 } ?? "/usr/local/share:/usr/share")
+        return (user.map { [$0] } ?? []) + systemDataFolders(environment)
+    }
+
+    /// `$XDG_DATA_DIRS`, or GLib's default without it.
+    static func systemDataFolders(_ environment: [String: String]) -> [String] {
+        (environment["XDG_DATA_DIRS"].flatMap { $0.isEmpty ? nil : $0 } ?? "/usr/local/share:/usr/share")
             .split(separator: ":").map(String.init).filter { $0.hasPrefix("/") }
-        return (user.map { [$0] } ?? []) + system
     }
 
     private static func realpath(_ path: String) -> String? {

@@ -42,6 +42,7 @@ public final class PhysicalInput {
     private struct Open { var device: Device; var fd: Int32; var partial: [UInt8] }
 
     public let seat: String
+    let folders: Folders
     private var open: [Open] = []
     /// The devices not read, and why, in words (for status and the journal).
     public private(set) var notRead: [String: String] = [:]
@@ -54,14 +55,29 @@ public final class PhysicalInput {
     /// Opens every keyboard and pointer of `seat` that a person can touch.
     public init(seat: String, folders: Folders = .system) {
         self.seat = seat
-        for device in Self.devices(in: folders) {
+        self.folders = folders
+        rescan()
+    }
+
+    /// Opens the seat's keyboards and pointers that are not read yet (one plugged in since);
+    /// returns the names of those it opened.
+    @discardableResult
+    public func rescan() -> [String] {
+        var opened: [String] = []
+        let present = Self.devices(in: folders)
+        // What is gone is forgotten: a device plugged in again under its name is looked at again.
+        notRead = notRead.filter { name, _ in present.contains { $0.name == name } }
+        for device in present where !open.contains(where: { $0.device.name == device.name }) {
             if device.virtual { notRead[device.name] = "made by software (under /sys/devices/virtual), not a person's"; continue }
             if !device.personal { notRead[device.name] = "not a keyboard or pointer"; continue }
             if device.seat != seat { notRead[device.name] = "on \(device.seat), not \(seat)"; continue }
             let fd = Glibc.open(folders.devices + "/" + device.name, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
             guard fd >= 0 else { notRead[device.name] = "cannot be opened: \(String(cString: strerror(errno)))"; continue }
+            notRead[device.name] = nil
             open.append(Open(device: device, fd: fd, partial: []))
+            opened.append(device.name)
         }
+        return opened
     }
 
     deinit { for o in open { Glibc.close(o.fd) } }

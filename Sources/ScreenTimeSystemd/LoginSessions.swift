@@ -10,6 +10,11 @@ public struct LoginSession: Sendable, Equatable {
     /// "online", "active" or "closing".
     public var state: String
     public var remote: Bool
+    /// The seat it is on ("seat0"; empty: none, as a remote or a background session).
+    public var seat: String = ""
+
+    /// The session a person at `seat`'s keyboard and pointer is using: active there, local.
+    public func holds(seat name: String) -> Bool { seat == name && state == "active" && !remote }
 
     /// A local X11 session that is not ending: one the daemon runs the X11 hook for.
     public var wantsX11Hook: Bool { type == "x11" && !display.isEmpty && state != "closing" && !remote }
@@ -57,7 +62,7 @@ public final class LoginSessions {
                 let p = try bus.loginSessionProperties(s.path)
                 return LoginSession(id: s.id, type: p["Type"]?.string ?? "", display: p["Display"]?.string ?? "",
                                     leader: Int32(bitPattern: p["Leader"]?.uint32 ?? 0), state: p["State"]?.string ?? "",
-                                    remote: p["Remote"]?.bool ?? false)
+                                    remote: p["Remote"]?.bool ?? false, seat: p["Seat"]?.elements.first?.string ?? "")
             }.sorted { $0.id < $1.id }
         } catch {
             bus = nil

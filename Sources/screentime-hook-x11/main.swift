@@ -8,12 +8,16 @@ import ScreenTimeLinux
 // The X11 desktop hook (`stctl hook x11` runs it): reports the focused window (from
 // `_NET_ACTIVE_WINDOW`: pid from the X server itself, through the X-Resource extension; `WM_CLASS` as
 // app_id; `_NET_WM_NAME` or `WM_NAME` as title) and input (from the XScreenSaver idle counter,
-// through `InputThrottle`) to the daemon, until the X server goes away.
+// through `InputThrottle`) to the daemon, until the X server goes away. With `--leave-out-xtest`
+// (the system daemon starts it so) input is taken from XInput 2's raw events of every device but
+// the XTEST ones instead: what `xdotool` and other programs fake through XTEST resets the idle
+// counter, but comes from an XTEST device, so it is not counted.
 
 func say(_ text: String) { FileHandle.standardError.write(Data("screentime-hook-x11: \(text)\n".utf8)) }
 
 var socketPath = ControlProtocol.defaultSocketPath
 var user: String? = nil
+var leaveOutXTEST = false
 var arguments = CommandLine.arguments.dropFirst()
 while let a = arguments.popFirst() {
     switch a {
@@ -23,12 +27,15 @@ while let a = arguments.popFirst() {
     case "--user":
         guard let name = arguments.popFirst() else { say("--user needs a user name"); exit(2) }
         user = name
+    case "--leave-out-xtest":
+        leaveOutXTEST = true
     case "-h", "--help":
-        print("usage: stctl hook x11 [--socket PATH] [--user NAME]\nReports the focused window and input of this X display ($DISPLAY) to screentimed"
-              + " (--user: the child whose session it is, for the system daemon; it starts this hook itself, as root).")
+        print("usage: stctl hook x11 [--socket PATH] [--user NAME] [--leave-out-xtest]\nReports the focused window and input of this X display ($DISPLAY) to screentimed"
+              + " (--user: the child whose session it is, for the system daemon; it starts this hook itself, as root;"
+              + " --leave-out-xtest: input that programs fake through XTEST is not counted).")
         exit(0)
     default:
-        say("unknown argument '\(a)' (usage: stctl hook x11 [--socket PATH] [--user NAME])")
+        say("unknown argument '\(a)' (usage: stctl hook x11 [--socket PATH] [--user NAME] [--leave-out-xtest])")
         exit(2)
     }
 }
@@ -119,6 +126,64 @@ struct X11Windows {
     }
 }
 
+/// Input as XInput 2 sees it, device by device: the last time a device that is not an XTEST one
+/// (a keyboard, a mouse, a touchpad the X server reads) pressed a key or a button or moved.
+struct RealDeviceInput {
+    let display: OpaquePointer
+    let opcode: Int32
+    /// The XTEST devices (the server makes one per keyboard and pointer, for faked input).
+    private var xtest: Set<Int32> = []
+    /// When a real device was last used (monotonic); nil: not yet.
+    private(set) var last: Microseconds? = nil
+
+    /// nil: the X server has no XInput 2.
+    init?(_ display: OpaquePointer, root: Window) {
+        var opcode: Int32 = 0, event: Int32 = 0, error: Int32 = 0
+        guard XQueryExtension(display, "XInputExtension", &opcode, &event, &error) != 0 else { return nil }
+        var major: Int32 = 2, minor: Int32 = 0
+        guard XIQueryVersion(display, &major, &minor) == Success else { return nil }
+        self.display = display
+        self.opcode = opcode
+        // Raw events come to the root window only; from masters, each naming the device it came from.
+        Self.select(display, root, device: Int32(XIAllMasterDevices), [XI_RawKeyPress, XI_RawButtonPress, XI_RawMotion, XI_RawTouchBegin])
+        Self.select(display, root, device: Int32(XIAllDevices), [XI_HierarchyChanged])
+        findXTEST()
+    }
+
+    private static func select(_ display: OpaquePointer, _ window: Window, device: Int32, _ events: [Int32]) {
+        var bits = [UInt8](repeating: 0, count: 4)
+        for e in events { bits[Int(e) >> 3] |= UInt8(1 << (e & 7)) }
+        bits.withUnsafeMutableBufferPointer { b in
+            var mask = XIEventMask(deviceid: device, mask_len: Int32(b.count), mask: b.baseAddress)
+            _ = XISelectEvents(display, window, &mask, 1)
+        }
+    }
+
+    /// The XTEST devices now (again after a device is added or removed).
+    mutating func findXTEST() {
+        var count: Int32 = 0
+        guard let devices = XIQueryDevice(display, Int32(XIAllDevices), &count) else { return }
+        defer { XIFreeDeviceInfo(devices) }
+        xtest = Set((0..<Int(count)).compactMap { k in
+            let d = devices[k]
+            return d.name.map { String(cString: $0).contains("XTEST") } == true ? d.deviceid : nil
+        })
+    }
+
+    /// Takes an XInput 2 event; true when it was one (handled here).
+    mutating func take(_ event: inout XEvent) -> Bool {
+        guard event.type == GenericEvent, event.xcookie.extension == opcode, XGetEventData(display, &event.xcookie) != 0 else { return false }
+        defer { XFreeEventData(display, &event.xcookie) }
+        if event.xcookie.evtype == XI_HierarchyChanged { findXTEST(); return true }
+        let raw = event.xcookie.data.assumingMemoryBound(to: XIRawEvent.self).pointee
+        if !xtest.contains(raw.sourceid) { last = SystemClock.monoMicros() }
+        return true
+    }
+
+    /// Time since a real device was last used, as the XScreenSaver counter would say it (nil: none was yet).
+    func idle(now: Microseconds) -> Microseconds? { last.map { now - $0 } }
+}
+
 let x = X11Windows(display)
 let client = HookClient(hook: "x11", socketPath: socketPath, user: user, log: say)
 XSelectInput(display, x.root, PropertyChangeMask)
@@ -149,6 +214,11 @@ let settle: Microseconds = 300_000
 }
 
 guard let info = XScreenSaverAllocInfo() else { say("the X server has no XScreenSaver extension: input is not reported"); exit(1) }
+var realInput: RealDeviceInput? = nil
+if leaveOutXTEST {
+    guard let r = RealDeviceInput(display, root: x.root) else { say("the X server has no XInput 2: input cannot be told from XTEST's, and is not reported"); exit(1) }
+    realInput = r
+}
 var throttle = InputThrottle()
 var random = SystemRandomNumberGenerator()
 let fd = XConnectionNumber(display)
@@ -159,13 +229,17 @@ do {
         var refocus = false
         while XPending(display) > 0 {
             XNextEvent(display, &event)
+            if realInput?.take(&event) == true { continue }
             guard event.type == PropertyNotify else { continue }
             let p = event.xproperty
             if p.window == x.root && p.atom == x.activeWindow { refocus = true }
             if p.window == watched && (p.atom == x.netWMName || p.atom == Atom(XA_WM_NAME)) { refocus = true }
         }
         if refocus || noneSince != nil { try reportFocus() }
-        if let idle = x.idle(info), throttle.observe(idle: idle, now: SystemClock.monoMicros(), random: &random) {
+        let now = SystemClock.monoMicros()
+        // With --leave-out-xtest, only a real device's input counts (none yet: nothing to report).
+        let idle = realInput != nil ? realInput!.idle(now: now) : x.idle(info)
+        if let idle, throttle.observe(idle: idle, now: now, random: &random) {
             try client.input()
         }
         // Round trips above may have read events into Xlib's queue, where the socket no longer

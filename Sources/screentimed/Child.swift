@@ -59,6 +59,10 @@ struct Child {
     /// System mode: the processes of the child's whose focus and input were refused, and why
     /// (each is logged once; forgotten past 1,000).
     var refusedReporters: [Int32: String] = [:]
+    /// System mode: the compositor of the child's last refused as not sealed, and why (for status).
+    var refusedCompositor: (pid: Int32, name: String, why: String)? = nil
+    /// System mode: where Yama's `ptrace_scope` is read (`--ptrace-scope-file`, a seam for tests).
+    var yamaFile = CompositorFacts.yamaPtraceScope
     /// The child's account (uid, groups, home), for what they can change; nil: not in the user database.
     let account: UserAccount?
     /// What the journal's chain heads said of this state when the daemon started (user mode): a
@@ -71,6 +75,12 @@ struct Child {
     /// their logind session's idle hint, which they may set themselves). Believed, since it can
     /// only cost them, until input from a trusted source shows someone at the keys (`endClaimedIdle`).
     var idleClaimedByChild = false
+    /// System mode: idle since the daemon started, until the first input (`idleUntilFirstInput`).
+    var idleUntilInput = false
+    /// System mode: what is missing of the seat's input, for status (nil: nothing; the daemon sets it).
+    var seatBlindSpot: String? = nil
+    /// System mode: the root-run hooks whose input was said not to count (said once each).
+    var inputNotCountedSaid: Set<String> = []
     /// What the child's own requests and claims may still add to the state today.
     var quota = ChildQuota()
     /// The family database the child's ledger is shared through (`[household]`; nil: none).
@@ -185,10 +195,33 @@ struct Child {
         kinds.removeAll(keepingCapacity: true)
         let notices = logind.update(now: now, into: &kinds)
         for k in kinds {
-            if system, case .idleChanged(let idle, _) = k { idleClaimedByChild = idle }
+            if system, case .idleChanged(let idle, _) = k {
+                // The session's idle hint is the child's desktop's word (their side may set it):
+                // it may start an idleness, and only the seat's input ends it.
+                if !idle { continue }
+                idleClaimedByChild = true
+            }
             observe(k)
         }
         for notice in notices { heed(notice) }
+    }
+
+    /// System mode, at the start: idle until input shows someone at the keys. (A log without
+    /// input relies on `idle_changed` alone, spec/replay.md; in system mode only the seat's input,
+    /// root's X11 hook or root itself say input, and without this a focused learning app would
+    /// earn with nobody there until the first of them.)
+    mutating func idleUntilFirstInput() {
+        guard system else { return }
+        idleUntilInput = true
+        observe(.idleChanged(idle: true, since: nil))
+    }
+
+    /// System mode: a person at the seat's keyboard or pointer while this child's session is the
+    /// active one there (`SeatInput`): input, which also ends an idleness the child's side claimed.
+    mutating func seatInput(count: Int) {
+        let event = stamp(.input(count: Int64(count)))
+        endClaimedIdle(before: event, from: "the keyboard and pointer of \(SeatInput.seat)")
+        for a in live.ingest(event) { carryOut(a) }
     }
 
     /// Input from a trusted source (a hook the daemon runs as root, a compositor proven sealed)
@@ -196,10 +229,12 @@ struct Child {
     /// end, with an `idle_changed` of `idle: false` before the input (issue 35: one `idle: true`
     /// from a child's process made twelve minutes of real typing count as idle).
     mutating func endClaimedIdle(before input: Event, from hook: String) {
-        guard system, idleClaimedByChild, case .input = input.kind else { return }
-        idleClaimedByChild = false
-        log("input from \(hook) while \(name)'s own side said idle: the idleness is over", level: .notice,
+        guard system, idleClaimedByChild || idleUntilInput, case .input = input.kind else { return }
+        log(idleClaimedByChild ? "input from \(hook) while \(name)'s own side said idle: the idleness is over"
+                               : "input from \(hook), the first since the daemon started: the idleness is over", level: .notice,
             ["event": "idle_claim_ended", "hook": "\(hook)"])
+        idleClaimedByChild = false
+        idleUntilInput = false
         pending += live.ingest(Event(at: input.at, mono: input.mono, .idleChanged(idle: false, since: nil)))
     }
 

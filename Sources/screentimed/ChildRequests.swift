@@ -144,9 +144,25 @@ extension Child {
                 if system, peer.uid != 0, !event.kind.onlyStricter, let refusal = compositorRefusal(event, from: peer, who: who) {
                     return refusal
                 }
+                // System mode: input is counted from the seat's own keyboards and pointers
+                // (`SeatInput`) and by the X11 hook of root's, which leaves XTEST out; not from a
+                // compositor, which counts software input too (a remote-desktop session, a
+                // virtual keyboard). Answered, not counted, and said once for each hook.
+                if system, event.kind.isInput, !(peer.uid == 0 && (request.hook == nil || request.hook == "x11")) {
+                    let source = peer.uid == 0 ? "the \(request.hook ?? "") hook" : "the session's compositor"
+                    if !inputNotCountedSaid.contains(source) {
+                        inputNotCountedSaid.insert(source)
+                        log("input reported by \(source) is not counted: in system mode input comes from the seat's keyboards and pointers (a compositor counts software input too)",
+                            level: .notice, ["event": "hook_input_not_counted", "hook": "\(request.hook ?? "")"])
+                    }
+                    return ControlReply(ok: true, note: "not counted: in system mode input comes from the seat's keyboards and pointers")
+                }
                 // Past here, input is from a trusted source in system mode: it ends idleness the
                 // child's side claimed; an idle the child's side says is theirs.
-                if system, case .idleChanged(let idle, _) = event.kind { idleClaimedByChild = idle && peer.uid != 0 }
+                if system, case .idleChanged(let idle, _) = event.kind {
+                    idleClaimedByChild = idle && peer.uid != 0
+                    if !idle { idleUntilInput = false }
+                }
                 endClaimedIdle(before: event, from: request.hook ?? (peer.uid == 0 ? "a hook of root's" : "the session's compositor"))
                 pending += live.ingest(event)
                 return ControlReply(ok: true)
@@ -310,8 +326,10 @@ extension Child {
     /// session's own compositor (`CompositorTrust`); nil: believe it. Everything else is refused
     /// and logged.
     private mutating func compositorRefusal(_ event: Event, from peer: PeerCredentials, who: String) -> ControlReply? {
-        let facts = account.map { CompositorFacts.read(pid: peer.pid, child: $0, extensionUUID: CompositorTrust.gnomeExtension) }
+        let facts = account.map { CompositorFacts.read(pid: peer.pid, child: $0, extensionUUID: CompositorTrust.gnomeExtension, yamaFile: yamaFile) }
         if let why = facts.map({ CompositorTrust.distrust($0, child: uid) }) ?? "\(name) is not in the user database" {
+            // A compositor screentime knows, not sealed: status says why (an impostor is only logged).
+            if let exe = facts?.exe, let compositorName = CompositorTrust.compositors[exe] { refusedCompositor = (peer.pid, compositorName, why) }
             // Said once for each process and reason: a shell that is not believed sends input every few seconds.
             if refusedReporters[peer.pid] != why {
                 if refusedReporters.count >= 1000 { refusedReporters.removeAll() }
@@ -321,6 +339,7 @@ extension Child {
             }
             return .refused("in system mode, \(name)'s own processes may report only idle and locked (the daemon runs the desktop hooks itself, and believes only the session's compositor: \(why))")
         }
+        if refusedCompositor?.pid == peer.pid { refusedCompositor = nil }
         switch compositor.claim(peer.pid, alive: { ProcFS.contents(of: "/proc/\($0)/stat") != nil }) {
         case .believed:
             return nil
@@ -438,6 +457,10 @@ extension Child {
                          ? "no desktop hook has reported the focused window: learning is not credited"
                          : "no desktop hook has reported the focused window: learning counts while the app uses the CPU", at: 0)
         }
+        if let seatBlindSpot { blind.append(seatBlindSpot) }
+        if let r = refusedCompositor, ProcFS.contents(of: "/proc/\(r.pid)/stat") != nil {
+            blind.append("\(r.name) (pid \(r.pid)) is not believed, so the focused window it reports is not taken: \(r.why) (docs/security.md says what to change)")
+        }
         if let logind, !logind.watching {
             blind.append(logind.problem ?? "logind is not watched: idle and lock come only from desktop hooks")
         } else if logind == nil {
@@ -493,6 +516,14 @@ extension Event.Kind {
     /// What can only make accounting stricter: the child going idle; a lock the child claims, or
     /// takes back (it refuses learning only, never stops game time). Anything else a hook says
     /// (focus, input, back from idle) can credit time.
+    /// Input, or the end of an idleness: what says a person is at the keys.
+    var isInput: Bool {
+        switch self {
+        case .input, .idleChanged(idle: false, _): true
+        default: false
+        }
+    }
+
     var onlyStricter: Bool {
         switch self {
         case .idleChanged(idle: true, _), .lockChanged(_, claimed: true): true

@@ -49,6 +49,8 @@ struct Daemon {
     var owner: [Int32: Int] = [:]
     /// System mode: the desktop hooks the daemon runs itself (nil: none, user mode or no logind).
     var hooks: HookSupervisor? = nil
+    /// System mode: the seat's keyboards and pointers, read by root (nil: user mode).
+    var seatInput: SeatInput? = nil
     /// systemd: ready, status, watchdog, reloading, stopping (nothing outside systemd).
     let service = ServiceManager()
     var nextWatchdog: Int64 = 0
@@ -153,6 +155,7 @@ struct Daemon {
             + (server.map { "; socket \($0.listener.path)" } ?? ""), ["event": "started"])
         knowPrograms()
         logHowProcessesAreFollowed()
+        for i in children.indices { children[i].idleUntilFirstInput() }
         service.ready(status: summary())
         while !requests.stop.load(ordering: .relaxed) {
             keepServiceInformed()
@@ -195,6 +198,12 @@ struct Daemon {
                     if child.logind?.wantsWrite == true { busWrites.append(fd) }
                 }
             }
+            if let plugged = seatInput?.rescanIfDue(now: SystemClock.monoMicros()), !plugged.isEmpty {
+                log("input is counted from \(plugged.joined(separator: ", ")) of \(SeatInput.seat) too (plugged in)", ["event": "seat_input"])
+            }
+            if let due = seatInput?.nextRescan { wait = min(wait, max(0, due - SystemClock.monoMicros())) }
+            let devices = seatInput?.descriptors ?? []
+            bus += devices
             if service.watchdogEvery != nil { wait = min(wait, max(0, nextWatchdog - SystemClock.monoMicros())) }
             wait = min(wait, max(0, nextMemoryRelease - SystemClock.monoMicros()))
             if service.notifying { wait = min(wait, max(0, nextStatus - SystemClock.monoMicros())) }
@@ -208,6 +217,11 @@ struct Daemon {
                                   timeoutMillis: wait == 0 ? 0 : Int32(min(wait / 1000 + 1, Self.quietSampleEvery / 1000)))
             if ready.readable.contains(requests.wakeup.fd) { requests.wakeup.drain() }
             if let fd = sampler.kernelEventsDescriptor, ready.readable.contains(fd) { kernelSpoke = true }
+            if !devices.isEmpty, !ready.readable.isDisjoint(with: devices),
+               let input = seatInput?.read(ready: ready.readable, children: children.map(\.uid), now: SystemClock.monoMicros()),
+               let i = index(ofChild: input.child) {
+                children[i].seatInput(count: input.count)
+            }
             requests.takeSignals()
             let busy = Set(bus)
             if var s = server, s.hasWork || !ready.readable.subtracting(busy).isEmpty || !ready.writable.subtracting(busy).isEmpty {
@@ -338,6 +352,7 @@ struct Daemon {
         }
         // Only a reload tells systemd anything (and the status line is not worth making for every hook event).
         let announce = request.command == .reload ? announcer() : { _ in }
+        if system { children[i].seatBlindSpot = seatInput.map { $0.blindSpot } ?? "logind is not asked (--no-logind), so no one is known to be at the keyboard: input is not counted, and learning earns nothing" }
         let reply = children[i].answerLine(request, from: caller, hooks: server?.hooks(of: uid) ?? [], announce: announce)
         var answer = ControlServer.Answer(line: reply.line, ok: reply.ok, child: uid)
         // System mode: idle and a lock from the child's own side are their claims; taking them

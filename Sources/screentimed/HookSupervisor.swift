@@ -136,7 +136,7 @@ struct HookSupervisor {
             var environment = ["DISPLAY": s.display, "PATH": "/usr/bin:/bin"]
             let cookie = Self.fromSession(leader: s.leader, uid: child.uid) { $0["DISPLAY"] == s.display ? $0["XAUTHORITY"] : nil }
             if let cookie { environment["XAUTHORITY"] = cookie }
-            return Plan(path: hookPath, arguments: ["--socket", socketPath, "--user", child.name], environment: environment,
+            return Plan(path: hookPath, arguments: ["--socket", socketPath, "--user", child.name, "--leave-out-xtest"], environment: environment,
                         what: "X11 hook of session \(s.id) on \(s.display)")
         }
         let sway = Self.fromSession(leader: s.leader, uid: child.uid) { env in

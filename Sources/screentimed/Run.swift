@@ -66,6 +66,12 @@ struct Run: ParsableCommand {
     @Option(name: .long, help: "System mode: the user the parents' page runs as (its unit's User=); its logins count wrong passphrases per browser.")
     var webUser = "screentime-web"
 
+    @Option(name: .long, help: ArgumentHelp("System mode: the folder under which the input devices are (dev/input, sys/class/input, run/udev/data; tests: this machine's kernel has none).", visibility: .hidden))
+    var inputRoot: String = ""
+
+    @Option(name: .long, help: ArgumentHelp("System mode: where Yama's ptrace_scope is read (tests: this machine's kernel has no Yama).", visibility: .hidden))
+    var ptraceScopeFile: String = CompositorFacts.yamaPtraceScope
+
     @Option(name: .long, help: ArgumentHelp("Where system-wide Flatpak apps are installed (tests).", visibility: .hidden))
     var flatpakRoot: String = "/var/lib/flatpak"
 
@@ -129,7 +135,7 @@ struct Run: ParsableCommand {
 
     /// Runs the daemon for `children` until SIGTERM or SIGINT.
     func serve(_ children: [Child], listener: UnixListener, every: Microseconds, cpu: Microseconds, quiet: Microseconds, logger: Logger,
-               hooks: HookSupervisor? = nil) throws {
+               hooks: HookSupervisor? = nil, seatInput: SeatInput? = nil) throws {
         ProcFS.raiseOpenFileLimit()
         var server = ControlServer(listener: listener, idleTimeout: quiet)
         if system { server.perUser = 8 }
@@ -139,6 +145,7 @@ struct Run: ParsableCommand {
                                                                      flatpakApps: FlatpakApps(root: flatpakRoot), kernelEvents: events),
                             server: server, sampleEvery: every, system: system, logger: logger)
         daemon.hooks = hooks
+        daemon.seatInput = seatInput
         if system { daemon.webUser = webUser }
         let requests = Requests()
         do { try StopSignals.install(waking: requests.wakeup) } catch { throw fail("screentimed: \(error.description)", code: 1) }
@@ -170,6 +177,7 @@ struct Run: ParsableCommand {
                 locks.append(try options.lockForWriting())
                 let live = try LiveState(store: store, policyText: text, policyFile: path)
                 var child = Child(uid: account.uid, name: account.name, live: live, policyPath: path, logger: logger, system: true)
+                child.yamaFile = ptraceScopeFile
                 watch(&child)
                 child.joinHousehold()
                 child.relay = relay
@@ -181,8 +189,14 @@ struct Run: ParsableCommand {
             let hooks = noLogind || noDesktopHooks ? nil
                 : HookSupervisor(hookPath: InstalledFiles.beside("screentime-hook-x11"), stctlPath: InstalledFiles.beside("stctl"),
                                  socketPath: path, sessions: LoginSessions())
+            // Input from the seat's own devices, for the child whose session is active there (logind says which).
+            let folders = PhysicalInput.Folders(devices: inputRoot + "/dev/input", sysfs: inputRoot + "/sys/class/input", udev: inputRoot + "/run/udev/data")
+            let seatInput = noLogind ? nil : SeatInput(folders: folders, sessions: LoginSessions())
+            if let seatInput {
+                logger.log(level: seatInput.devices.reading.isEmpty ? .warning : .info, "\(seatInput.startLine)", metadata: ["event": "seat_input"])
+            }
             defer { relay?.stopAll() }
-            try serve(children, listener: listener, every: every, cpu: cpu, quiet: quiet, logger: logger, hooks: hooks)
+            try serve(children, listener: listener, every: every, cpu: cpu, quiet: quiet, logger: logger, hooks: hooks, seatInput: seatInput)
         }
     }
 

@@ -333,12 +333,15 @@ struct HookX11: ParsableCommand {
     @Option(name: .long, help: "System mode: the child whose session this is (root only; the system daemon starts this hook itself).")
     var user: String?
 
+    @Flag(name: .long, help: "Count input only from the X server's own devices, not what programs fake through XTEST (the system daemon starts the hook so).")
+    var leaveOutXtest = false
+
     func run() throws {
         let hook = InstalledFiles.beside("screentime-hook-x11")
         guard FileManager.default.isExecutableFile(atPath: hook) else {
             throw Failure("stctl: the X11 hook is not installed: \(hook) is missing (make install puts it next to stctl)", code: 2)
         }
-        let args = [hook] + (socket.map { ["--socket", $0] } ?? []) + (user.map { ["--user", $0] } ?? [])
+        let args = [hook] + (socket.map { ["--socket", $0] } ?? []) + (user.map { ["--user", $0] } ?? []) + (leaveOutXtest ? ["--leave-out-xtest"] : [])
         var argv = args.map { strdup($0) } + [nil]
         execv(hook, &argv)
         throw Failure("stctl: cannot run \(hook): \(String(cString: strerror(errno)))", code: 2)

@@ -95,6 +95,39 @@ struct X11HookTests {
         try d.stop()
     }
 
+    @Test("with --leave-out-xtest (as the system daemon starts it), input a program fakes through XTEST is not counted; a device of the X server's own is")
+    func xtestLeftOut() throws {
+        let x = try X11Session()
+        // A second X server in a window of the first (Xephyr): to it, the pointer moving over its
+        // window is its own mouse, a device like a person's; xdotool on it is XTEST.
+        let nested = try x.nested()
+        let d = try LiveDaemon(policy: Self.policy, arguments: ["--sample-every", "250ms", "--no-logind"], uid: Self.child)
+        _ = try d.waitFor("watching uid")
+        _ = try x.spawn("/usr/bin/setpriv", ["--reuid=\(Self.child)", "--regid=\(Self.child)", "--clear-groups", ControlSocketTests.stctl,
+                                             "hook", "x11", "--socket", d.socket, "--leave-out-xtest"], environment: ["DISPLAY": nested])
+        try Self.waitForHook(d)
+        let before = try d.sql("SELECT max(seq) FROM event")
+        // 5 s of faked input: the pointer warped, clicks and keys through XTEST.
+        for k in 0..<12 {
+            #expect(X11Session.run("/usr/bin/xdotool", ["mousemove", "\(100 + 9 * k)", "\(120 + 7 * k)", "click", "1", "key", "a"], display: nested) == 0)
+            usleep(400_000)
+        }
+        // Then the pointer moved over the nested server's window: its own mouse moves.
+        let window = x.output("/usr/bin/xdotool", ["search", "--onlyvisible", "--class", "Xephyr"]).split(separator: "\n").first.map(String.init) ?? ""
+        try #require(!window.isEmpty, "no Xephyr window on \(x.display)")
+        let real = SystemClock.wallMicros()
+        var k = 0
+        let first = try d.poll("SELECT line FROM event WHERE seq > \(before) AND line LIKE '%\"event\":\"input\"%' ORDER BY seq LIMIT 1") { found in
+            k += 1
+            if found.isEmpty { x.xdotool(["mousemove", "--window", window, "\(50 + (k * 37) % 500)", "\(60 + (k * 23) % 380)"]) }
+            return !found.isEmpty
+        }
+        // The first input counted is the real one: none of the faked came before it.
+        try #require(!first.isEmpty, "the nested server's own mouse was not counted")
+        #expect(try EventLog.decode(line: first).at.micros >= real - 50_000, "an input was counted before the real device moved: \(first)")
+        try d.stop()
+    }
+
     enum Use { case focusedWithInput, unfocused, idle }
 
     /// 25 s of the learning xterm under the hook, used as `use` says; then it is closed. Returns

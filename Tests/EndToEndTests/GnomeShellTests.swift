@@ -185,17 +185,65 @@ struct GnomeShellTests {
     /// The root daemon for the system-mode child, and their GNOME Shell with the extension
     /// installed as `make install` does (in a folder of root's on the shell's data path) or, with
     /// `fromHome`, in the child's own home.
-    static func systemSession(fromHome: Bool = false) throws -> (SystemModeTests.SystemDaemon, GnomeShellSession) {
+    /// The seat's keyboard is `InputDevices.keyboard` of the returned devices (a FIFO standing in:
+    /// this machine has no input devices); logind (the mock) has the shell's session active on seat0.
+    /// Yama's `ptrace_scope` is `ptraceScope`, as the daemon reads it through its seam (a file of
+    /// the test's: this machine's kernel has no Yama); 1 is what the package sets.
+    static func systemSession(fromHome: Bool = false, ptraceScope: String = "1", environment: [String: String] = [:],
+                              dataFoldersFirst: [String] = []) throws -> (SystemModeTests.SystemDaemon, GnomeShellSession, InputDevices) {
         _ = systemChild   // made before the daemon looks for the user
-        let d = try SystemModeTests.SystemDaemon(policies: [systemName: policy])
+        let logind = try MockLogind()
+        let devices = try InputDevices([InputDevices.keyboard])
+        try (ptraceScope + "\n").write(toFile: devices.root + "/ptrace_scope", atomically: true, encoding: .utf8)
+        let d = try SystemModeTests.SystemDaemon(policies: [systemName: policy],
+                                                 arguments: ["--input-root", devices.root, "--ptrace-scope-file", devices.root + "/ptrace_scope"],
+                                                 logind: logind.address)
         _ = try d.waitFor("watching")
-        let shell = try GnomeShellSession(uid: systemChild, packed: try packed(), systemWide: !fromHome, socket: d.socket, idleDelay: 0)
-        return (d, shell)
+        let shell = try GnomeShellSession(uid: systemChild, packed: try packed(), systemWide: !fromHome, socket: d.socket, idleDelay: 0,
+                                          environment: environment, logind: logind, dataFoldersFirst: dataFoldersFirst)
+        return (d, shell, devices)
+    }
+
+    /// A folder of the child's (the child owns it and may write in it), in a folder of root's
+    /// that the child can enter; removed by the caller.
+    static func childFolder(_ name: String) throws -> (root: String, folder: String) {
+        let fm = FileManager.default
+        let root = fm.temporaryDirectory.appendingPathComponent("screentime-childs-\(UUID().uuidString)").path
+        try fm.createDirectory(atPath: root + "/" + name, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        try fm.setAttributes([.posixPermissions: 0o755], ofItemAtPath: root)
+        try fm.setAttributes([.ownerAccountID: systemChild, .groupOwnerAccountID: systemChild], ofItemAtPath: root + "/" + name)
+        return (root, root + "/" + name)
+    }
+
+    /// The shell is not believed: the daemon logs why (each of `reasons`), status says it, and no hook is connected.
+    static func notBelieved(_ d: SystemModeTests.SystemDaemon, _ reasons: [String]) throws {
+        let said = try d.waitFor("refused a ")
+        for r in reasons { #expect(said.contains(r), "the daemon did not say \"\(r)\": \(said)") }
+        var status: [String: Any] = [:]
+        for _ in 0..<250 {
+            status = try Self.status(d.socket, user: Self.systemName)
+            if (status["blind_spots"] as? [String])?.contains(where: { $0.contains("GNOME Shell (pid ") }) == true { break }
+            usleep(20_000)
+        }
+        #expect(status["hooks"] as? [String] == [])
+        let spot = (status["blind_spots"] as? [String])?.first { $0.contains("GNOME Shell (pid ") } ?? ""
+        for r in reasons { #expect(spot.contains(r), "status does not say \"\(r)\": \(status)") }
+        #expect(spot.contains("is not believed, so the focused window it reports is not taken"), "\(status)")
+    }
+
+    /// Typing as a person does, for `seconds`, at the seat's keyboard: a key every 0.3 to 1.5 s.
+    static func type(_ devices: InputDevices, seconds: Double) throws {
+        var random = SystemRandomNumberGenerator()
+        let start = Date()
+        while Date().timeIntervalSince(start) < seconds {
+            try devices.send(InputDevices.keyboard.name, InputDevices.keystroke(UInt16(16 + random.next() % 10)))
+            usleep(useconds_t(300_000 + random.next() % 1_200_000))
+        }
     }
 
     @Test("system mode: the root daemon believes the child's own GNOME Shell; an impostor of the child's earns nothing and is logged; disabling the extension is a gap")
     func systemMode() throws {
-        let (d, shell) = try Self.systemSession()
+        let (d, shell, devices) = try Self.systemSession()
         defer { shell.stop() }
         for _ in 0..<250 where (try Self.status(d.socket, user: Self.systemName)["hooks"] as? [String]) != ["gnome-shell"] { usleep(20_000) }
         #expect(try Self.status(d.socket, user: Self.systemName)["hooks"] as? [String] == ["gnome-shell"])
@@ -205,8 +253,16 @@ struct GnomeShellTests {
         let focused = try d.saved(Self.systemName, "SELECT line FROM event WHERE line LIKE '%\"focus_changed\",\"pid\":\(learn.processIdentifier),%' LIMIT 1")
         #expect(try EventLog.decode(line: focused).kind == .focusChanged(FocusedWindow(pid: learn.processIdentifier, appID: "learning.app", title: "GCompris")))
 
-        // The learning window in front with input, as the shell saw it: credited.
-        Self.use(shell, seconds: 12)
+        // Input through Mutter's remote-desktop interface, as a program of the child's can give
+        // it: Mutter takes it as input, the extension reports it, and it is not counted (#36).
+        let mutterIdle = shell.remoteDesktopInput(seconds: 8)
+        #expect((0..<2000).contains(mutterIdle), "Mutter's idle time after its remote-desktop input: \(mutterIdle) ms")
+        _ = try d.waitFor("input reported by the session's compositor is not counted")
+        let events = try d.sql(Self.systemName, "SELECT group_concat(substr(line, 1, 160), char(10)) FROM event WHERE line NOT LIKE '%process_%'")
+        #expect(try Self.status(d.socket, user: Self.systemName)["learning_today_seconds"] as? Int == 0, "\(events)")
+
+        // The learning window in front with typing at the seat's keyboard: credited.
+        try Self.type(devices, seconds: 14)
         _ = try shell.activate("Chat")
         let credited = try d.saved(Self.systemName, "SELECT sum(points) FROM session WHERE points > 0")
         #expect((Int(credited) ?? 0) >= 8, "\(credited)")
@@ -231,14 +287,14 @@ struct GnomeShellTests {
         let next = try shell.foot(appID: "learning.app", title: "GCompris 2")
         _ = try shell.activate("GCompris 2")
         _ = try d.saved(Self.systemName, "SELECT line FROM event WHERE line LIKE '%\"focus_changed\",\"pid\":\(next.processIdentifier),%'")
-        Self.use(shell, seconds: 5)
+        try Self.type(devices, seconds: 5)
         shell.call("org.gnome.Shell", "/org/gnome/Shell", "org.gnome.Shell.Extensions.DisableExtension", [GnomeShellSession.extensionUUID])
         _ = try d.waitFor("the gnome-shell desktop hook disconnected, and no other is connected")
-        Self.use(shell, seconds: 4)
+        try Self.type(devices, seconds: 4)
         let gapEnd = try d.sql(Self.systemName, "SELECT max(seq) FROM event")
         shell.call("org.gnome.Shell", "/org/gnome/Shell", "org.gnome.Shell.Extensions.EnableExtension", [GnomeShellSession.extensionUUID])
         _ = try d.saved(Self.systemName, "SELECT seq FROM event WHERE seq > \(gapEnd) AND line LIKE '%\"focus_changed\",\"pid\":\(next.processIdentifier),%'")
-        Self.use(shell, seconds: 2)
+        try Self.type(devices, seconds: 2)
         kill(next.processIdentifier, SIGKILL)
         // (The gap is refused in the sessions of every learning program running then: here the
         // foot terminals, which the policy names by program.)
@@ -250,9 +306,33 @@ struct GnomeShellTests {
 
     @Test("system mode: a GNOME Shell that loads the extension from the child's home is not believed")
     func extensionFromHome() throws {
-        let (d, shell) = try Self.systemSession(fromHome: true)
+        let (d, shell, _) = try Self.systemSession(fromHome: true)
         defer { shell.stop() }
         _ = try d.waitFor("loads the screentime extension from \(shell.dir)/home/.local/share/gnome-shell/extensions/\(GnomeShellSession.extensionUUID), which the child can change")
         #expect(try Self.status(d.socket, user: Self.systemName)["hooks"] as? [String] == [])
+    }
+
+    @Test("system mode: a session mode file in a folder of the child's on the shell's data path makes the shell unbelieved")
+    func sessionModeFromChildsFolder() throws {
+        let (root, data) = try Self.childFolder("data")
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        // What the child wrote: a session mode that turns on an extension of theirs.
+        try FileManager.default.createDirectory(atPath: data + "/gnome-shell/modes", withIntermediateDirectories: true)
+        try #"{"parentMode": "user", "enabledExtensions": ["driver@screentime-test"]}"#
+            .write(toFile: data + "/gnome-shell/modes/homework.json", atomically: true, encoding: .utf8)
+        let (d, shell, _) = try Self.systemSession(dataFoldersFirst: [data])
+        defer { shell.stop() }
+        try Self.notBelieved(d, ["GNOME Shell reads code and data from \(data), which the child can change"])
+    }
+
+    @Test("system mode: a module folder named in the shell's environment, and a kernel that lets the child attach to the shell (to copy its connection out with pidfd_getfd), each make the shell unbelieved")
+    func moduleFolderAndPtrace() throws {
+        let (root, modules) = try Self.childFolder("modules")
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        // GST_PLUGIN_PATH was not on the old list of forbidden variables; the list is now of those allowed.
+        let (d, shell, _) = try Self.systemSession(ptraceScope: "0", environment: ["GST_PLUGIN_PATH": modules])
+        defer { shell.stop() }
+        try Self.notBelieved(d, ["GNOME Shell runs with GST_PLUGIN_PATH set, which a session does not need",
+                                 "Yama's ptrace_scope is 0, so the child's own programs may attach to GNOME Shell"])
     }
 }

@@ -1,4 +1,6 @@
 import Foundation
+import ScreenTimeCore
+import ScreenTimeLinux
 import TestSupport
 import Testing
 
@@ -476,14 +478,17 @@ struct SystemModeTests {
 
     // MARK: Trusted observation
 
-    @Test("the daemon runs the X11 hook of a child's session itself, as root: the child cannot kill it; one that dies is started again")
+    @Test("the daemon runs the X11 hook of a child's session itself, as root: the child cannot kill it; one that dies is started again; input is the seat's keyboard's, not XTEST's")
     func trustedHook() throws {
         _ = (Self.emma, Self.tom, Self.parent)
         let x = try X11Session()
         let logind = try MockLogind()
+        // The seat's keyboard, as the kernel has it (a FIFO standing in: this machine has none).
+        let devices = try InputDevices([InputDevices.keyboard, InputDevices.uinput])
         let d = try SystemDaemon(policies: ["stkid65005": Self.policy(games: "/nonexistent/game", learning: "/usr/bin/xterm",
                                                                      parents: #"users = ["stparent65007"]"#)],
-                                 logind: logind.address)
+                                 arguments: ["--input-root", devices.root], logind: logind.address)
+        _ = try d.waitFor("input is counted from event3 of seat0; not read: event9 (made by software (under /sys/devices/virtual), not a person's)")
         _ = try d.waitFor("screentimed: watching uid 65005;")
         // emma's X11 session: its leader is her xterm (it has the session's DISPLAY).
         let learn = try x.xterm(class: "LearningApp", title: "GCompris", uid: Self.emma)
@@ -500,8 +505,8 @@ struct SystemModeTests {
         let status = try d.json(Self.emma, ["status"])
         #expect(status["current_app"] as? String == "GCompris" && status["hooks"] as? [String] == ["x11"], "\(status)")
 
-        // emma's own process says she is idle: believed (it can only cost her), until the hook of
-        // root's sees input at her keys (issue 35: twelve minutes of typing counted as idle).
+        // emma's own process says she is idle: believed (it can only cost her), until the seat's
+        // keyboard shows someone at the keys (issue 35: twelve minutes of typing counted as idle).
         #expect(try d.stctl(Self.emma, ["hook", "event", #"{"event": "idle_changed", "idle": true}"#]).status == 0)
         var claimed = ""
         for _ in 0..<250 where claimed.isEmpty {
@@ -509,8 +514,17 @@ struct SystemModeTests {
             if claimed.isEmpty { usleep(20_000) }
         }
         try #require(!claimed.isEmpty, "the idle claim was not saved")
-        for k in 0..<10 { x.xdotool(["mousemove", "\(200 + k)", "\(200 + k)"]); usleep(200_000) }
-        _ = try d.waitFor("stkid65005: input from x11 while stkid65005's own side said idle: the idleness is over")
+        // Input a program of hers fakes through XTEST: not counted, the X11 hook of root's leaves
+        // XTEST out (#36); and a uinput device (were it hers to make) is not even read.
+        #expect(!devices.isRead("event9"))
+        for k in 0..<10 {
+            x.xdotool(["mousemove", "\(200 + k)", "\(200 + k)", "click", "1"])
+            usleep(200_000)
+        }
+        // Then the keyboard.
+        let typed = SystemClock.wallMicros()
+        for k in 0..<5 { try devices.send("event3", InputDevices.keystroke(UInt16(30 + k))) }
+        _ = try d.waitFor("stkid65005: input from the keyboard and pointer of seat0 while stkid65005's own side said idle: the idleness is over")
         // (Saved within a second of the log line.)
         var after = ""
         for _ in 0..<250 where !(after.contains("\"idle\":false") && after.contains("\"event\":\"input\"")) {
@@ -520,6 +534,9 @@ struct SystemModeTests {
         let over = try #require(after.range(of: "\"idle_changed\",\"idle\":false"), "\(after)")
         let input = try #require(after.range(of: "\"event\":\"input\""), "\(after)")
         #expect(over.lowerBound < input.lowerBound, "the idleness ends before the input that ended it: \(after)")
+        // The first input after her claim is the keyboard's: nothing faked came before it.
+        let firstInput = after.split(separator: "\n").first { $0.contains("\"event\":\"input\"") }.map(String.init) ?? ""
+        #expect(try EventLog.decode(line: firstInput).at.micros >= typed - 50_000, "input counted before the keyboard was used: \(after)")
 
         // emma cannot stop it.
         let attempt = try ReplayBinaryTests.runBinary("/usr/bin/setpriv", ["--reuid=\(Self.emma)", "--regid=\(Self.emma)", "--clear-groups",

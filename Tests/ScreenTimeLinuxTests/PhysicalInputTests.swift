@@ -1,74 +1,21 @@
 import Foundation
 @testable import ScreenTimeLinux
+import TestSupport
 import Testing
 
 /// The reader of the kernel's input devices (issue #36). This machine's kernel has no input
 /// devices and no uinput, so each test stands in for them through the reader's one seam
-/// (`PhysicalInput.Folders`): a FIFO for each `/dev/input/eventN`, into which the test writes real
-/// `struct input_event` records as a keyboard, a mouse or a uinput-made device sends them; a
-/// `sysfs` folder with each device's `dev` and `device` link (a real device's path, or one under
-/// `/devices/virtual`); and udev's `c13:N` property files.
+/// (`PhysicalInput.Folders`), with `InputDevices`: FIFOs into which the test writes real
+/// `struct input_event` records, and the kernel's and udev's descriptions of each device.
 @Suite("Physical input: the kernel's input devices, counted, never which key")
 struct PhysicalInputTests {
-    /// One `struct input_event` (64-bit): time, type, code, value.
-    static func record(_ type: UInt16, _ code: UInt16, _ value: Int32) -> [UInt8] {
-        var out = [UInt8](repeating: 0, count: 16)          // the time: not read
-        out += withUnsafeBytes(of: type.littleEndian, Array.init)
-        out += withUnsafeBytes(of: code.littleEndian, Array.init)
-        out += withUnsafeBytes(of: value.littleEndian, Array.init)
-        return out
-    }
-    static let report = record(0, 0, 0)                      // EV_SYN SYN_REPORT
-
-    /// A key pressed and released, as a keyboard sends it (the scan code first, EV_MSC).
-    static func keystroke(_ key: UInt16) -> [UInt8] {
-        record(4, 4, 0x70004) + record(1, key, 1) + report + record(4, 4, 0x70004) + record(1, key, 0) + report
-    }
-    /// A mouse moved by (dx, dy).
-    static func move(_ dx: Int32, _ dy: Int32) -> [UInt8] { record(2, 0, dx) + record(2, 1, dy) + report }
-
-    /// A machine of input devices: `devices` are (name, device path under /sys, udev properties).
-    final class Machine {
-        let root: String
-        let folders: PhysicalInput.Folders
-        var writers: [String: FileHandle] = [:]
-
-        init(_ devices: [(name: String, path: String, udev: [String])]) throws {
-            let fm = FileManager.default
-            root = fm.temporaryDirectory.appendingPathComponent("screentime-input-\(UUID().uuidString)").path
-            folders = PhysicalInput.Folders(devices: root + "/dev/input", sysfs: root + "/sys/class/input", udev: root + "/run/udev/data")
-            for folder in [folders.devices, folders.sysfs, folders.udev] { try fm.createDirectory(atPath: folder, withIntermediateDirectories: true) }
-            for (k, d) in devices.enumerated() {
-                #expect(mkfifo(folders.devices + "/" + d.name, 0o600) == 0)
-                let device = root + "/sys" + d.path
-                try fm.createDirectory(atPath: device, withIntermediateDirectories: true)
-                try fm.createDirectory(atPath: folders.sysfs + "/" + d.name, withIntermediateDirectories: true)
-                try fm.createSymbolicLink(atPath: folders.sysfs + "/" + d.name + "/device", withDestinationPath: device)
-                try "13:\(64 + k)\n".write(toFile: folders.sysfs + "/" + d.name + "/dev", atomically: true, encoding: .utf8)
-                try d.udev.map { "E:" + $0 + "\n" }.joined().write(toFile: folders.udev + "/c13:\(64 + k)", atomically: true, encoding: .utf8)
-            }
-        }
-
-        /// Opens `name` for writing (after the reader opened it for reading) and writes `bytes`.
-        func send(_ name: String, _ bytes: [UInt8]) throws {
-            if writers[name] == nil { writers[name] = try FileHandle(forWritingTo: URL(fileURLWithPath: folders.devices + "/" + name)) }
-            try writers[name]!.write(contentsOf: Data(bytes))
-        }
-
-        deinit {
-            for w in writers.values { try? w.close() }
-            try? FileManager.default.removeItem(atPath: root)
-        }
-    }
-
-    static let keyboard = (name: "event3", path: "/devices/platform/i8042/serio0/input/input3", udev: ["ID_INPUT=1", "ID_INPUT_KEYBOARD=1"])
-    static let mouse = (name: "event5", path: "/devices/pci0000:00/0000:00:14.0/usb1/1-2/1-2:1.0/0003:046D:C077.0001/input/input5",
-                        udev: ["ID_INPUT=1", "ID_INPUT_MOUSE=1"])
-    /// What `uinput` makes (xdotool's and ydotool's kind): a device under /devices/virtual.
-    static let uinput = (name: "event9", path: "/devices/virtual/input/input9", udev: ["ID_INPUT=1", "ID_INPUT_KEYBOARD=1", "ID_INPUT_MOUSE=1"])
-    static let otherSeat = (name: "event11", path: "/devices/pci0000:00/0000:00:14.0/usb1/1-4/input/input11",
-                            udev: ["ID_INPUT=1", "ID_INPUT_KEYBOARD=1", "ID_SEAT=seat1"])
-    static let powerButton = (name: "event0", path: "/devices/LNXSYSTM:00/LNXPWRBN:00/input/input0", udev: ["ID_INPUT=1", "ID_INPUT_KEY=1"])
+    typealias Machine = InputDevices
+    static let (keyboard, mouse, uinput, otherSeat, powerButton) = (InputDevices.keyboard, InputDevices.mouse, InputDevices.uinput,
+                                                                    InputDevices.otherSeat, InputDevices.powerButton)
+    static func record(_ type: UInt16, _ code: UInt16, _ value: Int32) -> [UInt8] { InputDevices.record(type, code, value) }
+    static let report = InputDevices.report
+    static func keystroke(_ key: UInt16) -> [UInt8] { InputDevices.keystroke(key) }
+    static func move(_ dx: Int32, _ dy: Int32) -> [UInt8] { InputDevices.move(dx, dy) }
 
     @Test("a keyboard and a mouse of the seat are read; a uinput device, another seat's keyboard and the power button are not, each with why")
     func whichDevices() throws {
@@ -128,5 +75,20 @@ struct PhysicalInputTests {
         #expect(input.read(input.descriptors[1]) == 1)
         #expect(input.reading == ["event3"])
         #expect(input.notRead["event5"] == "gone")
+    }
+
+    @Test("a keyboard plugged in after the start is read once the devices are looked at again; a uinput one still is not")
+    func pluggedIn() throws {
+        let m = try Machine([Self.keyboard])
+        let input = PhysicalInput(seat: "seat0", folders: m.folders)
+        #expect(input.reading == ["event3"])
+        #expect(input.rescan() == [])
+        try m.plug(Self.mouse, minor: 70)
+        try m.plug(Self.uinput, minor: 71)
+        #expect(input.rescan() == ["event5"])
+        #expect(input.reading == ["event3", "event5"])
+        #expect(input.notRead["event9"] == "made by software (under /sys/devices/virtual), not a person's")
+        try m.send("event5", Self.move(2, 2))
+        #expect(input.read(input.descriptors[1]) == 1)
     }
 }

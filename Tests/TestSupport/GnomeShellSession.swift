@@ -26,9 +26,11 @@ public final class GnomeShellSession {
     /// uuid). `systemWide`: install it in a folder of root's on the shell's `XDG_DATA_DIRS` (as
     /// `make install` does) rather than in the child's home. `socket`: SCREENTIME_SOCKET, the
     /// daemon the extension talks to (nil: found as in real use). `idleDelay`: GNOME's
-    /// `idle-delay`, in seconds (0: never idle).
+    /// `idle-delay`, in seconds (0: never idle). `logind`: the mock logind to add the session to
+    /// (one the daemon asks too; nil: one of its own). `dataFoldersFirst`: folders put first on
+    /// the shell's `XDG_DATA_DIRS`.
     public init(uid: UInt32, packed: String, systemWide: Bool = false, socket: String? = nil, idleDelay: Int = 0,
-                environment extra: [String: String] = [:]) throws {
+                environment extra: [String: String] = [:], logind given: MockLogind? = nil, dataFoldersFirst: [String] = []) throws {
         self.uid = uid
         let fm = FileManager.default
         dir = fm.temporaryDirectory.appendingPathComponent("screentime-gnome-\(UUID().uuidString)").path
@@ -56,13 +58,13 @@ public final class GnomeShellSession {
             try fm.setAttributes([.ownerAccountID: uid, .groupOwnerAccountID: uid], ofItemAtPath: userExtensions + "/" + $0)
         }
 
-        logind = try MockLogind()
+        logind = try given ?? MockLogind()
         try logind.addSession("c2", uid: uid, name: UserAccount.name(of: uid) ?? "uid\(uid)")
 
         var environment = ["PATH": "/usr/bin:/bin", "HOME": home, "XDG_RUNTIME_DIR": run, "XDG_SESSION_ID": "c2",
                            "DBUS_SYSTEM_BUS_ADDRESS": logind.address, "MUTTER_DEBUG_RESET_IDLETIME": "1"]
         if let socket { environment["SCREENTIME_SOCKET"] = socket }
-        if systemWide { environment["XDG_DATA_DIRS"] = share + ":/usr/share" }
+        if systemWide || !dataFoldersFirst.isEmpty { environment["XDG_DATA_DIRS"] = (dataFoldersFirst + [share, "/usr/share"]).joined(separator: ":") }
         environment.merge(extra) { $1 }
         _ = fm.createFile(atPath: dir + "/shell.log", contents: nil)
         // Through Spawn: every signal at its default and none blocked. The test runner blocks most
@@ -175,6 +177,33 @@ public final class GnomeShellSession {
     /// The notifications the shell has shown ("title: body"), as gdbus prints them.
     public func notificationsShown() -> String {
         call("org.gnome.Shell", "/org/screentime/TestDriver", "org.screentime.TestDriver.Shown")
+    }
+
+    /// Input through Mutter's remote-desktop interface (what GNOME's remote desktop and other
+    /// programs of the child's may use), for `seconds`: a session of
+    /// org.gnome.Mutter.RemoteDesktop, started, moving the pointer and pressing a key every 0.3 s.
+    /// Returns Mutter's idle time (ms) just after, which says whether Mutter took it as input.
+    public func remoteDesktopInput(seconds: Double) -> Int {
+        let script = """
+            import dbus, time
+            bus = dbus.SessionBus()
+            rd = bus.get_object('org.gnome.Mutter.RemoteDesktop', '/org/gnome/Mutter/RemoteDesktop')
+            path = rd.CreateSession(dbus_interface='org.gnome.Mutter.RemoteDesktop')
+            s = dbus.Interface(bus.get_object('org.gnome.Mutter.RemoteDesktop', path), 'org.gnome.Mutter.RemoteDesktop.Session')
+            s.Start()
+            end = time.monotonic() + \(seconds)
+            k = 0
+            while time.monotonic() < end:
+                k += 1
+                s.NotifyPointerMotionRelative(float(k % 7 - 3), float(k % 5 - 2))
+                s.NotifyKeyboardKeycode(dbus.UInt32(30 + k % 5), True)
+                s.NotifyKeyboardKeycode(dbus.UInt32(30 + k % 5), False)
+                time.sleep(0.3)
+            idle = dbus.Interface(bus.get_object('org.gnome.Mutter.IdleMonitor', '/org/gnome/Mutter/IdleMonitor/Core'), 'org.gnome.Mutter.IdleMonitor')
+            print(int(idle.GetIdletime()))
+            s.Stop()
+            """
+        return Int(run("/usr/bin/python3", ["-c", script]).trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
     }
 
     /// Input, as Mutter counts it: its idle time starts again from zero.

@@ -10,37 +10,8 @@ public final class X11Session {
     private var home: String? = nil
 
     public init() throws {
-        // Xvfb chooses a free display itself and says which (`-displayfd`): no two sessions (of
-        // parallel tests, or of other runs) can pick the same one, and stale lock files of killed
-        // servers are Xvfb's to clear.
-        let xvfb = Process()
-        xvfb.executableURL = URL(fileURLWithPath: "/usr/bin/Xvfb")
-        xvfb.arguments = ["-displayfd", "1", "-screen", "0", "1280x800x24", "-nolisten", "tcp"]
-        xvfb.environment = ["PATH": "/usr/bin:/bin"]
-        let chosen = Pipe()
-        xvfb.standardOutput = chosen
-        xvfb.standardError = FileHandle.nullDevice
-        try xvfb.run()
-        var said = ""
-        let reader = chosen.fileHandleForReading
-        for _ in 0..<1000 where !said.hasSuffix("\n") && xvfb.isRunning {
-            var ready = pollfd(fd: reader.fileDescriptor, events: Int16(POLLIN), revents: 0)
-            guard poll(&ready, 1, 20) > 0 else { continue }
-            let data = reader.availableData
-            if data.isEmpty { break }
-            said += String(decoding: data, as: UTF8.self)
-        }
-        guard let n = Int(said.trimmingCharacters(in: .whitespacesAndNewlines)) else {
-            if xvfb.isRunning { kill(xvfb.processIdentifier, SIGKILL) }
-            reap(xvfb)
-            throw FixtureFailure("Xvfb did not start (it said \"\(said)\")")
-        }
+        let (xvfb, n) = try X11Session.server("/usr/bin/Xvfb", ["-screen", "0", "1280x800x24"], environment: [:])
         display = ":\(n)"
-        guard X11Session.wait(for: { X11Session.run("/usr/bin/xdpyinfo", ["-display", ":\(n)"]) == 0 }, while: xvfb) else {
-            kill(xvfb.processIdentifier, SIGKILL)
-            reap(xvfb)
-            throw FixtureFailure("Xvfb on :\(n) does not answer")
-        }
         processes.append(xvfb)
         // openbox keeps its config and cache under HOME: a folder of its own, so that sessions
         // starting at the same moment do not meet there (one was seen to end at once, status 1).
@@ -60,6 +31,51 @@ public final class X11Session {
             ended = wm.terminationStatus
         }
         throw FixtureFailure("openbox ended at once, three times (status \(ended ?? -1))")
+    }
+
+    /// Starts an X server that says its display number (`-displayfd 1`) and answers; returns it
+    /// with the number. Xvfb, or Xephyr inside this session.
+    static func server(_ path: String, _ args: [String], environment: [String: String]) throws -> (Process, Int) {
+        // The server chooses a free display itself and says which (`-displayfd`): no two sessions
+        // (of parallel tests, or of other runs) can pick the same one, and stale lock files of
+        // killed servers are the server's to clear.
+        let server = Process()
+        server.executableURL = URL(fileURLWithPath: path)
+        server.arguments = ["-displayfd", "1"] + args + ["-nolisten", "tcp"]
+        server.environment = ["PATH": "/usr/bin:/bin"].merging(environment) { $1 }
+        let chosen = Pipe()
+        server.standardOutput = chosen
+        server.standardError = FileHandle.nullDevice
+        try server.run()
+        var said = ""
+        let reader = chosen.fileHandleForReading
+        for _ in 0..<1000 where !said.hasSuffix("\n") && server.isRunning {
+            var ready = pollfd(fd: reader.fileDescriptor, events: Int16(POLLIN), revents: 0)
+            guard poll(&ready, 1, 20) > 0 else { continue }
+            let data = reader.availableData
+            if data.isEmpty { break }
+            said += String(decoding: data, as: UTF8.self)
+        }
+        guard let n = Int(said.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            if server.isRunning { kill(server.processIdentifier, SIGKILL) }
+            reap(server)
+            throw FixtureFailure("\(path) did not start (it said \"\(said)\")")
+        }
+        guard X11Session.wait(for: { X11Session.run("/usr/bin/xdpyinfo", ["-display", ":\(n)"]) == 0 }, while: server) else {
+            kill(server.processIdentifier, SIGKILL)
+            reap(server)
+            throw FixtureFailure("\(path) on :\(n) does not answer")
+        }
+        return (server, n)
+    }
+
+    /// An X server (Xephyr) in a window of this one: its keyboard and mouse are real devices to
+    /// it, not XTEST ones, so what `xdotool` does on this display reaches it as a person's input
+    /// would. Returns its display, with its window here at (0, 0).
+    public func nested() throws -> String {
+        let (xephyr, n) = try X11Session.server("/usr/bin/Xephyr", ["-screen", "640x480", "-no-host-grab"], environment: ["DISPLAY": display])
+        processes.append(xephyr)
+        return ":\(n)"
     }
 
     deinit {
@@ -141,7 +157,7 @@ public final class X11Session {
     }
 
     @discardableResult
-    static func run(_ path: String, _ args: [String], display: String? = nil) -> Int32 {
+    public static func run(_ path: String, _ args: [String], display: String? = nil) -> Int32 {
         guard let p = try? start(path, args, display: display) else { return -1 }
         p.waitUntilExit()
         return p.terminationStatus

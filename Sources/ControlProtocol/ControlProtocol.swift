@@ -10,13 +10,13 @@ public enum ControlProtocol {
     /// screentime's release, as `screentimed --version` and `stctl --version` print it.
     public static let release = "0.1.0"
 
-    /// Where a client finds the daemon in user mode (DESIGN.md §1): the user's runtime folder.
+    /// Where a client finds the daemon in user mode (docs/architecture.md §1): the user's runtime folder.
     public static var userSocketPath: String {
         let runtime = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"] ?? "/run/user/\(getuid())"
         return runtime + "/screentime/control.sock"
     }
 
-    /// Where the system daemon listens (DESIGN.md §1), for every local user.
+    /// Where the system daemon listens (docs/architecture.md §1), for every local user.
     public static let systemSocketPath = "/run/screentime/control.sock"
 
     /// The socket a client uses when not told: the user's own daemon's, else the system daemon's.

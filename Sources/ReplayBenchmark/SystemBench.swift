@@ -26,7 +26,7 @@ func start(_ path: String, _ arguments: [String], environment: [String: String]?
 
 /// System mode against Timekpr-nExT, side by side in the same minutes: the release screentimed
 /// `--system` and `timekprd`, each watching the same two children (two test users with a logind
-/// session each) on a private system bus with python3-dbusmock's logind (../shared/RECIPES.md),
+/// session each) on a private system bus with python3-dbusmock's logind (docs/dev/recipes.md),
 /// among 1,000 processes. Their RSS and CPU, and the ratios.
 @MainActor func systemBench(binaries: String, minutes: Int) {
     guard minutes > 0 else { return }

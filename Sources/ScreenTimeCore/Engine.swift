@@ -1,4 +1,4 @@
-/// The engine: a pure fold of events into state and effects (DESIGN.md §2). No I/O, no clock
+/// The engine: a pure fold of events into state and effects (docs/architecture.md §2). No I/O, no clock
 /// reads, no randomness: everything it knows came in an event, so the daemon and
 /// `screentimed replay` reach the same ledger from the same log.
 ///

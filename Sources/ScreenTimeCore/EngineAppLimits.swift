@@ -44,7 +44,7 @@ public struct SharedAppTime: Sendable, Equatable {
     public init(key: String, today: Microseconds, week: Microseconds) { self.key = key; self.today = today; self.week = week }
 }
 
-/// App and group limits (`spec/family.md`): a reward app over its own or its group's limit is
+/// App and group limits (`docs/spec/family.md`): a reward app over its own or its group's limit is
 /// stopped (`app_limit`) while other games go on as the overall limits allow.
 extension Engine {
     /// The reward apps (entries) whose game time is counting now: what `rewardCounting` counts, by app.

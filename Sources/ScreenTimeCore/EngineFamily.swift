@@ -35,7 +35,7 @@ extension RequestDecision {
     public static let child = "child"
 }
 
-/// The family loop (`spec/family.md`): a child asks, a parent answers; chores claimed and paid.
+/// The family loop (`docs/spec/family.md`): a child asks, a parent answers; chores claimed and paid.
 extension Engine {
     /// Pending requests and chore claims, and those decided in the last week, oldest first.
     public var requests: [TimeRequest] { family.requests }

@@ -1,4 +1,4 @@
-/// The daily learning goal and the streak of days that met it (`spec/family.md`).
+/// The daily learning goal and the streak of days that met it (`docs/spec/family.md`).
 struct Streak: Sendable, Codable {
     /// Days in a row that met the goal, up to yesterday.
     var before: Int = 0

@@ -1,4 +1,4 @@
-/// One observed fact, the vocabulary of `spec/replay.md`. The daemon's event log and
+/// One observed fact, the vocabulary of `docs/spec/replay.md`. The daemon's event log and
 /// `screentimed replay` both speak it; the engine knows nothing it was not told in one.
 public struct Event: Sendable, Equatable {
     /// The wall clock as the machine showed it.
@@ -41,7 +41,7 @@ public struct Event: Sendable, Equatable {
         /// the kernel's, its wall clock `wallAhead`. The event itself carries the kernel's boot
         /// clock; the engine records the fault and counts nothing by it.
         case clockFaked(bootAhead: Microseconds, wallAhead: Microseconds)
-        // The family loop (`spec/family.md`). Who may cause each was checked before it was logged.
+        // The family loop (`docs/spec/family.md`). Who may cause each was checked before it was logged.
         /// The child asks for more game time.
         case timeRequested(id: String, minutes: Int64, reason: String?)
         /// A parent's answer to a request.

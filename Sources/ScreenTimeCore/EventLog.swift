@@ -1,4 +1,4 @@
-/// Reading and writing the event log's lines (`spec/replay.md`): one JSON object per line.
+/// Reading and writing the event log's lines (`docs/spec/replay.md`): one JSON object per line.
 /// Unknown fields are ignored; an unknown `event` is refused.
 public enum EventLog {
     public struct LineError: Error, Equatable, Sendable {

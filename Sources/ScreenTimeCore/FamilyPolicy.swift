@@ -1,4 +1,4 @@
-/// The family half of the policy (`spec/family.md`): what a child may ask for, and the chores
+/// The family half of the policy (`docs/spec/family.md`): what a child may ask for, and the chores
 /// that earn points.
 extension Policy {
     /// `[requests]`: a child asking for more game time.

@@ -51,7 +51,7 @@ public struct ChoreClaim: Sendable, Equatable, Codable {
     var day: Int64
 }
 
-/// Why the engine refused a request (`refused[].reason`, `spec/family.md`).
+/// Why the engine refused a request (`refused[].reason`, `docs/spec/family.md`).
 public enum RefusalCode: String, Sendable, Codable, CaseIterable {
     /// A redemption or an approval paid in points that the balance cannot pay.
     case insufficientPoints = "insufficient_points"

@@ -1,7 +1,7 @@
 import FoundationEssentials
 import Glibc
 
-/// A parent's rules, validated (`spec/policy.md`). Built from TOML by `ScreenTimePolicy`; the
+/// A parent's rules, validated (`docs/spec/policy.md`). Built from TOML by `ScreenTimePolicy`; the
 /// engine reads nothing else.
 public struct Policy: Sendable {
     /// The zone of the policy's days, weeks and hours (`timezone`, else the system's).
@@ -182,7 +182,7 @@ public struct Policy: Sendable {
 
     public struct Parents: Sendable, Equatable {
         public var users: [String]
-        /// Unix groups whose members are parents (an extension of spec/policy.md).
+        /// Unix groups whose members are parents (an extension of docs/spec/policy.md).
         public var groups: [String]
         public var passphraseHash: String?
         public init(users: [String], groups: [String] = [], passphraseHash: String?) {

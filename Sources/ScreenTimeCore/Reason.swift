@@ -1,4 +1,4 @@
-/// Why time was not credited, or why an app was stopped (`spec/replay.md`, reason codes).
+/// Why time was not credited, or why an app was stopped (`docs/spec/replay.md`, reason codes).
 public enum Reason: String, Sendable, CaseIterable, Hashable, Codable {
     // Learning time not credited.
     case idle, locked, unfocused
@@ -20,7 +20,7 @@ public enum Reason: String, Sendable, CaseIterable, Hashable, Codable {
     case dailyLimit = "daily_limit"
     case weeklyLimit = "weekly_limit"
     case outsideHours = "outside_hours"
-    /// (stop, warn) this app's own limit or its group's, for the day or the week (`spec/family.md`).
+    /// (stop, warn) this app's own limit or its group's, for the day or the week (`docs/spec/family.md`).
     case appLimit = "app_limit"
     /// Added by screentime (household): this machine holds none of the family's game time, and
     /// the family database did not answer (docs/household.md).

@@ -1,4 +1,4 @@
-/// The result of a replay (`spec/replay.md`): sessions, ledger, reward figures and actions,
+/// The result of a replay (`docs/spec/replay.md`): sessions, ledger, reward figures and actions,
 /// gathered from the engine's effects.
 public struct ReplayResult: Sendable {
     public var sessions: [SessionRecord] = []

@@ -62,7 +62,7 @@ public struct EngineInput {
                                                  contentOf: c.below(8) == 0 ? c.pick(Self.reward) : nil)))
             case 3: alive[pid] = nil; add(.processExited(pid: pid))
             case 4...6:
-                // `hook_lost` comes only with nothing focused (spec/replay.md).
+                // `hook_lost` comes only with nothing focused (docs/spec/replay.md).
                 let focused: Int32? = c.below(5) == 0 ? nil : pid
                 add(.focusChanged(FocusedWindow(pid: focused, appID: c.below(4) == 0 ? "minetest" : nil,
                                                 hookLost: focused == nil && c.below(4) == 0 ? true : nil)))

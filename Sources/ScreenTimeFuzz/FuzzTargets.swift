@@ -20,7 +20,7 @@ public enum FuzzTargets {
 
     public static func named(_ name: String) -> Target? { all.first { $0.name == name }?.run }
 
-    /// The event log (`spec/replay.md`): a file of lines, each a JSON event. `screentimed import`
+    /// The event log (`docs/spec/replay.md`): a file of lines, each a JSON event. `screentimed import`
     /// and `replay` read files a child may have written. A decoded event written again reads back
     /// the same, and the line splitter yields exactly the file's non-blank lines.
     @Sendable public static func eventLog(_ bytes: [UInt8]) -> String? {

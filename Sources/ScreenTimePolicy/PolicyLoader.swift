@@ -18,7 +18,7 @@ public struct PolicyError: Error, CustomStringConvertible, Sendable {
     }
 }
 
-/// Reads a parent's policy file (`spec/policy.md`) into the engine's validated `Policy`.
+/// Reads a parent's policy file (`docs/spec/policy.md`) into the engine's validated `Policy`.
 public enum PolicyLoader {
     public static func load(path: String) throws(PolicyError) -> Policy {
         try loadWithText(path: path).policy

@@ -1,7 +1,7 @@
 import ScreenTimeCore
 import ScreenTimeLinux
 
-/// Who may do what for one child (DESIGN.md §1): decided from the peer's credentials
+/// Who may do what for one child (docs/architecture.md §1): decided from the peer's credentials
 /// (`SO_PEERCRED`), never from what a request claims. Root, the users named in `[parents] users`
 /// and the members of `[parents] groups` are parents; the child's own uid is the child; anyone
 /// else — another child too — is a stranger.

@@ -207,7 +207,7 @@ struct Child {
     }
 
     /// System mode, at the start: idle until input shows someone at the keys. (A log without
-    /// input relies on `idle_changed` alone, spec/replay.md; in system mode only the seat's input,
+    /// input relies on `idle_changed` alone, docs/spec/replay.md; in system mode only the seat's input,
     /// root's X11 hook or root itself say input, and without this a focused learning app would
     /// earn with nobody there until the first of them.)
     mutating func idleUntilFirstInput() {

@@ -141,22 +141,17 @@ extension Child {
                 }
                 // The hooks the daemon starts run as root; what the child's own processes send can
                 // make accounting stricter (idle, a claimed lock), never credit time.
-                if system, peer.uid != 0, !event.kind.onlyStricter, let refusal = compositorRefusal(event, from: peer, who: who) {
-                    return refusal
-                }
                 // System mode: input is counted from the seat's own keyboards and pointers
                 // (`SeatInput`) and by the X11 hook of root's, which leaves XTEST out; not from a
                 // compositor, which counts software input too (a remote-desktop session, a
-                // virtual keyboard). Answered, not counted, and said once for each hook.
-                if system, event.kind.isInput, !(peer.uid == 0 && (request.hook == nil || request.hook == "x11")) {
-                    let source = peer.uid == 0 ? "the \(request.hook ?? "") hook" : "the session's compositor"
-                    if !inputNotCountedSaid.contains(source) {
-                        inputNotCountedSaid.insert(source)
-                        log("input reported by \(source) is not counted: in system mode input comes from the seat's keyboards and pointers (a compositor counts software input too)",
-                            level: .notice, ["event": "hook_input_not_counted", "hook": "\(request.hook ?? "")"])
-                    }
-                    return ControlReply(ok: true, note: "not counted: in system mode input comes from the seat's keyboards and pointers")
+                // virtual keyboard). From a root-run hook or the compositor believed already, it is
+                // answered and not counted (said once for each); from anyone else, refused below.
+                let uncountedInput = system && event.kind.isInput && !(peer.uid == 0 && (request.hook == nil || request.hook == "x11"))
+                if uncountedInput, peer.uid == 0 || compositor.pid == peer.pid { return inputNotCounted(from: request.hook, peer: peer) }
+                if system, peer.uid != 0, !event.kind.onlyStricter, let refusal = compositorRefusal(event, from: peer, who: who) {
+                    return refusal
                 }
+                if uncountedInput { return inputNotCounted(from: request.hook, peer: peer) }
                 // Past here, input is from a trusted source in system mode: it ends idleness the
                 // child's side claimed; an idle the child's side says is theirs.
                 if system, case .idleChanged(let idle, _) = event.kind {
@@ -320,6 +315,18 @@ extension Child {
         do { try live.store.savePassphraseFailures(caller: caller, failures: gate.failures, lockedUntil: gate.lockedUntil) } catch {
             log("the wrong passphrases of uid \(caller) are counted, but not saved (a restart forgets them): \(error)", level: .error)
         }
+    }
+
+    /// System mode: input from a hook of root's other than the X11 one, or from the session's
+    /// compositor: answered, not counted (`SeatInput` counts input); said once for each source.
+    private mutating func inputNotCounted(from hook: String?, peer: PeerCredentials) -> ControlReply {
+        let source = peer.uid == 0 ? "the \(hook ?? "") hook" : "the session's compositor"
+        if !inputNotCountedSaid.contains(source) {
+            inputNotCountedSaid.insert(source)
+            log("input reported by \(source) is not counted: in system mode input comes from the seat's keyboards and pointers (a compositor counts software input too)",
+                level: .notice, ["event": "hook_input_not_counted", "hook": "\(hook ?? "")"])
+        }
+        return ControlReply(ok: true, note: "not counted: in system mode input comes from the seat's keyboards and pointers")
     }
 
     /// System mode: focus or input from one of the child's own processes is believed only from the
@@ -513,9 +520,6 @@ extension Child {
 }
 
 extension Event.Kind {
-    /// What can only make accounting stricter: the child going idle; a lock the child claims, or
-    /// takes back (it refuses learning only, never stops game time). Anything else a hook says
-    /// (focus, input, back from idle) can credit time.
     /// Input, or the end of an idleness: what says a person is at the keys.
     var isInput: Bool {
         switch self {
@@ -524,6 +528,9 @@ extension Event.Kind {
         }
     }
 
+    /// What can only make accounting stricter: the child going idle; a lock the child claims, or
+    /// takes back (it refuses learning only, never stops game time). Anything else a hook says
+    /// (focus, input, back from idle) can credit time.
     var onlyStricter: Bool {
         switch self {
         case .idleChanged(idle: true, _), .lockChanged(_, claimed: true): true

@@ -152,7 +152,7 @@ struct Run: ParsableCommand {
         try daemon.run(requests: requests)
     }
 
-    /// System mode (DESIGN.md §1): root, every user with a policy in --policy-dir is a child, each
+    /// System mode (docs/architecture.md §1): root, every user with a policy in --policy-dir is a child, each
     /// with their own state folder under --state-dir; one socket for every local user.
     func runSystem(every: Microseconds, cpu: Microseconds, quiet: Microseconds, logger: Logger) throws {
         guard geteuid() == 0 else { throw fail("screentimed --system runs as root (it watches and stops other users' processes); without --system it runs for you", code: 2) }
@@ -200,7 +200,7 @@ struct Run: ParsableCommand {
         }
     }
 
-    /// DESIGN.md §1, user mode: `$XDG_RUNTIME_DIR/screentime/control.sock`, its folder 0700.
+    /// docs/architecture.md §1, user mode: `$XDG_RUNTIME_DIR/screentime/control.sock`, its folder 0700.
     func socketPath() throws -> String {
         if let socket { return socket }
         guard let runtime = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") else {
@@ -211,7 +211,7 @@ struct Run: ParsableCommand {
         return dir + "/control.sock"
     }
 
-    /// DESIGN.md §1, user mode: the parent's file in /etc wins over the child's own.
+    /// docs/architecture.md §1, user mode: the parent's file in /etc wins over the child's own.
     static func defaultPolicyPath(uid: UInt32) throws -> String {
         let env = ProcessInfo.processInfo.environment
         if let name = UserAccount.lookup(uid: uid)?.name, FileManager.default.fileExists(atPath: "/etc/screentime/\(name).toml") {

@@ -3,7 +3,7 @@ import Foundation
 import ScreenTimeLinux
 import ScreenTimeStore
 
-/// Where a child's state lives (DESIGN.md §1): `--state-dir`, else `$XDG_STATE_HOME/screentime`,
+/// Where a child's state lives (docs/architecture.md §1): `--state-dir`, else `$XDG_STATE_HOME/screentime`,
 /// else `~/.local/state/screentime`.
 struct StateOptions: ParsableArguments {
     @Option(name: .long, help: "The folder of the child's state (default: $XDG_STATE_HOME/screentime); with --system, the folder of each child's folder (default: /var/lib/screentime).")

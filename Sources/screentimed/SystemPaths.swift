@@ -2,7 +2,7 @@ import Foundation
 import ScreenTimeLinux
 import ScreenTimeStore
 
-/// Where system mode finds its children and keeps their state (DESIGN.md §1).
+/// Where system mode finds its children and keeps their state (docs/architecture.md §1).
 enum SystemPaths {
     static let policyDir = "/etc/screentime"
     static let stateRoot = "/var/lib/screentime"

@@ -86,8 +86,9 @@ struct ControlSocketTests {
             exe = ["\(dir)/supertuxkart"]
             """)
         for program in ["supertuxkart", "gcompris-qt", "supertuxkart", "mystery"] {
-            let p = try CrashTests.asNobody(["\(dir)/\(program)", "1"])
-            // Long enough for a sample to see it (every 200 ms).
+            let p = try CrashTests.asNobody(["\(dir)/\(program)", "3"])
+            // Long enough for a sample to see it (every 200 ms), with time to spare on a loaded
+            // machine (1 s was once too short there: a start of supertuxkart went unseen).
             p.waitUntilExit()
         }
         var apps: [[String: Any]] = []

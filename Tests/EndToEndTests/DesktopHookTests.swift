@@ -145,7 +145,7 @@ struct X11HookTests {
         var random = SystemRandomNumberGenerator()
         func move() { x.xdotool(["mousemove", "\(100 + Int(random.next() % 600))", "\(100 + Int(random.next() % 400))"]) }
         // Idle: one input the daemon saw, then none. (Had none reached it, it could not tell idle
-        // time: a log without input relies on logind's idle alone, spec/replay.md.)
+        // time: a log without input relies on logind's idle alone, docs/spec/replay.md.)
         if use == .idle { try d.giveInputUntilLogged(move) }
         let start = Date()
         while Date().timeIntervalSince(start) < 25 {

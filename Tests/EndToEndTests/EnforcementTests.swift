@@ -342,7 +342,7 @@ struct EnforcementTests {
         try d.stop()
     }
 
-    /// The shape of ../shared/scenarios/redeem-and-play in seconds: points for chores, a redemption,
+    /// The shape of Tests/Scenarios/shared/redeem-and-play in seconds: points for chores, a redemption,
     /// a game played until the minutes are gone, warned before; then the live daemon's own event
     /// log replayed gives the same warnings and stop at the same moments.
     @Test("redeem and play, live and scaled down: the warnings and the stop are those its replay gives")

@@ -5,7 +5,7 @@ import Testing
 /// The daemon's journal entries, in the journal's native protocol. journald does not run here, so
 /// the daemon runs in a private mount namespace whose `/run/systemd/journal` is a folder of the
 /// test's: the datagram socket bound there (by a listener of the test's) is what `sd_journal_sendv`
-/// writes to (../shared/RECIPES.md). Everything else is real: processes, socket, SQLite.
+/// writes to (docs/dev/recipes.md). Everything else is real: processes, socket, SQLite.
 ///
 /// The child is uid 65004 (its own: this daemon stops game-like processes of its child).
 @Suite("The journal: priority, message and SCREENTIME_* fields", .ownThread, .serialized)

@@ -143,7 +143,7 @@ struct KWinHookTests {
         #expect(k.wait { Self.hookLog(k).contains("input comes from the Wayland compositor's") }, "\(Self.hookLog(k))")
         k.activate(use == .unfocused ? other.window : learn.window)
         // Idle: one input the daemon saw, then none. (Had none reached it, it could not tell idle
-        // time: a log without input relies on logind's idle alone, spec/replay.md.)
+        // time: a log without input relies on logind's idle alone, docs/spec/replay.md.)
         if use == .idle { try d.giveInputUntilLogged { k.simulateActivity() } }
         var random = SystemRandomNumberGenerator()
         let start = Date()

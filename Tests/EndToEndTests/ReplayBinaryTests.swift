@@ -87,7 +87,7 @@ struct ReplayBinaryTests {
     static let familyNames = (try? FileManager.default.contentsOfDirectory(atPath: familyScenarios.path).sorted()) ?? []
 
     /// The family scenarios, checked by the company's own checker (a copy in Tests/Scenarios), which
-    /// reads dotted keys and `match_include` as `../shared/scenarios/README.md` says.
+    /// reads dotted keys and `match_include` as `docs/spec/scenarios.md` says.
     @Test("the family scenarios hold against the binary (check-scenario)", arguments: familyNames)
     func familyScenario(_ name: String) throws {
         #expect(Self.familyNames.count >= 2)

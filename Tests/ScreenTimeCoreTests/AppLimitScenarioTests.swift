@@ -3,7 +3,7 @@ import ScreenTimeCore
 import ScreenTimePolicy
 import Testing
 
-/// App and group limits (`spec/family.md`): "one hour of Minecraft, not of chess". The test policy's
+/// App and group limits (`docs/spec/family.md`): "one hour of Minecraft, not of chess". The test policy's
 /// 90 minutes a day hold for every game; Minecraft's launcher has 30 minutes of its own, and the
 /// Minecraft group (launcher and Java) 45 minutes a day and 2 hours a week. Numbers by hand.
 @Suite("App and group limit scenarios")

@@ -3,7 +3,7 @@ import ScreenTimeCore
 import ScreenTimePolicy
 import Testing
 
-/// The family half of `spec/family.md`: requests for time, chores, the daily allowance and the
+/// The family half of `docs/spec/family.md`: requests for time, chores, the daily allowance and the
 /// child's own redemptions. Every expected number is worked out by hand in the comments. The
 /// timelines start on Monday 2026-11-23 at 15:00 in Berlin (the test policy's zone), unless they say.
 @Suite("Family scenarios")

@@ -3,7 +3,7 @@ import ScreenTimeCore
 import ScreenTimePolicy
 import Testing
 
-/// The daily learning goal and streaks (`spec/family.md`): 30 minutes of credited learning meet a
+/// The daily learning goal and streaks (`docs/spec/family.md`): 30 minutes of credited learning meet a
 /// day's goal; every 3rd day in a row with it met pays 50 points. Numbers by hand.
 @Suite("Goal and streak scenarios")
 struct GoalScenarioTests {

@@ -3,7 +3,7 @@ import ScreenTimeCore
 import ScreenTimePolicy
 import Testing
 
-/// `[[schedules]]` (`spec/family.md`): a weekday or a date range has its own daily limit, hours,
+/// `[[schedules]]` (`docs/spec/family.md`): a weekday or a date range has its own daily limit, hours,
 /// allowance and learning cap. The test policy's own: 90 min a day, 07:00-20:00, a 2 h learning
 /// cap, Europe/Berlin. Monday 2026-11-23 15:00 is the default origin; expected numbers by hand.
 @Suite("Schedule scenarios")

@@ -4,7 +4,7 @@ import Testing
 
 /// A real GNOME Shell (Debian's gnome-shell 43), headless on Wayland, as a test child in a session
 /// bus of its own, with the screentime extension enabled and real foot windows
-/// (../shared/RECIPES.md). logind is python3-dbusmock's (`MockLogind`): the one part that is not
+/// (docs/dev/recipes.md). logind is python3-dbusmock's (`MockLogind`): the one part that is not
 /// the real thing, since logind needs systemd as PID 1.
 ///
 /// The shell also runs a small test-only extension, the *driver*, written here: it hides the

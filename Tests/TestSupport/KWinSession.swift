@@ -4,7 +4,7 @@ import Testing
 /// A real KWin (kwin_wayland --virtual, Plasma 5.27 on Debian 12), headless, with Xwayland, on a
 /// session bus of its own (dbus-run-session), all as the child (uid 65534 unless `uid` says
 /// another); its windows are xterms through Xwayland (foot dies on KWin's virtual output).
-/// ../shared/RECIPES.md has the recipe.
+/// docs/dev/recipes.md has the recipe.
 ///
 /// Everything the child runs is in a folder of this session's (the clone may sit in a folder the
 /// child cannot read): a copy of kwin_wayland (the installed one carries a file capability, which

@@ -4,7 +4,7 @@ import ScreenTimeSystemd
 import Testing
 
 /// A private system bus (a real dbus-daemon) with python3-dbusmock's logind template on it
-/// (../shared/RECIPES.md). The mock is the one part that is not the real thing: logind itself needs
+/// (docs/dev/recipes.md). The mock is the one part that is not the real thing: logind itself needs
 /// systemd as PID 1, which this machine does not run.
 public final class MockLogind {
     private let bus: PrivateBus

@@ -4,7 +4,7 @@ import ScreenTimeSystemd
 import Testing
 
 /// A real dbus-daemon of the test's own (a system or a session bus, open to every uid), and
-/// python3-dbusmock templates started on it (../shared/RECIPES.md).
+/// python3-dbusmock templates started on it (docs/dev/recipes.md).
 public final class PrivateBus {
     public let kind: Bus.Kind
     public let dir: String

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// A real sway compositor, headless, run as the child (uid 65534 unless `uid` says another: sway
-/// refuses root), with real foot terminals as its windows (../shared/RECIPES.md).
+/// refuses root), with real foot terminals as its windows (docs/dev/recipes.md).
 public final class SwaySession {
     public let dir: String
     public let socket: String

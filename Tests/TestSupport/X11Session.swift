@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// A real X server (Xvfb) with a real window manager (openbox), on a display of its own
-/// (../shared/RECIPES.md). Windows are xterms, started as the child (uid 65534).
+/// (docs/dev/recipes.md). Windows are xterms, started as the child (uid 65534).
 public final class X11Session {
     public let display: String
     private var processes: [Process] = []

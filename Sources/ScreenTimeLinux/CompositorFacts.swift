@@ -92,7 +92,7 @@ public struct CompositorFacts: Sendable {
             folders.append(fixed)
         }
         var seen: Set<String> = []
-        facts.alterableSearchFolders = folders.filter { seen.insert($0).inserted && child.canAlter($0) }
+        facts.alterableSearchFolders = folders.filter { seen.insert($0).inserted && child.canAlterOrMake($0) }
         return facts
     }
 
@@ -154,6 +154,17 @@ extension UserAccount {
             parent = prefix
         }
         return false
+    }
+
+    /// The user can change `path`, or make it where it is not (a folder named on a search path
+    /// need not exist): for a missing path, whether they can change the deepest folder of it that is.
+    public func canAlterOrMake(_ path: String) -> Bool {
+        var existing = path
+        while ProcFS.mode(of: existing) == nil {
+            guard let slash = existing.lastIndex(of: "/"), slash != existing.startIndex else { return canAlter("/") }
+            existing = String(existing[..<slash])
+        }
+        return canAlter(existing)
     }
 
     /// The user's home folder from the user database.

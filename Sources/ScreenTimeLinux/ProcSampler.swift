@@ -174,8 +174,15 @@ public final class ProcSampler {
         return line.dropFirst("NSpid:".count).split(whereSeparator: { $0 == " " || $0 == "\t" }).count == 1
     }()
 
-    /// One look at /proc; appends what changed since the last one.
-    public func sample(at mono: Microseconds, into out: inout [Event.Kind]) {
+    /// One look at /proc; appends what changed since the last one. `progress` is called every 256
+    /// processes looked at (a look at every process of a busy machine can take a second or two:
+    /// the daemon tells systemd's watchdog it is alive meanwhile).
+    public func sample(at mono: Microseconds, into out: inout [Event.Kind], progress: () -> Void = {}) {
+        var looked = 0
+        func step() {
+            looked += 1
+            if looked & 255 == 0 { progress() }
+        }
         followTracked(at: mono, into: &out)
         switch newPids() {
         case .none:
@@ -185,18 +192,18 @@ public final class ProcSampler {
             var pid = before
             for _ in 0..<count {
                 pid = pid + 1 >= max ? 1 : pid + 1
-                if tracked[pid] == nil { look(at: pid, listed: false, mono: mono, into: &out) }
+                if tracked[pid] == nil { look(at: pid, listed: false, mono: mono, into: &out); step() }
             }
         case .since(let before, let count):
             let max = Int64(fs.pidMax ?? Int32.max)
             fs.pids(into: &pids)
             for pid in pids where tracked[pid] == nil {
                 let after = (Int64(pid) - Int64(before) + max) % max
-                if after >= 1, after <= count { look(at: pid, listed: true, mono: mono, into: &out) }
+                if after >= 1, after <= count { look(at: pid, listed: true, mono: mono, into: &out); step() }
             }
         case .all:
             fs.pids(into: &pids)
-            for pid in pids where tracked[pid] == nil { look(at: pid, listed: true, remember: nil, mono: mono, into: &out) }
+            for pid in pids where tracked[pid] == nil { look(at: pid, listed: true, remember: nil, mono: mono, into: &out); step() }
         }
         lookAgainAtRecent(mono: mono, into: &out)
         nextCPURead = oldestCPURead == Int64.max ? nil : oldestCPURead + cpuEvery

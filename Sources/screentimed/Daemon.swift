@@ -168,12 +168,21 @@ struct Daemon {
                 for i in children.indices { children[i].checkPausedGames() }
                 kinds.removeAll(keepingCapacity: true)
                 let heard = sampler.hearsKernel
-                sampler.sample(at: SystemClock.monoMicros(), into: &kinds)
+                // (A look at every process of a busy machine can take seconds: the watchdog hears
+                // from the sampler meanwhile, as long as it makes progress.)
+                let service = service, every = service.watchdogEvery
+                var next = nextWatchdog
+                sampler.sample(at: SystemClock.monoMicros(), into: &kinds) {
+                    let now = SystemClock.monoMicros()
+                    if let every, now >= next { service.watchdog(); next = now + every }
+                }
+                nextWatchdog = next
                 if heard, !sampler.hearsKernel { logHowProcessesAreFollowed(level: .warning) }
                 logSilencedEvents()
                 for k in kinds { route(k) }
                 lastSample = SystemClock.monoMicros()
                 kernelSpoke = false
+                keepServiceInformed()
             }
             superviseHooks()
             // Wait for the next sample, a request, a signal, the kernel's word of an exec or an

@@ -85,7 +85,10 @@ struct CompositorTrustTests {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
         p.arguments = ["--reuid=\(uid)", "--regid=\(uid)", "--clear-groups", "/bin/sleep", "30"]
-        p.environment = ["PATH": "/usr/bin:/bin", "XDG_DATA_DIRS": root + "/theirs/data:/usr/share", "LD_PRELOAD": root + "/theirs/libz.so.1"]
+        // (A folder on the path need not exist: one under a folder of root's cannot be made by
+        // them, one under a folder of theirs can.)
+        p.environment = ["PATH": "/usr/bin:/bin", "XDG_DATA_DIRS": root + "/theirs/data:" + root + "/none:" + root + "/theirs/later:/usr/share",
+                         "LD_PRELOAD": root + "/theirs/libz.so.1"]
         try p.run()
         defer { kill(p.processIdentifier, SIGKILL); p.waitUntilExit() }
         let account = try #require(UserAccount.lookup(name: "stseal65019"))
@@ -96,7 +99,7 @@ struct CompositorTrustTests {
             facts = CompositorFacts.read(pid: p.processIdentifier, child: account, extensionUUID: CompositorTrust.gnomeExtension, yamaFile: root + "/ptrace_scope")
         }
         #expect(facts.ptraceScope == 0)
-        #expect(facts.alterableSearchFolders == [root + "/theirs/data"])
+        #expect(facts.alterableSearchFolders == [root + "/theirs/data", root + "/theirs/later"])
         #expect(facts.alterableCode == [root + "/theirs/libz.so.1"])
         #expect(facts.environment["LD_PRELOAD"] == root + "/theirs/libz.so.1")
         // Without the file, no Yama.

@@ -51,13 +51,15 @@ public enum ControlProtocol {
 extension ControlRequest {
     /// The request as one line, keys in sorted order: the same bytes `ControlProtocol.encode`
     /// gives, without Foundation's encoder (see `JSONTreeDecoder` for why). A field added to
-    /// ControlRequest must be written here too (a test compares the two).
+    /// ControlRequest must be written here too: EveryFieldTests fills every field the type has and
+    /// compares the two, so a forgotten one fails there.
     public var line: [UInt8] {
         var w = JSONWriter()
         w.beginObject()
         if let anyway { w.key("anyway"); w.bool(anyway) }
         if let bonus { w.key("bonus"); w.bool(bonus) }
         if let chore { w.key("chore"); w.string(chore) }
+        if let client { w.key("client"); w.string(client) }
         w.key("command"); w.string(command.rawValue)
         if let day { w.key("day"); w.string(day) }
         if let days { w.key("days"); w.int(days) }
@@ -67,7 +69,6 @@ extension ControlRequest {
         if let id { w.key("id"); w.string(id) }
         if let minutes { w.key("minutes"); w.int(minutes) }
         if let parent { w.key("parent"); w.string(parent) }
-        if let client { w.key("client"); w.string(client) }
         if let passphrase { w.key("passphrase"); w.string(passphrase) }
         if let points { w.key("points"); w.int(points) }
         if let policy { w.key("policy"); w.string(policy) }
@@ -135,7 +136,8 @@ extension ControlReply {
     /// The reply as one line, keys in sorted order (the same bytes `ControlProtocol.encode` gives).
     public var line: [UInt8] {
         // Lists (apps, history, sessions, report) are rare and not hot: Foundation's encoder writes
-        // them. (A field added to ControlReply must be written here too, or be one of these.)
+        // them. (A field added to ControlReply must be written here too, or be one of these:
+        // EveryFieldTests sets each field the type has, alone, and compares with the encoder.)
         if apps != nil || history != nil || sessions != nil || report != nil || request != nil || requests != nil || chores != nil || simulation != nil || export != nil
             || token != nil || children != nil || family != nil || policy != nil
             || status?.requests != nil || status?.chores != nil || status?.appTimeLeft != nil || status?.household != nil {

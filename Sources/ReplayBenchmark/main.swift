@@ -35,8 +35,10 @@ let policyText = """
     """
 
 /// A week of a child's afternoons: 25 background processes sampled every minute, learning with
-/// input every few seconds, games after redemptions, locks and idle stretches.
-func generateWeek(_ week: Int = 0) -> [Event] {
+/// input every few seconds, games after redemptions, locks and idle stretches. `inputGap`: the
+/// shortest gap between two inputs and how much longer one may be (seconds); the input-heavy week
+/// (issue #37) has an input every 0.02–0.12 s, about a million events of which 96 % are `input`.
+func generateWeek(_ week: Int = 0, inputGap: (least: Double, spread: Double) = (0.3, 4), gameInputGap: (least: Double, spread: Double) = (0.2, 1)) -> [Event] {
     var seed: UInt64 = 2026
     func next() -> Double {
         seed = seed &* 6364136223846793005 &+ 1442695040888963407
@@ -60,19 +62,21 @@ func generateWeek(_ week: Int = 0) -> [Event] {
         add(base + 1, .adjust(points: 40, reason: "chores"))
         add(base + 2, .redeem(minutes: 20, by: "mom"))
         var t = base + 10
+        // Locks and idle stretches as often per hour, however dense the input.
+        let rare = (inputGap.least + inputGap.spread / 2) / 2.3
         let learner = Int32(40_000 + (week * 7 + day) % 1000)
         add(t, .processStarted(ProcessFacts(pid: learner, exe: day % 2 == 0 ? "/usr/bin/gcompris-qt" : "/usr/games/tuxmath", startTicks: 1, uid: 1000)))
         add(t, .focusChanged(FocusedWindow(pid: learner, appID: "learning", title: "Learning")))
         let learnEnd = t + 2.5 * 3600
         var nextSample = t + 60
         while t < learnEnd {
-            t += 0.3 + next() * 4
+            t += inputGap.least + next() * inputGap.spread
             if t >= nextSample {
                 for (pid, ms) in cpu.sorted(by: { $0.key < $1.key }) { cpu[pid] = ms + 300; add(nextSample, .processCPU(pid: pid, cpuMillis: ms + 300)) }
                 nextSample += 60
             }
-            if next() < 0.002 { add(t, .lockChanged(locked: true)); t += 120; add(t, .lockChanged(locked: false)) }
-            if next() < 0.001 { add(t, .idleChanged(idle: true, since: nil)); t += 400; add(t, .idleChanged(idle: false, since: nil)) }
+            if next() < 0.002 * rare { add(t, .lockChanged(locked: true)); t += 120; add(t, .lockChanged(locked: false)) }
+            if next() < 0.001 * rare { add(t, .idleChanged(idle: true, since: nil)); t += 400; add(t, .idleChanged(idle: false, since: nil)) }
             add(t, .input(count: 3))
         }
         add(t, .processExited(pid: learner))
@@ -80,7 +84,7 @@ func generateWeek(_ week: Int = 0) -> [Event] {
         add(t + 60, .processStarted(ProcessFacts(pid: game, exe: "/usr/games/supertuxkart", startTicks: 1, uid: 1000)))
         add(t + 60, .focusChanged(FocusedWindow(pid: game, appID: "supertuxkart", title: "SuperTuxKart")))
         var g = t + 60
-        while g < t + 60 + 1500 { g += 0.2 + next(); add(g, .input(count: 10)) }
+        while g < t + 60 + 1500 { g += gameInputGap.least + next() * gameInputGap.spread; add(g, .input(count: 10)) }
         add(g, .processExited(pid: game))
         for pid in cpu.keys.sorted() { add(base + 86_000, .processExited(pid: pid)) }
     }
@@ -107,10 +111,10 @@ let bytes = Array(log.utf8)
 print("A generated week: \(events.count) events, \(bytes.count / 1024) KiB of JSON lines")
 
 var sink = 0
-let engineRate = measure("engine only (events already decoded)", events: events.count) {
+let engineRate = measure("engine only (events already decoded, effects looked at and let go)", events: events.count) {
     var engine = Engine(policy: policy)
     var effects: [Effect] = []
-    for e in events { engine.apply(e, into: &effects) }
+    for e in events { engine.apply(e, into: &effects); sink &+= effects.count; effects.removeAll(keepingCapacity: true) }
     engine.finish(into: &effects)
     sink &+= effects.count
 }
@@ -122,19 +126,46 @@ let decodeRate = measure("decoding only (JSON lines to events)", events: events.
         }
     }
 }
-let replayRate = measure("replay (decode + engine), as `screentimed replay`", events: events.count) {
-    var engine = Engine(policy: policy)
-    var effects: [Effect] = []
-    bytes.withUnsafeBufferPointer { buf in
-        EventLogLines.forEach(in: buf) { _, line in
-            if let e = try? EventLog.decode(bytes: line) { engine.apply(e, into: &effects) }
-            return true
-        }
-    }
-    engine.finish(into: &effects)
-    sink &+= effects.count
+/// Replay as `screentimed replay` does it: decoding, the engine, the result gathered.
+func replay(_ bytes: [UInt8]) -> Int {
+    let replayed = bytes.withUnsafeBufferPointer { ReplayResult.replay(lines: $0, policy: policy) }
+    guard case .success(let (result, _)) = replayed else { fatalError("the generated week did not replay") }
+    return result.sessions.count + result.ledger.count
 }
+let replayRate = measure("replay (decode + engine), as `screentimed replay`", events: events.count) { sink &+= replay(bytes) }
 print("target: 1,000,000 events/s for replay; engine/replay ratio \(String(format: "%.2f", engineRate / replayRate))")
+
+do {
+    let heavy = generateWeek(inputGap: (0.02, 0.1), gameInputGap: (0.02, 0.1))
+    let inputs = heavy.filter { if case .input = $0.kind { return true } else { return false } }.count
+    let heavyBytes = Array((heavy.map(EventLog.encode).joined(separator: "\n") + "\n").utf8)
+    print("An input-heavy week: \(heavy.count) events, \(inputs * 100 / heavy.count) % of them input, \(heavyBytes.count / 1024) KiB of JSON lines")
+    if CommandLine.arguments.dropFirst().first == "--profile-replay" {
+        // For `perf record`: the replay alone, many times over.
+        for _ in 0..<20 { sink &+= replay(heavyBytes) }
+        exit(0)
+    }
+    if CommandLine.arguments.dropFirst().first == "--profile-engine" {
+        for week in [events, heavy] {
+            for _ in 0..<(week.count < 100_000 ? 100 : 8) {
+                var engine = Engine(policy: policy)
+                var effects: [Effect] = []
+                for e in week { engine.apply(e, into: &effects); sink &+= effects.count; effects.removeAll(keepingCapacity: true) }
+                sink &+= effects.count
+            }
+        }
+        exit(0)
+    }
+    _ = measure("input-heavy week: engine only", events: heavy.count, repeat: 5) {
+        var engine = Engine(policy: policy)
+        var effects: [Effect] = []
+        for e in heavy { engine.apply(e, into: &effects); sink &+= effects.count; effects.removeAll(keepingCapacity: true) }
+        engine.finish(into: &effects)
+        sink &+= effects.count
+    }
+    _ = measure("input-heavy week: replay (decode + engine)", events: heavy.count, repeat: 5) { sink &+= replay(heavyBytes) }
+}
+if CommandLine.arguments.dropFirst().first == "--replay-only" { exit(0) }
 
 // MARK: The state database (issue #3)
 

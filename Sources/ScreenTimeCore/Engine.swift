@@ -81,6 +81,9 @@ public struct Engine: Sendable {
     var others = OthersAppUse()
     /// Some reward app of the policy has a limit of its own or a group's (else none of that is looked at).
     var hasAppLimits = false
+    /// Game time is leased from the family (the policy names a family database). Kept, not asked
+    /// of the policy each time: it is read several times per event (docs/benchmarks.md).
+    var leased = false
     /// A parent stopped the games until a time (nil: not stopped).
     var gamesStopped: GamesStop?
 
@@ -112,6 +115,7 @@ public struct Engine: Sendable {
         self.periodicDetector = PeriodicInputDetector(threshold: policy.validation.periodicInputVariation,
                                                       maxGap: policy.validation.idleAfter)
         self.hasAppLimits = policy.apps.contains { $0.category == .reward && $0.isLimited }
+        self.leased = policy.household != nil
     }
 
     // MARK: - Folding events
@@ -165,6 +169,7 @@ public struct Engine: Sendable {
         judgeAwaiting()
         policy = newPolicy
         hasAppLimits = newPolicy.apps.contains { $0.category == .reward && $0.isLimited }
+        leased = newPolicy.household != nil
         classifier = Classifier(policy: newPolicy)
         calendar = PolicyCalendar(zone: newPolicy.timeZone)
         periodicDetector = PeriodicInputDetector(threshold: newPolicy.validation.periodicInputVariation,

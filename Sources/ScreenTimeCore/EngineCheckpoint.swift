@@ -1,5 +1,4 @@
 import FoundationEssentials
-import Glibc
 
 extension Engine {
     /// Everything the engine knows at one moment, to start again from there instead of from the

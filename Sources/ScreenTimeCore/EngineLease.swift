@@ -67,8 +67,6 @@ public struct LeaseRequest: Sendable, Equatable {
 }
 
 extension Engine {
-    /// Game time is leased from the family (the policy names a family database).
-    var leased: Bool { policy.household != nil }
 
     /// A lease is asked for when less than this is held,
     static let leaseLow = Seconds.of(30)

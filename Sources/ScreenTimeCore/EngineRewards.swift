@@ -109,8 +109,10 @@ extension Engine {
                 }
             }
             if !stopping.isEmpty {
-                let engine = self
-                stopping = stopping.filter { $0.value.reason == .blocked || ($0.value.reason == .appLimit && engine.overAppLimit($0.key)) }
+                // (Not `filter` with a closure over `self`: that copied the whole engine each time.)
+                for (pid, told) in stopping where !(told.reason == .blocked || (told.reason == .appLimit && overAppLimit(pid))) {
+                    stopping[pid] = nil
+                }
             }
             enforceAppLimits(at: t, available: available)
             if rewardCounting {

@@ -15,6 +15,12 @@ public enum EventLog {
     }
 
     public static func decode(bytes: UnsafeBufferPointer<UInt8>) throws(LineError) -> Event {
+        if let event = EventLogFastLines.decode(bytes) { return event }
+        return try decodeTree(bytes: bytes)
+    }
+
+    /// Any line, read through the JSON tree (`JSONLineReader`).
+    static func decodeTree(bytes: UnsafeBufferPointer<UInt8>) throws(LineError) -> Event {
         let value: JSONValue
         do { value = try JSONLineReader.parse(bytes) } catch { throw LineError(reason: error.message) }
         guard case .object(let fields) = value else {

@@ -1,5 +1,4 @@
 import FoundationEssentials
-import Glibc
 
 /// A parent's rules, validated (`docs/spec/policy.md`). Built from TOML by `ScreenTimePolicy`; the
 /// engine reads nothing else.

@@ -41,6 +41,40 @@ public struct ReplayResult: Sendable {
         }
     }
 
+    /// A line of an event log that could not be read: its 1-based number and why.
+    public struct LineFailure: Error, Sendable {
+        public var line: Int
+        public var reason: String
+    }
+
+    /// `screentimed replay`: the event log's lines `bytes` through a fresh engine, line by line,
+    /// each line's effects gathered as it is applied (so what is kept is the result, not every
+    /// effect). Fails at the first line that cannot be read. `make bench` measures this.
+    public static func replay(lines bytes: UnsafeBufferPointer<UInt8>, policy: Policy) -> Result<(ReplayResult, Engine), LineFailure> {
+        var engine = Engine(policy: policy)
+        var result = ReplayResult()
+        var effects: [Effect] = []
+        var failure: LineFailure? = nil
+        EventLogLines.forEach(in: bytes) { lineNumber, line in
+            do throws(EventLog.LineError) {
+                engine.apply(try EventLog.decode(bytes: line), into: &effects)
+            } catch {
+                failure = LineFailure(line: lineNumber, reason: error.reason)
+                return false
+            }
+            if !effects.isEmpty {
+                result.collect(effects)
+                effects.removeAll(keepingCapacity: true)
+            }
+            return true
+        }
+        if let failure { return .failure(failure) }
+        engine.finish(into: &effects)
+        result.collect(effects)
+        result.finish(engine)
+        return .success((result, engine))
+    }
+
     /// Runs a whole timeline through a fresh engine.
     public static func replay(_ events: [Event], policy: Policy) -> ReplayResult {
         var engine = Engine(policy: policy)

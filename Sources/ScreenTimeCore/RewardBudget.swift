@@ -44,7 +44,11 @@ struct RewardBudget: Sendable, Codable {
     var available: Microseconds { allowanceLeft + grantRemaining }
     /// What the day's and week's limits bound: all but the bonus time.
     var availableWithinLimits: Microseconds { available - bonusRemaining }
-    var nextExpiry: Microseconds? { grants.compactMap(\.expiresAt).min() }
+    var nextExpiry: Microseconds? {
+        var best: Microseconds? = nil
+        for g in grants { if let e = g.expiresAt, e < best ?? .max { best = e } }
+        return best
+    }
 
     mutating func grant(_ amount: Microseconds, expiresAt: Microseconds?, pointsPerMinute: Int64 = 0) {
         grants.append(Grant(remaining: amount, expiresAt: expiresAt, pointsPerMinute: pointsPerMinute))

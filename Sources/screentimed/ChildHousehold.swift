@@ -54,17 +54,19 @@ struct HouseholdShare {
     }
 }
 
-/// A test-only fault (`SCREENTIME_TEST_CRASH=POINT:FILE`): the daemon kills itself (SIGKILL) at
+/// A test-only fault (`SCREENTIME_TEST_CRASH=POINT:FILE`, debug builds only): the daemon kills itself (SIGKILL) at
 /// POINT of its conversation with the family database, the first time only (FILE, made then,
 /// says it did), as a power cut there would: `family-paid` (the family ledger paid a redemption,
 /// this state does not have it yet), `before-send` (entries about to be sent), `sent` (the family
 /// ledger has them, this state does not know it yet).
 enum HouseholdCrashPoint {
     static func reached(_ point: String) {
+        #if TEST_FAULTS
         guard let spec = ProcessInfo.processInfo.environment["SCREENTIME_TEST_CRASH"], spec.hasPrefix(point + ":") else { return }
         let marker = String(spec.dropFirst(point.count + 1))
         guard !FileManager.default.fileExists(atPath: marker), FileManager.default.createFile(atPath: marker, contents: nil) else { return }
         kill(getpid(), SIGKILL)
+        #endif
     }
 }
 

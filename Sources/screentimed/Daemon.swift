@@ -62,10 +62,15 @@ struct Daemon {
     /// When the pages of code and data that only start-up used are next let go (ResidentMemory):
     /// once the first samples are taken, then hourly, for what a day's rare paths mapped.
     var nextMemoryRelease: Int64 = SystemClock.monoMicros() + Seconds.of(15)
-    /// A test-only fault (`SCREENTIME_TEST_WEDGE_AFTER=SECONDS`): the run loop stops turning that
-    /// long after the start, as a hung daemon would, so that a test sees the watchdog go quiet.
+    /// A test-only fault (`SCREENTIME_TEST_WEDGE_AFTER=SECONDS`, debug builds only): the run loop
+    /// stops turning that long after the start, as a hung daemon would, so that a test sees the
+    /// watchdog go quiet.
+    #if TEST_FAULTS
     let wedgeAt: Int64? = ProcessInfo.processInfo.environment["SCREENTIME_TEST_WEDGE_AFTER"].flatMap(Int64.init)
         .map { SystemClock.monoMicros() + $0 * Seconds.micro }
+    #else
+    let wedgeAt: Int64? = nil
+    #endif
 
     init(children: [Child], sampler: ProcSampler, server: ControlServer?, sampleEvery: Microseconds, system: Bool, logger: Logger) {
         self.children = children.sorted { $0.uid < $1.uid }

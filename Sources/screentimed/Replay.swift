@@ -30,30 +30,14 @@ struct Replay: ParsableCommand {
             throw ExitCode(2)
         }
         let data = input.readDataToEndOfFile()
-        var engine = Engine(policy: loaded)
-        var result = ReplayResult()
-        var effects: [Effect] = []
-        var failure: String? = nil
-        data.withUnsafeBytes { raw in
-            EventLogLines.forEach(in: raw.bindMemory(to: UInt8.self)) { lineNumber, line in
-                do throws(EventLog.LineError) {
-                    engine.apply(try EventLog.decode(bytes: line), into: &effects)
-                } catch {
-                    failure = "\(events):\(lineNumber): \(error.reason)"
-                    return false
-                }
-                result.collect(effects)
-                effects.removeAll(keepingCapacity: true)
-                return true
-            }
-        }
-        if let failure {
-            FileHandle.standardError.write(Data((failure + "\n").utf8))
+        let replayed = data.withUnsafeBytes { ReplayResult.replay(lines: $0.bindMemory(to: UInt8.self), policy: loaded) }
+        let result: ReplayResult, engine: Engine
+        switch replayed {
+        case .success(let done): (result, engine) = done
+        case .failure(let failure):
+            FileHandle.standardError.write(Data("\(events):\(failure.line): \(failure.reason)\n".utf8))
             throw ExitCode(2)
         }
-        engine.finish(into: &effects)
-        result.collect(effects)
-        result.finish(engine)
         let text = result.json(offset: engine.utcOffset(at:))
         print(pretty ? JSONWriter.indented(text) : text)
     }

@@ -142,7 +142,7 @@ struct X11HookTests {
         _ = try Self.startHook(x, d)
         try Self.waitForHook(d)
         x.activate(use == .unfocused ? other.window : learn.window)
-        var random = SystemRandomNumberGenerator()
+        var random = TestRandom("X11 pointer rhythm")
         func move() { x.xdotool(["mousemove", "\(100 + Int(random.next() % 600))", "\(100 + Int(random.next() % 400))"]) }
         // Idle: one input the daemon saw, then none. (Had none reached it, it could not tell idle
         // time: a log without input relies on logind's idle alone, docs/spec/replay.md.)

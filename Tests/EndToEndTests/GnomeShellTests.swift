@@ -54,7 +54,7 @@ struct GnomeShellTests {
 
     /// Input as a person gives it, for `seconds`: Mutter's idle time reset every 0.3 to 1.5 s.
     static func use(_ shell: GnomeShellSession, seconds: Double) {
-        var random = SystemRandomNumberGenerator()
+        var random = TestRandom("GNOME Shell input rhythm")
         let start = Date()
         while Date().timeIntervalSince(start) < seconds {
             shell.input()
@@ -233,7 +233,7 @@ struct GnomeShellTests {
 
     /// Typing as a person does, for `seconds`, at the seat's keyboard: a key every 0.3 to 1.5 s.
     static func type(_ devices: InputDevices, seconds: Double) throws {
-        var random = SystemRandomNumberGenerator()
+        var random = TestRandom("typing rhythm")
         let start = Date()
         while Date().timeIntervalSince(start) < seconds {
             try devices.send(InputDevices.keyboard.name, InputDevices.keystroke(UInt16(16 + random.next() % 10)))

@@ -432,7 +432,7 @@ struct HouseholdGameTimeTests {
         #expect(try laptop.stctl(["hook", "event", #"{"event": "focus_changed", "pid": \#(learn.processIdentifier), "title": "GCompris"}"#]).status == 0)
         family.pg.pause()
         let away = Date()
-        var random = SystemRandomNumberGenerator()
+        var random = TestRandom("a laptop's input while the family database is away")
         // How the input went, for a failure to say whose slowness it was: the longest a daemon
         // took to answer one, the longest between two answered (idle_after is 5 s), the inputs
         // stctl could not give, and why.

@@ -145,7 +145,7 @@ struct KWinHookTests {
         // Idle: one input the daemon saw, then none. (Had none reached it, it could not tell idle
         // time: a log without input relies on logind's idle alone, docs/spec/replay.md.)
         if use == .idle { try d.giveInputUntilLogged { k.simulateActivity() } }
-        var random = SystemRandomNumberGenerator()
+        var random = TestRandom("KWin input rhythm")
         let start = Date()
         var quiet = 0.0, asked = start
         while Date().timeIntervalSince(start) < 25 {

@@ -8,7 +8,14 @@ struct ReplayBinaryTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     static let binary = Readable.path(".build/debug/screentimed")
     static let scenarios = root.appendingPathComponent("Tests/Scenarios/shared")
-    static let scenarioNames = (try? FileManager.default.contentsOfDirectory(atPath: scenarios.path).sorted()) ?? []
+    static let scenarioNames = scenarioFolders(in: scenarios)
+
+    /// The scenario folders (those with an `expect.json`) in `folder`; none when it is missing,
+    /// which `scenariosPresent` reports: a parameterized test with no arguments runs no case.
+    static func scenarioFolders(in folder: URL) -> [String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        return names.filter { FileManager.default.fileExists(atPath: folder.appendingPathComponent($0 + "/expect.json").path) }.sorted()
+    }
 
     struct Run {
         var status: Int32
@@ -48,61 +55,70 @@ struct ReplayBinaryTests {
 
     static var policy: String { scenarios.appendingPathComponent("honest-half-hour/policy.toml").path }
 
-    @Test("the shared scenarios hold against the binary", arguments: scenarioNames)
+    /// The shared scenarios, checked by the company's checker, as the family and calendar ones are.
+    @Test("the shared scenarios hold against the binary (check-scenario)", arguments: scenarioNames)
     func sharedScenario(_ name: String) throws {
-        let folder = Self.scenarios.appendingPathComponent(name)
-        let r = try Self.run(["replay", "--policy", folder.appendingPathComponent("policy.toml").path,
-                              folder.appendingPathComponent("events.jsonl").path])
-        #expect(r.status == 0, "\(r.stderr)")
-        let result = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
-        let expect = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: folder.appendingPathComponent("expect.json"))) as? [String: Any])
-        let ledger = result["ledger"] as? [[String: Any]] ?? []
-        let reward = result["reward"] as? [String: Any] ?? [:]
-        let figures: [String: Double?] = [
-            "balance": (result["balance"] as? NSNumber)?.doubleValue,
-            "learning_points": ledger.filter { $0["kind"] as? String == "earned" }.reduce(0.0) { $0 + (($1["points"] as? NSNumber)?.doubleValue ?? 0) },
-            "reward_used_seconds": (reward["used_seconds"] as? NSNumber)?.doubleValue,
-            "reward_remaining_seconds": (reward["remaining_seconds"] as? NSNumber)?.doubleValue,
-        ]
-        for (key, value) in figures {
-            guard let range = expect[key] as? [NSNumber] else { continue }
-            let v = try #require(value)
-            #expect(range[0].doubleValue <= v && v <= range[1].doubleValue, "\(name): \(key) = \(v), expected \(range)")
-        }
-        let reasons = Set((result["sessions"] as? [[String: Any]] ?? []).flatMap { $0["reasons"] as? [String] ?? [] })
-        for code in expect["reasons_include"] as? [String] ?? [] { #expect(reasons.contains(code), "\(name): no reason \(code)") }
-        for code in expect["reasons_exclude"] as? [String] ?? [] { #expect(!reasons.contains(code), "\(name): reason \(code)") }
-        let actions = result["actions"] as? [[String: Any]] ?? []
-        for want in expect["actions_include"] as? [[String: Any]] ?? [] {
-            let found = actions.contains { a in
-                a["action"] as? String == want["action"] as? String
-                    && (want["pid"] == nil || (a["pid"] as? NSNumber) == (want["pid"] as? NSNumber))
-                    && (want["reason"] == nil || (want["reason"] as? [String] ?? []).contains(a["reason"] as? String ?? ""))
-            }
-            #expect(found, "\(name): no action like \(want)")
-        }
+        try Self.check(Self.scenarios.appendingPathComponent(name), name)
     }
 
     static let familyScenarios = root.appendingPathComponent("Tests/Scenarios/family")
-    static let familyNames = (try? FileManager.default.contentsOfDirectory(atPath: familyScenarios.path).sorted()) ?? []
+    static let familyNames = scenarioFolders(in: familyScenarios)
 
     /// The family scenarios, checked by the company's own checker (a copy in Tests/Scenarios), which
     /// reads dotted keys and `match_include` as `docs/spec/scenarios.md` says.
     @Test("the family scenarios hold against the binary (check-scenario)", arguments: familyNames)
     func familyScenario(_ name: String) throws {
-        #expect(Self.familyNames.count >= 2)
         try Self.check(Self.familyScenarios.appendingPathComponent(name), name)
     }
 
     static let calendarScenarios = root.appendingPathComponent("Tests/Scenarios/calendar")
-    static let calendarNames = (try? FileManager.default.contentsOfDirectory(atPath: calendarScenarios.path).sorted()) ?? []
+    static let calendarNames = scenarioFolders(in: calendarScenarios)
 
     /// A family's week (issue #35): a night switched off, suspend, the clock changes, a dual-boot
     /// clock, an NTP step back, a firmware clock set ahead then corrected.
     @Test("the calendar scenarios hold against the binary (check-scenario)", arguments: calendarNames)
     func calendarScenario(_ name: String) throws {
-        #expect(Self.calendarNames.count >= 6)
         try Self.check(Self.calendarScenarios.appendingPathComponent(name), name)
+    }
+
+    /// The scenarios above are parameterized by their folders: without this, a missing folder
+    /// would run no case and pass.
+    @Test("every scenario folder is there, each with its policy, events and expectations")
+    func scenariosPresent() throws {
+        for (folder, names, least) in [(Self.scenarios, Self.scenarioNames, 5), (Self.familyScenarios, Self.familyNames, 2),
+                                       (Self.calendarScenarios, Self.calendarNames, 6)] {
+            #expect(names.count >= least, "\(folder.path): \(names.count) scenarios, expected at least \(least)")
+            for name in names {
+                for file in ["policy.toml", "events.jsonl", "expect.json"] {
+                    #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent(name + "/" + file).path), "\(name): no \(file)")
+                }
+            }
+        }
+    }
+
+    /// The keys `check-scenario` reads (docs/spec/scenarios.md). A key it does not read would be
+    /// an expectation nobody checks.
+    static let expectKeys: Set<String> = ["balance", "learning_points", "reward_used_seconds", "reward_remaining_seconds",
+                                          "reasons_include", "reasons_exclude", "actions_include", "match_include",
+                                          "match_exclude", "note"]
+
+    @Test("every key of every expect.json is one the checker reads")
+    func expectKeysKnown() throws {
+        var seen = 0
+        for (folder, names) in [(Self.scenarios, Self.scenarioNames), (Self.familyScenarios, Self.familyNames),
+                                (Self.calendarScenarios, Self.calendarNames)] {
+            for name in names {
+                let data = try Data(contentsOf: folder.appendingPathComponent(name + "/expect.json"))
+                let expect = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any], "\(name): expect.json is not an object")
+                for key in expect.keys {
+                    seen += 1
+                    // A dotted key is a path into the result, checked as a [lo, hi] range.
+                    let known = Self.expectKeys.contains(key) || (key.contains(".") && (expect[key] as? [NSNumber])?.count == 2)
+                    #expect(known, "\(name)/expect.json: '\(key)' is not a key check-scenario reads")
+                }
+            }
+        }
+        #expect(seen > 0)
     }
 
     /// Runs the company's checker (a copy in Tests/Scenarios) on one folder against the binary.

@@ -71,8 +71,11 @@ let package = Package(
         // Desktop hooks: the connection to the daemon, when to report input, the sway hook.
         .target(name: "DesktopHooks", dependencies: ["ScreenTimeCore", "ScreenTimeLinux", "ControlProtocol"]),
         .executableTarget(name: "screentime-hook-x11", dependencies: ["CX11", "DesktopHooks", "ControlProtocol", "ScreenTimeCore", "ScreenTimeLinux"]),
+        // The child's logic the daemon carries out, as value types that decide from the time and
+        // their inputs (issue #37): unit-tested with a fake clock in ScreenTimeDaemonTests.
+        .target(name: "ScreenTimeDaemon", dependencies: ["ScreenTimeCore", "ControlProtocol"]),
         .executableTarget(name: "screentimed", dependencies: [
-            "ScreenTimeCore", "ScreenTimePolicy", "ScreenTimeStore", "ScreenTimeLinux", "ScreenTimeSystemd", "ControlProtocol", "DesktopHooks",
+            "ScreenTimeDaemon", "ScreenTimeCore", "ScreenTimePolicy", "ScreenTimeStore", "ScreenTimeLinux", "ScreenTimeSystemd", "ControlProtocol", "DesktopHooks",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ],
@@ -155,6 +158,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["ScreenTimeLinux", "ScreenTimeSystemd"], path: "Tests/TestSupport"),
         .testTarget(name: "ScreenTimeLinuxTests", dependencies: ["ScreenTimeLinux", "ScreenTimeSystemd", "ScreenTimeCore", "TestSupport"]),
         .testTarget(name: "ControlProtocolTests", dependencies: ["ControlProtocol"]),
+        .testTarget(name: "ScreenTimeDaemonTests", dependencies: ["ScreenTimeDaemon", "ScreenTimeCore", "ScreenTimePolicy", "ControlProtocol"]),
         .testTarget(name: "ParentsPageTests", dependencies: ["ParentsPage", "ControlProtocol", "ScreenTimeCore"]),
         .testTarget(name: "HouseholdTests", dependencies: ["ScreenTimeHousehold", "TestSupport",
                                                            .product(name: "PostgresNIO", package: "postgres-nio"),

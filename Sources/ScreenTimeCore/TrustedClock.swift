@@ -1,5 +1,5 @@
 /// Turns each event's two clocks into engine time and a calendar time that can be trusted
-/// (docs/architecture/time.md says the same in prose).
+/// (docs/events.md, "Reading" and `daemon_started`, says the same in prose).
 ///
 /// - **Engine time** is what durations are measured by: the boot clock within a boot (or the wall
 ///   clock in a log without `mono`), and never backwards. A wall step creates and destroys no time.

@@ -2,6 +2,7 @@ import ControlProtocol
 import Foundation
 import Logging
 import ScreenTimeCore
+import ScreenTimeDaemon
 import ScreenTimeLinux
 import ScreenTimeSystemd
 import ScreenTimePolicy
@@ -35,7 +36,9 @@ struct Child {
     var notificationsOff = "desktop notifications are off (--no-notifications)"
     /// Removes old events from the log (nil: keep them all), at start and then every hour.
     var retention: Retention? = nil
-    var nextRetention = SystemClock.monoMicros()
+    /// When old events are next removed (monotonic).
+    var retentionSchedule = RetentionSchedule(now: SystemClock.monoMicros())
+    var nextRetention: Microseconds { retentionSchedule.next }
     /// Wrong parent passphrases lock the passphrase path for a while, for the caller (uid) who
     /// typed them only; kept in the state, so that a restart does not open the lock.
     var passphraseGates: [UInt32: PassphraseGate] = [:]
@@ -48,9 +51,9 @@ struct Child {
     var pausedSeen: [Int32: WallTime] = [:]
     /// Monotonic time of the last event logged.
     var lastMono = SystemClock.monoMicros()
-    /// Monotonic time of the last save (or failed try), and why saving fails while it does.
-    var lastSave = SystemClock.monoMicros()
-    var saveFailure: String? = nil
+    /// When the state is next saved, and why saving fails while it does.
+    var saving = SaveSchedule(now: SystemClock.monoMicros())
+    var saveFailure: String? { saving.failure }
     /// The last notices told (for `status`), and how many were told since the start.
     var recentNotices: [ControlReply.Status.Notice] = []
     var noticesTold: Int64 = 0
@@ -107,7 +110,7 @@ struct Child {
     /// Who may do what for this child, from the policy in force.
     mutating func currentAuthority() -> Authority {
         if let authority { return authority }
-        let a = Authority(childUID: uid, policy: live.engine.policy)
+        let a = Authority(childUID: uid, policy: live.engine.policy, users: SystemUsers())
         authority = a
         return a
     }
@@ -401,11 +404,11 @@ struct Child {
     /// shows those not shown here); returns what the journal line adds about it.
     private mutating func tell(_ notice: Notice) -> String {
         if let relay {
-            let shown = relay.tell(uid, summary: notice.summary, body: notice.body, urgency: notice.urgency)
+            let shown = relay.tell(uid, summary: notice.summary, body: notice.body, urgency: notice.urgency.desktop)
             keep(notice, shown: shown)
             return shown ? "; notified" : "; not notified (\(relay.problem[uid] ?? "no relay"))"
         }
-        let shown = notifier?.notify(summary: notice.summary, body: notice.body, urgency: notice.urgency, now: SystemClock.monoMicros())
+        let shown = notifier?.notify(summary: notice.summary, body: notice.body, urgency: notice.urgency.desktop, now: SystemClock.monoMicros())
         keep(notice, shown: shown == true)
         guard let notifier, let shown else { return "" }
         return shown ? "; notified" : "; not notified (\(notifier.problem ?? "no notification service"))"
@@ -424,7 +427,7 @@ struct Child {
         guard let relay else { return "" }
         let parents = currentAuthority().parentsWithSessions(NotificationRelay.usersWithSessionBus()).filter { $0 != uid }
         guard !parents.isEmpty else { return "; no parent has a desktop session" }
-        let told = parents.filter { relay.tell($0, summary: notice.summary, body: notice.body, urgency: notice.urgency) }
+        let told = parents.filter { relay.tell($0, summary: notice.summary, body: notice.body, urgency: notice.urgency.desktop) }
         return "; parents notified: \(told.map { UserAccount.name(of: $0) ?? "uid \($0)" }.joined(separator: ", "))"
             + (told.count < parents.count ? " (not: \(parents.filter { !told.contains($0) }.map { UserAccount.name(of: $0) ?? "uid \($0)" }.joined(separator: ", ")))" : "")
     }
@@ -435,22 +438,21 @@ struct Child {
     /// `ingest`). When saving fails, the engine goes on with what it knows, and it is tried again
     /// every second until it works: nothing unsaved is dropped.
     mutating func saveIfDue() {
-        guard live.unsavedEvents > 0, SystemClock.monoMicros() - lastSave >= Seconds.micro else { return }
+        guard saving.due(now: SystemClock.monoMicros(), unsaved: live.unsavedEvents) else { return }
         save()
     }
 
     /// When the next save is due (nil: nothing to save).
-    var nextSave: Microseconds? { live.unsavedEvents > 0 ? lastSave + Seconds.micro : nil }
+    var nextSave: Microseconds? { saving.next(unsaved: live.unsavedEvents) }
 
     mutating func save(checkpoint: Bool = false) {
-        lastSave = SystemClock.monoMicros()
-        do {
-            try live.flush(checkpoint: checkpoint)
-            if saveFailure != nil { log("saving works again", level: .notice, ["event": "save_works"]); saveFailure = nil }
-        } catch {
-            let message = "\(error)"
-            if saveFailure != message { log("cannot save (will retry every second): \(message)", level: .error, ["event": "save_failed"]) }
-            saveFailure = message
+        let started = SystemClock.monoMicros()
+        var failure: String? = nil
+        do { try live.flush(checkpoint: checkpoint) } catch { failure = "\(error)" }
+        switch saving.tried(at: started, failure: failure) {
+        case .none: break
+        case .worksAgain: log("saving works again", level: .notice, ["event": "save_works"])
+        case .fails(let message): log("cannot save (will retry every second): \(message)", level: .error, ["event": "save_failed"])
         }
     }
 
@@ -468,9 +470,9 @@ struct Child {
 
     /// Retention, in short runs: another run follows soon while old events remain, else in an hour.
     mutating func removeOldEventsIfDue() {
-        guard SystemClock.monoMicros() >= nextRetention else { return }
+        guard retentionSchedule.due(now: SystemClock.monoMicros()) else { return }
         checkClocks()
-        guard let retention else { nextRetention = SystemClock.monoMicros() + 3600 * Seconds.micro; return }
+        guard let retention else { retentionSchedule.ran(at: SystemClock.monoMicros(), removed: 0, most: nil); return }
         guard saveFailure == nil else { return }
         var removed = 0
         do {
@@ -481,7 +483,7 @@ struct Child {
         } catch {
             log("old events were not removed: \(error)", level: .error)
         }
-        nextRetention = SystemClock.monoMicros() + (removed >= retention.maxEventsPerRun ? 10 : 3600) * Seconds.micro
+        retentionSchedule.ran(at: SystemClock.monoMicros(), removed: removed, most: retention.maxEventsPerRun)
     }
 
     // MARK: What else happens to a child

@@ -2,6 +2,7 @@ import ControlProtocol
 import Foundation
 import Logging
 import ScreenTimeCore
+import ScreenTimeDaemon
 import ScreenTimeLinux
 import ScreenTimeSystemd
 import ScreenTimeStore
@@ -184,7 +185,7 @@ extension Child {
     /// Who the caller is to this child: a parent by uid or group, or by a parent session's token;
     /// the child; or a stranger.
     mutating func role(of caller: ControlServer.Caller) -> Authority.Role {
-        caller.parentSession ? .parent : currentAuthority().role(of: caller.credentials)
+        caller.parentSession ? .parent : currentAuthority().role(of: caller.credentials.uid)
     }
 
     /// Whether `phrase` is this child's parent passphrase (false when the policy sets none). Not

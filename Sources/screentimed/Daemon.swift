@@ -2,6 +2,7 @@ import ControlProtocol
 import Foundation
 import Logging
 import ScreenTimeCore
+import ScreenTimeDaemon
 import ScreenTimeLinux
 import ScreenTimeSystemd
 import ScreenTimePolicy
@@ -305,7 +306,7 @@ struct Daemon {
             session = s
         }
         func isParent(_ k: Int) -> Bool {
-            session?.children.contains(children[k].uid) == true || children[k].currentAuthority().role(of: caller.credentials) == .parent
+            session?.children.contains(children[k].uid) == true || children[k].currentAuthority().role(of: caller.credentials.uid) == .parent
         }
         if request.command == .family {
             let theirs = children.indices.filter { isParent($0) && (request.user == nil || children[$0].name == request.user) }
@@ -449,8 +450,9 @@ struct Daemon {
                 return refused("\(parent.prefix(40)) is not one of the parents the policy names (\(parents.sorted().joined(separator: ", ")))")
             }
         }
-        let token = parentSessions.open(caller: caller.credentials.uid, children: Set(right.map { children[$0].uid }),
-                                        minutes: minutes, now: SystemClock.monoMicros(), parent: parents.isEmpty ? nil : parent)
+        let token = RandomToken.hex()
+        parentSessions.open(token: token, caller: caller.credentials.uid, children: Set(right.map { children[$0].uid }),
+                            minutes: minutes, now: SystemClock.monoMicros(), parent: parents.isEmpty ? nil : parent)
         log("\(parents.isEmpty ? caller.name : parent!) opened a parent session of \(minutes) min for \(right.map { children[$0].name }.joined(separator: ", "))"
             + (parents.isEmpty ? "" : " (from \(caller.name)'s account)"), level: .notice, ["event": "parent_login"])
         var reply = ControlReply(ok: true)

@@ -1,6 +1,7 @@
 import ControlProtocol
 import Foundation
 import ScreenTimeCore
+import ScreenTimeDaemon
 import ScreenTimeStore
 
 /// The family loop over the control socket (docs/family.md): a child asks and claims chores, a

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import ScreenTimeCore
+import ScreenTimeDaemon
 import ScreenTimeLinux
 import ScreenTimeSystemd
 

@@ -1,6 +1,7 @@
 import ControlProtocol
 import Foundation
 import ScreenTimeCore
+import ScreenTimeDaemon
 import ScreenTimeLinux
 
 /// A parent's say over today (docs/family.md): bonus time, stopping the games, taking minutes

@@ -4,19 +4,21 @@ import ScreenTimeCore
 /// that is carried out or refused is kept (its event in the log, its answer for a retry), so a
 /// child who asks in a loop would fill the disk; past the day's allowance a request of theirs is
 /// refused before anything is kept. The allowances are far above what a child asks by hand.
-struct ChildQuota {
-    enum Kind { case request, claim }
+public struct ChildQuota: Sendable {
+    public enum Kind: Sendable { case request, claim }
     /// Requests (ask, chore done, their own redemption) kept per day.
-    static let requestsPerDay = 200
+    public static let requestsPerDay = 200
     /// Claims of their own side's (idle, a lock) kept per day: a desktop says each when it
     /// happens, a few dozen times a day.
-    static let claimsPerDay = 2_000
+    public static let claimsPerDay = 2_000
 
     private var day: Microseconds = .min
     private var requests = 0, claims = 0
 
     /// Whether one more of `kind` may be kept on the day that starts at `day`; counts it if so.
-    mutating func take(_ kind: Kind, onDay day: Microseconds) -> Bool {
+    public init() {}
+
+    public mutating func take(_ kind: Kind, onDay day: Microseconds) -> Bool {
         if day != self.day { self.day = day; requests = 0; claims = 0 }
         switch kind {
         case .request:
@@ -30,7 +32,7 @@ struct ChildQuota {
     }
 
     /// What the child is told when today's allowance is used up.
-    static func refusal(_ kind: Kind) -> String {
+    public static func refusal(_ kind: Kind) -> String {
         switch kind {
         case .request: "you have asked \(requestsPerDay) times today, and that is all for one day; nothing was kept. Ask a parent, or try again tomorrow"
         case .claim: "your desktop has said idle or locked \(claimsPerDay) times today; nothing more is kept today"

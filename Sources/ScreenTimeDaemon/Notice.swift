@@ -1,17 +1,23 @@
 import ControlProtocol
 import ScreenTimeCore
-import ScreenTimeLinux
-import ScreenTimeSystemd
 
 /// What the child is told on the desktop about an effect, in the child's words (docs/enforcement.md).
 /// Only words: `Daemon.tell` shows them.
-struct Notice: Equatable {
-    var summary: String
-    var body: String
-    var urgency: Notifier.Urgency
+public struct Notice: Equatable, Sendable {
+    /// How the desktop shows it (the freedesktop notification urgencies).
+    public enum Urgency: String, Sendable { case low, normal, critical }
+    public var summary: String
+    public var body: String
+    public var urgency: Urgency
+
+    public init(summary: String, body: String, urgency: Urgency) {
+        self.summary = summary
+        self.body = body
+        self.urgency = urgency
+    }
 
     /// The notice for an effect; nil for what the child is not told about.
-    static func about(_ effect: Effect, policy: Policy) -> Notice? {
+    public static func about(_ effect: Effect, policy: Policy) -> Notice? {
         switch effect {
         case .warn(let w) where w.limit == .appLimit:
             let last = w.remaining <= (policy.enforcement.warnBefore.min() ?? 0)
@@ -84,7 +90,7 @@ struct Notice: Equatable {
     }
 
     /// What a child's parents are told: a new request, a chore claimed (nil for anything else).
-    static func forParents(_ effect: Effect, child: String, system: Bool) -> Notice? {
+    public static func forParents(_ effect: Effect, child: String, system: Bool) -> Notice? {
         let user = system ? " --user \(child)" : ""
         switch effect {
         case .request(let r) where r.state == .pending:

@@ -442,6 +442,19 @@ struct Child {
         save()
     }
 
+    /// What this child waits for in the run loop: its next tick (`tick`, from `tickIfDue`), save,
+    /// removal of old events and household turn, and logind's and the family database's sockets.
+    func waitsFor(tick: Microseconds?) -> LoopWait {
+        var wait = LoopWait(due: [tick, nextSave, logind?.nextRetry, householdDue, nextRetention].compactMap { $0 }.min())
+        // (The household link's socket is read by the child, as the bus is: not the server's.)
+        if let fd = householdDescriptor { wait.reads.append(fd) }
+        if let fd = logind?.descriptor {
+            wait.reads.append(fd)
+            if logind?.wantsWrite == true { wait.writes.append(fd) }
+        }
+        return wait
+    }
+
     /// When the next save is due (nil: nothing to save).
     var nextSave: Microseconds? { saving.next(unsaved: live.unsavedEvents) }
 

@@ -192,44 +192,39 @@ struct Daemon {
             }
             superviseHooks()
             // Wait for the next sample, a request, a signal, the kernel's word of an exec or an
-            // end, or what a child needs next.
-            var wait = max(0, nextSample(after: lastSample, kernelSpoke: kernelSpoke) - SystemClock.monoMicros())
-            var bus: [Int32] = [], busWrites: [Int32] = []
-            if !kernelSpoke, let fd = sampler.kernelEventsDescriptor { bus.append(fd) }
+            // end, or what a child needs next: each part says what it waits for (`LoopWait`), and
+            // one plan waits for them all.
+            var waits: [LoopWait] = [
+                LoopWait(reads: [requests.wakeup.fd]),
+                LoopWait(reads: !kernelSpoke ? sampler.kernelEventsDescriptor.map { [$0] } ?? [] : [],
+                         due: nextSample(after: lastSample, kernelSpoke: kernelSpoke)),
+            ]
             for i in children.indices {
                 children[i].followLogind(now: SystemClock.monoMicros(), into: &kinds)
                 children[i].followHousehold(now: SystemClock.monoMicros())
                 let due = children[i].tickIfDue(now: SystemClock.monoMicros())
                 children[i].saveIfDue()
                 children[i].removeOldEventsIfDue()
-                let child = children[i]
-                for next in [due, child.nextSave, child.logind?.nextRetry, child.householdDue, child.nextRetention].compactMap({ $0 }) {
-                    wait = min(wait, max(0, next - SystemClock.monoMicros()))
-                }
-                // (The household link's socket is read by the child, as the bus is: not the server's.)
-                if let fd = child.householdDescriptor { bus.append(fd) }
-                if let fd = child.logind?.descriptor {
-                    bus.append(fd)
-                    if child.logind?.wantsWrite == true { busWrites.append(fd) }
-                }
+                waits.append(children[i].waitsFor(tick: due))
             }
             if let plugged = seatInput?.rescanIfDue(now: SystemClock.monoMicros()), !plugged.isEmpty {
                 log("input is counted from \(plugged.joined(separator: ", ")) of \(SeatInput.seat) too (plugged in)", ["event": "seat_input"])
             }
-            if let due = seatInput?.nextRescan { wait = min(wait, max(0, due - SystemClock.monoMicros())) }
             let devices = seatInput?.descriptors ?? []
-            bus += devices
-            if service.watchdogEvery != nil { wait = min(wait, max(0, nextWatchdog - SystemClock.monoMicros())) }
-            wait = min(wait, max(0, nextMemoryRelease - SystemClock.monoMicros()))
-            if service.notifying { wait = min(wait, max(0, nextStatus - SystemClock.monoMicros())) }
-            if let due = hooks?.nextDue { wait = min(wait, max(0, due - SystemClock.monoMicros())) }
-            if let quiet = server?.nextTimeout { wait = min(wait, max(0, quiet - SystemClock.monoMicros())) }
-            // Requests left from the last turn: answered in this one, after a look at the sockets.
-            if server?.hasWork == true { wait = 0 }
-            let ready = Poll.wait(read: [requests.wakeup.fd] + bus + (server?.readDescriptors ?? []),
-                                  write: busWrites + (server?.writeDescriptors ?? []),
-                                  // (At least every `quietSampleEvery` all the same: a deadline forgotten above is late by that at most.)
-                                  timeoutMillis: wait == 0 ? 0 : Int32(min(wait / 1000 + 1, Self.quietSampleEvery / 1000)))
+            waits.append(LoopWait(reads: devices, due: seatInput?.nextRescan))
+            if service.watchdogEvery != nil { waits.append(LoopWait(due: nextWatchdog)) }
+            waits.append(LoopWait(due: nextMemoryRelease))
+            if service.notifying { waits.append(LoopWait(due: nextStatus)) }
+            if let due = hooks?.nextDue { waits.append(LoopWait(due: due)) }
+            // What is not the control server's: a descriptor ready among these is not a request.
+            let busy = Set(waits.flatMap { $0.reads + $0.writes })
+            if let server {
+                // Requests left from the last turn: answered in this one, after a look at the sockets.
+                waits.append(LoopWait(reads: server.readDescriptors, writes: server.writeDescriptors,
+                                      due: server.hasWork ? SystemClock.monoMicros() : server.nextTimeout))
+            }
+            let plan = LoopPlan(waits, now: SystemClock.monoMicros(), longest: Self.quietSampleEvery)
+            let ready = Poll.wait(read: plan.reads, write: plan.writes, timeoutMillis: plan.timeoutMillis)
             if ready.readable.contains(requests.wakeup.fd) { requests.wakeup.drain() }
             if let fd = sampler.kernelEventsDescriptor, ready.readable.contains(fd) { kernelSpoke = true }
             if !devices.isEmpty, !ready.readable.isDisjoint(with: devices),
@@ -238,7 +233,6 @@ struct Daemon {
                 children[i].seatInput(count: input.count)
             }
             requests.takeSignals()
-            let busy = Set(bus)
             if var s = server, s.hasWork || !ready.readable.subtracting(busy).isEmpty || !ready.writable.subtracting(busy).isEmpty {
                 let lost = s.serve(ready, now: SystemClock.monoMicros()) { request, caller in answer(request, from: caller) }
                 server = s

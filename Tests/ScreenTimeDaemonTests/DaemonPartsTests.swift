@@ -211,3 +211,28 @@ struct ScheduleTests {
         #expect(r.next == t0 + 3600 * Self.second, "retention off: looked at hourly")
     }
 }
+
+/// The run loop's one wait, from its parts' waits (fake descriptors and a fake clock).
+@Suite("The run loop's plan")
+struct LoopPlanTests {
+    static let ms = Microseconds(1000)
+
+    @Test("every part's descriptors; until the soonest part is due, rounded up to a whole millisecond")
+    func soonest() {
+        let now: Microseconds = 1_000_000
+        let plan = LoopPlan([LoopWait(reads: [3]), LoopWait(reads: [5, 6], writes: [6], due: now + 250 * Self.ms + 1),
+                             LoopWait(due: now + 900 * Self.ms), LoopWait(writes: [9])], now: now, longest: 5_000 * Self.ms)
+        #expect(plan.reads == [3, 5, 6])
+        #expect(plan.writes == [6, 9])
+        #expect(plan.timeoutMillis == 251, "never woken before the moment waited for")
+    }
+
+    @Test("a part due now, or overdue: no wait; nothing due: the longest wait; a far moment: capped at the longest")
+    func bounds() {
+        let now: Microseconds = 7_000_000
+        #expect(LoopPlan([LoopWait(due: now + 10_000 * Self.ms), LoopWait(due: now)], now: now, longest: 5_000 * Self.ms).timeoutMillis == 0)
+        #expect(LoopPlan([LoopWait(due: now - 3 * Self.ms)], now: now, longest: 5_000 * Self.ms).timeoutMillis == 0)
+        #expect(LoopPlan([LoopWait(reads: [4])], now: now, longest: 5_000 * Self.ms).timeoutMillis == 5_000)
+        #expect(LoopPlan([LoopWait(due: now + 60_000 * Self.ms)], now: now, longest: 5_000 * Self.ms).timeoutMillis == 5_000)
+    }
+}

@@ -71,11 +71,15 @@ let package = Package(
         // Desktop hooks: the connection to the daemon, when to report input, the sway hook.
         .target(name: "DesktopHooks", dependencies: ["ScreenTimeCore", "ScreenTimeLinux", "ControlProtocol"]),
         .executableTarget(name: "screentime-hook-x11", dependencies: ["CX11", "DesktopHooks", "ControlProtocol", "ScreenTimeCore", "ScreenTimeLinux"]),
+        // The KDE Plasma hook (`stctl hook kde` execs `screentimed kde-hook`, which runs it): beside
+        // DesktopHooks, in a module of its own because it speaks D-Bus through libsystemd, which
+        // stctl must not load (docs/benchmarks.md).
+        .target(name: "DesktopHooksKDE", dependencies: ["DesktopHooks", "ScreenTimeCore", "ScreenTimeLinux", "ScreenTimeSystemd"]),
         // The child's logic the daemon carries out, as value types that decide from the time and
         // their inputs (issue #37): unit-tested with a fake clock in ScreenTimeDaemonTests.
         .target(name: "ScreenTimeDaemon", dependencies: ["ScreenTimeCore", "ControlProtocol"]),
         .executableTarget(name: "screentimed", dependencies: [
-            "ScreenTimeDaemon", "ScreenTimeCore", "ScreenTimePolicy", "ScreenTimeStore", "ScreenTimeLinux", "ScreenTimeSystemd", "ControlProtocol", "DesktopHooks",
+            "ScreenTimeDaemon", "DesktopHooksKDE", "ScreenTimeCore", "ScreenTimePolicy", "ScreenTimeStore", "ScreenTimeLinux", "ScreenTimeSystemd", "ControlProtocol", "DesktopHooks",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ],

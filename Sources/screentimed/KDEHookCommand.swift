@@ -5,6 +5,7 @@ import Dispatch
 import Foundation
 import Glibc
 import ScreenTimeLinux
+import DesktopHooksKDE
 
 /// `screentimed kde-hook`: the KDE Plasma hook, which `stctl hook kde` runs (it execs this, so
 /// that stctl itself does not load libsystemd for D-Bus: docs/benchmarks.md). Its options and

@@ -4,7 +4,6 @@ import ScreenTimeCore
 import DesktopHooks
 import ScreenTimeLinux
 import ScreenTimeSystemd
-import ScreenTimeSystemd
 import Synchronization
 
 /// The KDE Plasma desktop hook (`stctl hook kde`), in the child's Plasma session.

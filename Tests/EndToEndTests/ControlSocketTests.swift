@@ -25,7 +25,8 @@ struct ControlSocketTests {
             try policy.write(toFile: base + "/policy.toml", atomically: true, encoding: .utf8)
             process = try CrashTests.asNobody([ReplayBinaryTests.binary, "--policy", base + "/policy.toml", "--state-dir", base + "/state",
                                                "--socket", base + "/run/control.sock", "--sample-every", "200ms"] + arguments)
-            for _ in 0..<750 where !fm.fileExists(atPath: socket) { usleep(20_000) }
+            // (Thrown with every property set: deinit ends the daemon.)
+            try Wait.until("the daemon to make its socket \(socket)", within: 15) { fm.fileExists(atPath: socket) }
         }
 
         func stctl(_ args: [String], asChild: Bool = false) throws -> ReplayBinaryTests.Run {
@@ -92,10 +93,9 @@ struct ControlSocketTests {
             p.waitUntilExit()
         }
         var apps: [[String: Any]] = []
-        for _ in 0..<200 {
+        try Wait.whether(within: 30, every: 0.05) {   // each look runs stctl
             apps = try d.json(["apps"], asChild: true)["apps"] as? [[String: Any]] ?? []
-            if apps.contains(where: { ($0["exe"] as? String)?.hasSuffix("/mystery") == true }) { break }
-            usleep(50_000)
+            return apps.contains { ($0["exe"] as? String)?.hasSuffix("/mystery") == true }
         }
         let mine = apps.filter { ($0["exe"] as? String)?.hasPrefix(dir + "/") == true }
         #expect(mine.count == 3, "\(apps)")
@@ -312,7 +312,11 @@ struct ControlSocketTests {
             c, _ = s.accept(); c.recv(65536); c.sendall(sys.argv[2].encode()); c.close()
             """#, path, reply]
         try p.run()
-        for _ in 0..<1500 where !FileManager.default.fileExists(atPath: path) { usleep(10_000) }
+        guard Wait.whether(within: 15, every: 0.01, { FileManager.default.fileExists(atPath: path) }) else {
+            kill(p.processIdentifier, SIGKILL)
+            p.waitUntilExit()
+            throw FixtureFailure("the fake daemon did not bind \(path)")
+        }
         return p
     }
 

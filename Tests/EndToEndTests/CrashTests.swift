@@ -66,6 +66,7 @@ struct CrashTests {
             let started = Date()
             let daemon = try Self.asNobody([ReplayBinaryTests.binary, "--policy", policy, "--state-dir", base + "/state",
                                             "--socket", socket, "--sample-every", "100ms", "--cpu-every", "200ms"])
+            // Sleeps, not waits: the kill moments are the experiment (spread, the same every run).
             usleep(150_000 + spread(round, 104_729))
             // A parent at work while the daemon may die at any moment: what was answered must be kept.
             if try ReplayBinaryTests.runBinary(stctl, ["adjust", "1", "--reason", "round \(round)", "--socket", socket]).status == 0 {
@@ -85,13 +86,19 @@ struct CrashTests {
             }
         }
         // One last life, ended properly, so that the last session is judged and saved.
+        let lastStarted = Date()
         let last = try Self.asNobody([ReplayBinaryTests.binary, "--policy", policy, "--state-dir", base + "/state",
                                       "--socket", socket, "--sample-every", "100ms", "--cpu-every", "200ms"])
-        usleep(1_000_000)
+        defer { if last.isRunning { kill(last.processIdentifier, SIGKILL); last.waitUntilExit() } }
+        // Up and answering, its start logged (1 s of sleep, before #37); a killed life's socket file
+        // may be left, so its answer is waited for, not the file.
+        try Wait.until("the last life to answer on its socket", within: 30) {
+            try ReplayBinaryTests.runBinary(stctl, ["status", "--socket", socket]).status == 0
+        }
         kill(last.processIdentifier, SIGTERM)
         last.waitUntilExit()
         #expect(last.terminationStatus == 0)
-        alive += 1
+        alive += Date().timeIntervalSince(lastStarted)
         let r = try Self.check(base + "/state")
         #expect(r.status == 0, "\(r.stderr)")
 
@@ -136,7 +143,9 @@ struct ReadOnlyStateTests {
         try "version = 1\ntimezone = \"UTC\"\n".write(toFile: policy, atomically: true, encoding: .utf8)
         let daemon = try CrashTests.asNobody([ReplayBinaryTests.binary, "--policy", policy, "--state-dir", base + "/state",
                                               "--socket", base + "/control.sock", "--sample-every", "100ms"])
-        usleep(700_000)
+        defer { if daemon.isRunning { kill(daemon.processIdentifier, SIGKILL); daemon.waitUntilExit() } }
+        // Its state made: it listens once it has (0.7 s of sleep, before #37).
+        try Wait.until("the daemon to make its socket", within: 15) { fm.fileExists(atPath: base + "/control.sock") }
         kill(daemon.processIdentifier, SIGTERM)
         daemon.waitUntilExit()
         #expect(daemon.terminationStatus == 0)
@@ -162,7 +171,9 @@ struct ReadOnlyStateTests {
         try "version = 1\ntimezone = \"UTC\"\n".write(toFile: policy, atomically: true, encoding: .utf8)
         let args = [ReplayBinaryTests.binary, "--policy", policy, "--state-dir", base + "/state", "--socket", base + "/control.sock", "--no-logind"]
         let daemon = try CrashTests.asNobody(args + ["--sample-every", "100ms"])
-        usleep(700_000)
+        defer { if daemon.isRunning { kill(daemon.processIdentifier, SIGKILL); daemon.waitUntilExit() } }
+        // Its state made: it listens once it has (0.7 s of sleep, before #37).
+        try Wait.until("the daemon to make its socket", within: 15) { fm.fileExists(atPath: base + "/control.sock") }
         kill(daemon.processIdentifier, SIGTERM)
         daemon.waitUntilExit()
         #expect(daemon.terminationStatus == 0)

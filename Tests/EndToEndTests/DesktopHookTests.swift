@@ -38,10 +38,7 @@ struct X11HookTests {
     }
 
     static func waitForHook(_ d: LiveDaemon) throws {
-        for _ in 0..<250 {
-            if (try d.status()["hooks"] as? [String]) == ["x11"] { return }
-            usleep(20_000)
-        }
+        if try Wait.whether(within: 15, { (try d.status()["hooks"] as? [String]) == ["x11"] }) { return }   // each look runs stctl
         Issue.record("the x11 hook never connected")
     }
 
@@ -110,7 +107,7 @@ struct X11HookTests {
         // 5 s of faked input: the pointer warped, clicks and keys through XTEST.
         for k in 0..<12 {
             #expect(X11Session.run("/usr/bin/xdotool", ["mousemove", "\(100 + 9 * k)", "\(120 + 7 * k)", "click", "1", "key", "a"], display: nested) == 0)
-            usleep(400_000)
+            usleep(400_000)   // a sleep, not a wait: the rhythm of the faked input
         }
         // Then the pointer moved over the nested server's window: its own mouse moves.
         let window = x.output("/usr/bin/xdotool", ["search", "--onlyvisible", "--class", "Xephyr"]).split(separator: "\n").first.map(String.init) ?? ""

@@ -49,11 +49,13 @@ struct DurabilityTests {
             before = after
         }
         // Two seconds of sampling with nothing of the child's running: nothing new, nothing saved, no sync.
+        // A sleep, not a wait: the test shows that a sync does not come.
         usleep(2_000_000)
         #expect(Self.walSyncs(trace) == before, "the daemon synced its state while it observed nothing new")
         // A new process of the child's every 0.3 s for four seconds: saved once a second, each save synced.
         let busy = try ChildProcesses(uid: Self.child)
         let started = Date()
+        // A sleep, not a wait: four seconds of observed time, in which the syncs are counted.
         usleep(4_000_000)
         busy.end()
         let seconds = Date().timeIntervalSince(started)

@@ -53,9 +53,7 @@ struct EnforcementTests {
 
     /// Waits (`seconds` at most) for the process to end; true when it did.
     static func ends(_ p: Process, within seconds: Double) -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while p.isRunning, Date() < deadline { usleep(20_000) }
-        return !p.isRunning
+        Wait.whether(within: seconds) { !p.isRunning }
     }
 
     static func state(_ pid: Int32) -> String? {
@@ -117,7 +115,7 @@ struct EnforcementTests {
         #expect(log.contains("stop SuperTuxKart (pid \(p.processIdentifier), \(exe)): daily_limit; SIGTERM to 2 processes"), "\(log)")
         #expect(log.contains("stop SuperTuxKart (pid \(p.processIdentifier), \(exe)): daily_limit, told again (1); SIGKILL to 1 process"), "\(log)")
         let helper = try #require(Int32(try String(contentsOfFile: pidFile, encoding: .utf8)))
-        for _ in 0..<750 where kill(helper, 0) == 0 && Self.state(helper) != "Z" { usleep(20_000) }
+        Wait.whether(within: 15) { kill(helper, 0) != 0 || Self.state(helper) == "Z" }
         #expect(kill(helper, 0) != 0 || Self.state(helper) == "Z", "the game's helper \(helper) is still running")
         try d.stop()
     }
@@ -134,23 +132,24 @@ struct EnforcementTests {
         let p = try Self.child([game, "60"])
         defer { if p.isRunning { kill(p.processIdentifier, SIGKILL) } }
         let pid = p.processIdentifier
-        for _ in 0..<500 where Self.state(pid) != "T" { usleep(20_000) }
+        Wait.whether(within: 10) { Self.state(pid) == "T" }
         #expect(Self.state(pid) == "T", "never paused")
         _ = try d.waitFor("stop SuperTuxKart (pid \(pid), \(game)): no_reward_time; SIGSTOP to 1 process")
+        // A sleep, not a wait: the test shows that the pause holds (nothing lets it go on by itself).
         usleep(500_000)
         #expect(Self.state(pid) == "T")
         try Self.parent(d, ["redeem", "1", "--anyway"])
-        for _ in 0..<250 where Self.state(pid) == "T" { usleep(20_000) }
+        Wait.whether(within: 5) { Self.state(pid) != "T" }
         #expect(Self.state(pid) == "S", "not resumed")
         _ = try d.waitFor("resume pid \(pid): SIGCONT to 1 process")
         #expect(p.isRunning)
 
         // Paused again; the daemon restarts meanwhile; the next redemption still lets it go on.
-        for _ in 0..<500 where Self.state(pid) != "T" { usleep(20_000) }
+        Wait.whether(within: 10) { Self.state(pid) == "T" }
         #expect(Self.state(pid) == "T", "never paused again")
         try d.restart()
         try Self.buyAMinute(d)
-        for _ in 0..<250 where Self.state(pid) == "T" { usleep(20_000) }
+        Wait.whether(within: 5) { Self.state(pid) != "T" }
         #expect(Self.state(pid) == "S", "not resumed after the daemon restarted")
         try d.stop()
     }
@@ -168,7 +167,7 @@ struct EnforcementTests {
         defer { if p.isRunning { kill(p.processIdentifier, SIGKILL) } }
         let pid = p.processIdentifier
         _ = try d.waitFor("stop SuperTuxKart (pid \(pid), \(game)): no_reward_time; SIGSTOP to 1 process")
-        for _ in 0..<750 where Self.state(pid) != "T" { usleep(20_000) }
+        Wait.whether(within: 15) { Self.state(pid) == "T" }
         #expect(Self.state(pid) == "T")
 
         // The child lets it go on, as `kill -CONT` from a terminal of theirs does.
@@ -180,7 +179,7 @@ struct EnforcementTests {
         try continueIt()
         _ = try d.waitFor("(pid \(pid)) was paused but runs again: something sent it SIGCONT; it is paused again")
         _ = try d.waitFor("stop SuperTuxKart (pid \(pid), \(game)): no_reward_time, told again (1); SIGSTOP to 1 process")
-        for _ in 0..<750 where Self.state(pid) != "T" { usleep(20_000) }
+        Wait.whether(within: 15) { Self.state(pid) == "T" }
         #expect(Self.state(pid) == "T", "not paused again")
         // In the log (saved within a second), for replay: the time since it was last seen paused was played.
         _ = try d.poll("SELECT count(*) FROM event WHERE line LIKE '%\"game_continued\",\"pid\":\(pid),\"since\"%'") { $0 == "1" }
@@ -259,7 +258,7 @@ struct EnforcementTests {
             #""screentime" 0 "screentime" "1 s of game time left" "Save your game: when the time is used up, games are closed." [] {"urgency": 2} -1"#,
             #""screentime" 0 "screentime" "SuperTuxKart was closed" "Today's game time is used up." [] {"urgency": 2} -1"#,
         ]
-        for _ in 0..<750 where bus.notifications.count < expected.count { usleep(20_000) }
+        Wait.whether(within: 15) { bus.notifications.count >= expected.count }
         #expect(bus.notifications == expected)
         let log = try String(contentsOfFile: d.log, encoding: .utf8)
         #expect(log.contains("warn: 1 s of game time left (daily_limit); notified"), "\(log)")
@@ -337,7 +336,7 @@ struct EnforcementTests {
         #expect(abs(Double(unfocused) - gap) <= 1, "\(unfocused) s unfocused, but the focus came \(gap) s after the process")
         let body = (["\(credited) s of learning counted."] + notCounted(session)).joined(separator: " ")
         expected.append(#""screentime" 0 "screentime" "+\#(points) points for GCompris" "\#(body)" [] {"urgency": 1} -1"#)
-        for _ in 0..<750 where bus.notifications.count < expected.count { usleep(20_000) }
+        Wait.whether(within: 15) { bus.notifications.count >= expected.count }
         #expect(bus.notifications == expected)
         try d.stop()
     }
@@ -360,7 +359,8 @@ struct EnforcementTests {
         #expect(Self.ends(p, within: 90))
         #expect(p.ending == .signal(SIGTERM))
         _ = try d.waitFor("SIGTERM to 1 process")
-        usleep(1_200_000)   // the exit seen and saved
+        // The exit seen and saved.
+        _ = try d.poll("SELECT count(*) FROM event WHERE line LIKE '%\"process_exited\",\"pid\":\(p.processIdentifier)}%'") { $0 == "1" }
         try d.stop()
 
         // What the live daemon did, from its journal lines: "TIME warn: …" and "TIME stop …".

@@ -139,7 +139,11 @@ struct FamilyTests {
         let requests = try Self.object(try root(["requests", "--json"]))["requests"] as? [[String: Any]] ?? []
         let claims = try Self.object(try root(["chores", "--json"]))["chores"] as? [[String: Any]] ?? []
         let ledger = try d.sql("SELECT kind || ' ' || points || ' ' || balance_after FROM ledger ORDER BY seq")
-        usleep(1_200_000)
+        // The game's end seen and saved, so that the log replayed holds all of it (1.2 s of sleep, before #37).
+        try d.poll("""
+            SELECT count(*) FROM event WHERE line LIKE '%"process_exited","pid":' ||
+              (SELECT json_extract(line, '$.pid') FROM event WHERE line LIKE '%"process_started"%supertuxkart%' LIMIT 1) || '}%'
+            """) { $0 == "1" }
         try d.stop()
         // … are what a replay of its event log gives.
         let events = d.base + "/events.jsonl"
@@ -277,7 +281,7 @@ struct FamilyTests {
         #expect(warned[warning] == #""screentime" 0 "screentime" "10 s of game time left" "Save your game: when the time is used up, games are closed." [] {"urgency": 2} -1"#, "\(warned[warning])")
         try d.stop()
         // The relays end with the daemon.
-        for _ in 0..<250 where !(try ReplayBinaryTests.runBinary("/usr/bin/pgrep", ["-f", "notify-relay --uid"]).stdout.isEmpty) { usleep(20_000) }
+        try Wait.whether(within: 15) { try ReplayBinaryTests.runBinary("/usr/bin/pgrep", ["-f", "notify-relay --uid"]).stdout.isEmpty }
         #expect(try ReplayBinaryTests.runBinary("/usr/bin/pgrep", ["-f", "notify-relay --uid"]).stdout.isEmpty)
     }
 }

@@ -92,6 +92,7 @@ struct FloodTests {
         // Meanwhile, every 10 s or so, the sibling starts a game with no time left, and asks for their status.
         var stops: [Double] = [], answers: [Double] = []
         while Date().timeIntervalSince(started) < Double(seconds) - 8 {
+            // A sleep, not a wait: the sibling's rhythm through the minute of flood.
             usleep(4_000_000)
             let game = try EnforcementTests.child(["\(apps)/supertuxkart", "60"], uid: Self.sibling)
             let t0 = Date()
@@ -102,7 +103,7 @@ struct FloodTests {
             let status = try d.stctl(Self.sibling, ["status"])
             answers.append(status.status == 0 ? Date().timeIntervalSince(t1) : 99)
         }
-        for _ in 0..<((seconds + 10) * 10) where flood.isRunning { usleep(100_000) }
+        Wait.whether(within: Double(seconds + 10), every: 0.1) { !flood.isRunning }
         let floodEnd = Self.monotonic()
         #expect(d.process.isRunning, "the daemon died under the flood")
 

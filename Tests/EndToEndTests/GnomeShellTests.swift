@@ -73,7 +73,7 @@ struct GnomeShellTests {
         _ = try d.waitFor("watching uid")
         let shell = try GnomeShellSession(uid: Self.child, packed: try Self.packed(), socket: d.socket, idleDelay: 3)
         defer { shell.stop() }
-        for _ in 0..<250 where (try d.status()["hooks"] as? [String]) != ["gnome-shell"] { usleep(20_000) }
+        try Wait.whether(within: 15) { (try d.status()["hooks"] as? [String]) == ["gnome-shell"] }
         #expect(try d.status()["hooks"] as? [String] == ["gnome-shell"])
 
         // Focus: each switch reaches the daemon's log with the window's pid and app id.
@@ -119,9 +119,10 @@ struct GnomeShellTests {
         kill(learn.processIdentifier, SIGKILL)
         try d.poll("SELECT count(*) FROM event WHERE line LIKE '%\"process_exited\",\"pid\":\(learn.processIdentifier)}%'") { $0 == "1" }
         var status = try d.status()
-        for _ in 0..<250 where (status["learning_today_seconds"] as? Int ?? 0) == 0 {
-            usleep(40_000)
+        try Wait.whether(within: 30, every: 0.04) {   // each look runs stctl
+            if (status["learning_today_seconds"] as? Int ?? 0) != 0 { return true }
             status = try d.status()
+            return false
         }
         // The 14 s in front with input, less what is refused around it (the idle tail): a point a second.
         let learned = try #require(status["learning_today_seconds"] as? Int)
@@ -135,7 +136,7 @@ struct GnomeShellTests {
         // The indicator: what the daemon says, read back from the running shell.
         _ = try ReplayBinaryTests.runBinary(ControlSocketTests.stctl, ["redeem", "7", "--socket", d.socket])
         let balance = learned - 7
-        for _ in 0..<400 where shell.indicator("GameSecondsLeft") != "(<int64 420>,)\n" { usleep(50_000) }
+        Wait.whether(within: 30, every: 0.05) { shell.indicator("GameSecondsLeft") == "(<int64 420>,)\n" }
         #expect(shell.indicator("GameSecondsLeft") == "(<int64 420>,)\n")
         #expect(shell.indicator("Text") == "(<'7 min · \(balance) pts'>,)\n")
         #expect(shell.indicator("Points") == "(<int64 \(balance)>,)\n")
@@ -146,22 +147,23 @@ struct GnomeShellTests {
         shell.input()
         let game = try EnforcementTests.child(["\(Self.games)/supertuxkart", "600"], uid: Self.child)
         defer { if game.isRunning { kill(game.processIdentifier, SIGKILL); game.waitUntilExit() } }
-        for k in 0..<500 where (try d.status()["reward_counting"] as? Bool) != true {
-            if k % 25 == 0 { shell.input() }
-            usleep(20_000)
+        var looks = 0
+        try Wait.whether(within: 30) {   // each look runs stctl
+            if looks % 25 == 0 { shell.input() }
+            looks += 1
+            return (try d.status()["reward_counting"] as? Bool) == true
         }
         let counting = try d.status()
         #expect(counting["reward_counting"] as? Bool == true, "\(counting)")
         var seen: [Int] = []
-        let watching = Date()
         var k = 0
-        while seen.count < 4, Date().timeIntervalSince(watching) < 40 {
+        Wait.whether(within: 40, every: 0.1) {
             k += 1
             if k % 10 == 0 { shell.input() }
             // "(<int64 415>,)\n"
             let v = Int(shell.indicator("GameSecondsLeft").split(separator: " ").last?.filter(\.isNumber) ?? "") ?? -1
             if v >= 0, v < 420, v != seen.last { seen.append(v) }
-            usleep(100_000)
+            return seen.count >= 4
         }
         // Down by a second at a time (an answer of the daemon may set it right by a second).
         #expect(seen.count == 4, "\(seen)")
@@ -220,10 +222,9 @@ struct GnomeShellTests {
         let said = try d.waitFor("refused a ")
         for r in reasons { #expect(said.contains(r), "the daemon did not say \"\(r)\": \(said)") }
         var status: [String: Any] = [:]
-        for _ in 0..<250 {
+        try Wait.whether(within: 15) {
             status = try Self.status(d.socket, user: Self.systemName)
-            if (status["blind_spots"] as? [String])?.contains(where: { $0.contains("GNOME Shell (pid ") }) == true { break }
-            usleep(20_000)
+            return (status["blind_spots"] as? [String])?.contains(where: { $0.contains("GNOME Shell (pid ") }) == true
         }
         #expect(status["hooks"] as? [String] == [])
         let spot = (status["blind_spots"] as? [String])?.first { $0.contains("GNOME Shell (pid ") } ?? ""
@@ -245,7 +246,7 @@ struct GnomeShellTests {
     func systemMode() throws {
         let (d, shell, devices) = try Self.systemSession()
         defer { shell.stop() }
-        for _ in 0..<250 where (try Self.status(d.socket, user: Self.systemName)["hooks"] as? [String]) != ["gnome-shell"] { usleep(20_000) }
+        try Wait.whether(within: 15) { (try Self.status(d.socket, user: Self.systemName)["hooks"] as? [String]) == ["gnome-shell"] }
         #expect(try Self.status(d.socket, user: Self.systemName)["hooks"] as? [String] == ["gnome-shell"])
         let learn = try shell.foot(appID: "learning.app", title: "GCompris")
         let chat = try shell.foot(appID: "chat.app", title: "Chat")
@@ -269,7 +270,7 @@ struct GnomeShellTests {
         let balance = try #require(try Self.status(d.socket, user: Self.systemName)["balance"] as? Int)
         // The root daemon cannot reach the child's session bus: the extension shows what it was
         // told (from status, within its 5 s poll).
-        for _ in 0..<400 where !shell.notificationsShown().contains("points for foot-learning") { usleep(50_000) }
+        Wait.whether(within: 30, every: 0.05) { shell.notificationsShown().contains("points for foot-learning") }
         let shown = shell.notificationsShown()
         #expect(shown.contains(" points for foot-learning: ") && shown.contains(" of learning counted."), "\(shown)")
 

@@ -121,11 +121,8 @@ struct HouseholdEndToEndTests {
     /// Waits until `d`'s balance is `want` (at most `seconds`); returns how long it took, or nil.
     static func waitForBalance(_ d: LiveDaemon, _ want: Int, within seconds: Double) throws -> Double? {
         let start = Date()
-        while Date().timeIntervalSince(start) < seconds {
-            if try balance(d) == want { return Date().timeIntervalSince(start) }
-            usleep(25_000)
-        }
-        return nil
+        guard try Wait.whether(within: seconds, every: 0.025, { try balance(d) == want }) else { return nil }
+        return Date().timeIntervalSince(start)
     }
 
     @Test("points earned on one machine are the family's; a redemption on another shows on all three within 2 s, and the third's status says whom it shares with")
@@ -218,9 +215,10 @@ struct HouseholdEndToEndTests {
         family.pg.pause()
         #expect(try Self.parent(pc, ["adjust", "30", "--reason", "homework"]).status == 0)   // kept here, sent later
         var status = try pc.status()
-        for _ in 0..<400 where (status["household"] as? [String: Any])?["reachable"] as? Bool != false {
-            usleep(25_000)
+        try Wait.whether(within: 30, every: 0.025) {   // each look runs stctl
+            if (status["household"] as? [String: Any])?["reachable"] as? Bool == false { return true }
             status = try pc.status()
+            return false
         }
         let household = try #require(status["household"] as? [String: Any])
         #expect(household["reachable"] as? Bool == false, "\(status)")
@@ -261,8 +259,7 @@ struct HouseholdEndToEndTests {
         if pc.process.isRunning { kill(pc.process.processIdentifier, SIGKILL); pc.process.waitUntilExit() }     // (not two on one state)
         #expect(FileManager.default.fileExists(atPath: family.folder + "/crash/crashed"))
         try pc.startAgain()
-        var back = false
-        for _ in 0..<500 where !back { back = (try? pc.status()) != nil; if !back { usleep(20_000) } }
+        Wait.whether(within: 30) { (try? pc.status()) != nil }   // each look runs stctl
         for d in [pc, laptop] { #expect(try Self.waitForBalance(d, expected, within: 15) != nil, "\(point): balance \((try? Self.balance(d)) ?? -1)") }
         let f = try family.familyBalance()
         #expect(f.balance == expected && f.sum == expected && f.entries == 2, "\(point): \(f)")
@@ -450,7 +447,11 @@ struct HouseholdGameTimeTests {
         learn.waitUntilExit()
         // Paid here while the database is away: 1 point a second of learning.
         var status = try laptop.status()
-        for _ in 0..<500 where (status["balance"] as? Int ?? 0) == 0 { usleep(20_000); status = try laptop.status() }
+        try Wait.whether(within: 30) {   // each look runs stctl
+            if (status["balance"] as? Int ?? 0) != 0 { return true }
+            status = try laptop.status()
+            return false
+        }
         let earned = status["balance"] as? Int ?? 0
         #expect(earned >= 40, "\(status); input: the slowest answer took \(slowestAnswer) s, the longest gap between two was \(longestGap) s; not given: \(refused)")
         try family.pg.start()

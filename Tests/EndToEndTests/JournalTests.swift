@@ -46,7 +46,7 @@ struct JournalTests {
                 out.write(json.dumps(fields) + "\n")
             """#, dir]
         try p.run()
-        for _ in 0..<750 where !FileManager.default.fileExists(atPath: dir + "/socket") { usleep(20_000) }
+        Wait.whether(within: 15) { FileManager.default.fileExists(atPath: dir + "/socket") }
         return p
     }
 
@@ -58,10 +58,12 @@ struct JournalTests {
 
     /// Waits (15 s at most) for an entry whose SCREENTIME_EVENT is `event` and that `also` accepts.
     static func entry(_ dir: String, event: String, where also: ([String: [String]]) -> Bool = { _ in true }) throws -> [String: [String]] {
-        for _ in 0..<750 {
-            if let e = entries(dir).first(where: { $0["SCREENTIME_EVENT"] == [event] && also($0) }) { return e }
-            usleep(20_000)
+        var found: [String: [String]]? = nil
+        Wait.whether(within: 15) {
+            found = entries(dir).first { $0["SCREENTIME_EVENT"] == [event] && also($0) }
+            return found != nil
         }
+        if let found { return found }
         Issue.record("no journal entry with SCREENTIME_EVENT=\(event); got: \(entries(dir))")
         throw CancellationError()
     }

@@ -20,10 +20,7 @@ struct KWinHookTests {
     }
 
     static func waitForHook(_ d: LiveDaemon) throws {
-        for _ in 0..<500 {
-            if (try d.status()["hooks"] as? [String]) == ["kde"] { return }
-            usleep(20_000)
-        }
+        if try Wait.whether(within: 30, { (try d.status()["hooks"] as? [String]) == ["kde"] }) { return }   // each look runs stctl
         Issue.record("the kde hook never connected")
     }
 
@@ -113,8 +110,8 @@ struct KWinHookTests {
         #expect(k.wait { !hook.isRunning }, "\(Self.hookLog(k))")
         #expect(hook.terminationStatus == 0)
         #expect(Self.hookLog(k).contains("KWin went away"), "\(Self.hookLog(k))")
-        for _ in 0..<500 where try String(contentsOfFile: d.log, encoding: .utf8).components(separatedBy: "the kde desktop hook disconnected").count == disconnects {
-            usleep(20_000)
+        try Wait.whether(within: 10) {
+            try String(contentsOfFile: d.log, encoding: .utf8).components(separatedBy: "the kde desktop hook disconnected").count > disconnects
         }
         #expect(try String(contentsOfFile: d.log, encoding: .utf8).components(separatedBy: "the kde desktop hook disconnected").count > disconnects)
         let last = try d.poll("SELECT line FROM event WHERE line LIKE '%focus_changed%' ORDER BY seq DESC LIMIT 1") { $0.contains("\"pid\":null") }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The real screentimed, as the child (uid 65534 unless `uid` says another), on a policy of the
@@ -74,7 +75,7 @@ final class LiveDaemon {
         #expect(process.terminationStatus == 0)
         process = try LiveDaemon.start(base: base, socket: socket, log: log, environment: environment, arguments: arguments,
                                        uid: uid, launcher: launcher, asChild: asChild)
-        for _ in 0..<500 where starts() <= before && process.isRunning { usleep(20_000) }
+        Wait.whether(within: 10) { starts() > before || !process.isRunning }
     }
 
     /// Starts the daemon again after `stop()`, on the same state (which the test may have changed
@@ -90,7 +91,7 @@ final class LiveDaemon {
         process.waitUntilExit()
         let starts = (try? String(contentsOfFile: log, encoding: .utf8))?.components(separatedBy: "watching uid").count ?? 0
         process = try LiveDaemon.start(base: base, socket: socket, log: log, environment: environment, arguments: arguments, uid: uid, launcher: launcher)
-        for _ in 0..<500 where (try? String(contentsOfFile: log, encoding: .utf8))?.components(separatedBy: "watching uid").count ?? 0 <= starts { usleep(20_000) }
+        Wait.whether(within: 10) { (try? String(contentsOfFile: log, encoding: .utf8))?.components(separatedBy: "watching uid").count ?? 0 > starts }
     }
 
     /// Ends a learning run: kills the learning app `pid`, waits until the daemon saw it end and,
@@ -102,9 +103,10 @@ final class LiveDaemon {
         var status = try self.status()
         if credited {
             // Judged once the idle threshold has passed after the last input.
-            for _ in 0..<750 where (status["learning_today_seconds"] as? Int ?? 0) == 0 {
-                usleep(20_000)
+            try Wait.whether(within: 30) {   // each look runs stctl
+                if (status["learning_today_seconds"] as? Int ?? 0) != 0 { return true }
                 status = try self.status()
+                return false
             }
         }
         try stop()
@@ -126,22 +128,21 @@ final class LiveDaemon {
         let before = try inputs()
         for _ in 0..<10 {
             give()
-            for _ in 0..<75 {
-                if try inputs() > before { return }
-                usleep(20_000)
-            }
+            if try Wait.whether(within: 1.5, { try inputs() > before }) { return }
         }
         Issue.record("no input reached the daemon in 10 tries")
     }
 
-    /// Waits until the daemon's log holds `text` (`seconds`, 10 by default, at most).
+    /// Waits until the daemon's log holds `text` (`seconds`, 10 by default, at most, and while it
+    /// runs); returns the log. (Records an issue and goes on, rather than throwing: the test's
+    /// cleanup that follows still runs.)
     func waitFor(_ text: String, seconds: Int = 10) throws -> String {
-        for _ in 0..<(seconds * 50) {
-            let now = try String(contentsOfFile: log, encoding: .utf8)
-            if now.contains(text) { return now }
-            if !process.isRunning { break }
-            usleep(20_000)
+        var now = ""
+        try Wait.whether(within: Double(seconds)) {
+            now = try String(contentsOfFile: log, encoding: .utf8)
+            return now.contains(text) || !process.isRunning
         }
+        if now.contains(text) { return now }
         Issue.record("the daemon never said \"\(text)\"; it said: \(try String(contentsOfFile: log, encoding: .utf8))")
         return ""
     }
@@ -165,15 +166,12 @@ final class LiveDaemon {
                                                              ControlSocketTests.stctl] + args + ["--socket", socket])
     }
 
-    /// Polls `query` until `done` holds for its answer (15 s at most); returns the last answer.
+    /// Polls `query` until `done` holds for its answer (30 s at most: each look runs sqlite3, slow
+    /// on a loaded machine; 750 looks 20 ms apart before #37); returns the last answer.
     @discardableResult
     func poll(_ query: String, until done: (String) -> Bool) throws -> String {
         var answer = ""
-        for _ in 0..<750 {
-            answer = try sql(query)
-            if done(answer) { return answer }
-            usleep(20_000)
-        }
+        if try Wait.whether(within: 30, { answer = try sql(query); return done(answer) }) { return answer }
         Issue.record("\(query) never gave what was expected; last: \(answer)")
         return answer
     }

@@ -92,7 +92,7 @@ struct ParentRequestTests {
             """#, socket, dir + "/requests"]
         try fake.run()
         defer { if fake.isRunning { kill(fake.processIdentifier, SIGKILL) }; reap(fake) }
-        for _ in 0..<1500 where !FileManager.default.fileExists(atPath: socket) { usleep(10_000) }
+        try Wait.until("the fake daemon to bind \(socket)", within: 15, every: 0.01) { FileManager.default.fileExists(atPath: socket) }
         let r = try ReplayBinaryTests.runBinary(ControlSocketTests.stctl, ["redeem", "20", "--socket", socket])
         #expect(r.status == 0 && r.stdout.contains("40"), "\(r.stdout)\(r.stderr)")
         let sent = try String(contentsOfFile: dir + "/requests", encoding: .utf8).split(separator: "\n")

@@ -38,18 +38,20 @@ struct PenaltyConfirmationTests {
         // only one). Its points are paid when the session ends, as the app exits.
         _ = try d.waitFor("watching uid")
         var learning = try d.status()
-        for _ in 0..<1500 where learning["learning_today_seconds"] as? Int ?? 0 < 1 {
-            usleep(20_000)
+        try Wait.whether(within: 60) {   // each look runs stctl
+            if learning["learning_today_seconds"] as? Int ?? 0 >= 1 { return true }
             learning = try d.status()
+            return false
         }
         try #require(learning["learning_today_seconds"] as? Int ?? 0 >= 1, "no learning was counted: \(learning)")
         kill(pid, SIGKILL)
         learner.waitUntilExit()
         try d.poll("SELECT count(*) FROM event WHERE line LIKE '%\"process_exited\",\"pid\":\(pid)}%'") { $0 == "1" }
         var status = try d.status()
-        for _ in 0..<750 where status["points_today"] as? Int ?? 0 == 0 {
-            usleep(20_000)
+        try Wait.whether(within: 30) {   // each look runs stctl
+            if status["points_today"] as? Int ?? 0 != 0 { return true }
             status = try d.status()
+            return false
         }
         let earned = try #require(status["points_today"] as? Int, "\(status)")
         try #require(earned > 0, "no points were earned: \(status)")

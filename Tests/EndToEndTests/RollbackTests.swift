@@ -41,7 +41,7 @@ struct RollbackTests {
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
             try process.run()
-            for _ in 0..<500 where journalFile() == nil { usleep(20_000) }
+            Wait.whether(within: 10) { journalFile() != nil }
             let file = try #require(journalFile(), "systemd-journald made no journal file in \(files)")
             try fm.setAttributes([.posixPermissions: 0o644], ofItemAtPath: file)
         }
@@ -61,12 +61,10 @@ struct RollbackTests {
 
         /// Waits (15 s at most) until the journal holds an entry of the child's with these fields.
         func wait(for matches: [String]) throws {
-            let deadline = Date().addingTimeInterval(15)
-            while Date() < deadline {
-                let r = try ReplayBinaryTests.runBinary("/usr/bin/journalctl", ["-D", files, "--no-pager", "-o", "cat", "_UID=\(RollbackTests.child)"] + matches)
-                if !r.stdout.isEmpty { return }
-                usleep(50_000)
+            let found = try Wait.whether(within: 15, every: 0.05) {
+                !(try ReplayBinaryTests.runBinary("/usr/bin/journalctl", ["-D", files, "--no-pager", "-o", "cat", "_UID=\(RollbackTests.child)"] + matches).stdout.isEmpty)
             }
+            if found { return }
             let all = try ReplayBinaryTests.runBinary("/usr/bin/journalctl", ["-D", files, "--no-pager", "-o", "verbose", "_UID=\(RollbackTests.child)"])
             Issue.record("the journal has no entry \(matches); it has: \(all.stdout)")
             throw CancellationError()
@@ -89,12 +87,9 @@ struct RollbackTests {
                                         "--clear-groups", ReplayBinaryTests.binary, "check", "--state-dir", d.base + "/state"])
     }
 
-    /// `stctl status --json` once the daemon answers (15 s at most).
+    /// `stctl status --json` once the daemon answers (30 s at most, while it runs: each look runs stctl).
     static func status(_ d: LiveDaemon) throws -> [String: Any] {
-        for _ in 0..<750 where d.process.isRunning {
-            if try d.stctl(["status", "--json"]).status == 0 { break }
-            usleep(20_000)
-        }
+        try Wait.whether(within: 30) { try !d.process.isRunning || d.stctl(["status", "--json"]).status == 0 }
         return try d.status()
     }
 

@@ -35,7 +35,11 @@ struct ServiceTests {
                         out.write("CONNECT failed %s\n" % e)
             """#, path]
         try p.run()
-        for _ in 0..<1500 where !FileManager.default.fileExists(atPath: path) { usleep(10_000) }
+        guard Wait.whether(within: 15, every: 0.01, { FileManager.default.fileExists(atPath: path) }) else {
+            kill(p.processIdentifier, SIGKILL)
+            reap(p)
+            throw FixtureFailure("the notify listener did not bind \(path)")
+        }
         return p
     }
 
@@ -59,7 +63,8 @@ struct ServiceTests {
                                arguments: ["--sample-every", "200ms", "--no-logind", "--no-notifications"])
         try d.socket.write(toFile: notify + ".control", atomically: true, encoding: .utf8)
         _ = try d.waitFor("watching uid")
-        usleep(3_600_000)
+        // Three pings, for the gaps between them (3.6 s of sleep, before #37).
+        try Wait.until("three WATCHDOG=1 from the daemon", within: 30) { Self.messages(notify).filter { $0.text == "WATCHDOG=1" }.count >= 3 }
         let hook = try d.stctl(["hook", "event", #"{"event": "input", "count": 7}"#])
         #expect(hook.status == 0, "\(hook.stderr)")
         // A reload is told as RELOADING=1 (with the monotonic time), then READY=1 again.
@@ -67,7 +72,8 @@ struct ServiceTests {
         let reload = try ReplayBinaryTests.runBinary(ControlSocketTests.stctl, ["policy", "reload", "--socket", d.socket])
         #expect(reload.status == 0, "\(reload.stderr)")
         try d.stop()
-        usleep(200_000)
+        // The listener writes what it got a moment after the daemon ended.
+        Wait.whether(within: 5) { Self.messages(notify).contains { $0.text == "STOPPING=1" } }
         let got = Self.messages(notify)
         let texts = got.map(\.text)
         #expect(texts.first?.hasPrefix("READY=1|STATUS=balance 0 points; game time left 0 s; ") == true, "\(texts)")
@@ -99,6 +105,7 @@ struct ServiceTests {
         try d.socket.write(toFile: notify + ".control", atomically: true, encoding: .utf8)
         _ = try d.waitFor("the run loop stops turning")
         let wedgedAt = Self.messages(notify).last?.at ?? 0
+        // A sleep, not a wait: the test shows that no ping comes in 2.5 s (over two intervals of 1 s).
         usleep(2_500_000)
         let got = Self.messages(notify)
         #expect(got.filter { $0.text == "WATCHDOG=1" }.count >= 2, "\(got)")

@@ -61,13 +61,13 @@ struct SimulateTests {
         _ = chmod(half, 0o644)
         let files = [d.database, d.database + "-wal"]
         // The start saved (once a second at most; its first sample, of every process, may take a
-        // while on a busy machine): the files unchanged for longer than a save's second.
-        var before = try files.map(Self.digest)
-        for _ in 0..<20 {
-            usleep(1_200_000)
+        // while on a busy machine): the files unchanged for longer than a save's second. (The
+        // daemon says nothing when it has saved: two looks 1.2 s apart that agree are the sign.)
+        var last: [String]? = nil
+        let before = try Wait.for("the state's files to stay the same for 1.2 s (the start saved)", within: 30, every: 1.2) { () -> [String]? in
             let now = try files.map(Self.digest)
-            if now == before { break }
-            before = now
+            defer { last = now }
+            return now == last ? now : nil
         }
 
         let root = { (args: [String]) in try ReplayBinaryTests.runBinary(ControlSocketTests.stctl, args + ["--socket", d.socket]) }
@@ -91,7 +91,8 @@ struct SimulateTests {
         }
         let text = try root(["simulate", half])
         #expect(text.stdout.contains("40 → 20 (−20)") && text.stdout.hasSuffix("Over 7 days the new policy gives -120 points and +0 s of game time. Nothing was changed.\n"), "\(text.stdout)")
-        // Nothing was written: the state is the same, byte for byte; the balance too.
+        // Nothing was written: the state is the same, byte for byte; the balance too. A sleep, not a
+        // wait: the daemon saves once a second, and the test shows that a save does not come.
         usleep(1_200_000)
         let newest = (try? d.sql("SELECT seq || ' ' || line FROM event ORDER BY seq DESC LIMIT 4")) ?? ""
         #expect(try files.map(Self.digest) == before, "the newest events: \(newest)")

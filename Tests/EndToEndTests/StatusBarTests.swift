@@ -24,11 +24,12 @@ struct StatusBarTests {
     /// A daemon that answers: polls `stctl status` until it does (the socket appears when it is ready).
     static func start(policy: String = policy(), sampleEvery: String = "1h") throws -> LiveDaemon {
         let d = try LiveDaemon(policy: policy, arguments: ["--sample-every", sampleEvery, "--no-logind"])
-        for _ in 0..<3000 {
-            if try d.stctl(["status"]).status == 0 { return d }
-            if !d.process.isRunning { break }
-            usleep(20_000)
+        var answered = false
+        try Wait.whether(within: 60) {
+            answered = try d.stctl(["status"]).status == 0
+            return answered || !d.process.isRunning
         }
+        if answered { return d }
         Issue.record("the daemon never answered; it said: \((try? String(contentsOfFile: d.log, encoding: .utf8)) ?? "")")
         return d
     }
@@ -150,10 +151,9 @@ struct StatusBarTests {
         try d.poll("SELECT count(*) FROM event WHERE line LIKE '%process_started%\((dir as NSString).lastPathComponent)%gcompris-qt%'") { $0 != "0" }
         try Self.parent(d, ["hook", "event", #"{"event": "focus_changed", "pid": \#(pid), "app_id": "gcompris", "title": "GCompris"}"#])
         var status: [String: Any] = [:]
-        for _ in 0..<750 {
+        try Wait.whether(within: 30) {   // each look runs stctl
             status = try d.status()
-            if status["current_app"] as? String == name { break }
-            usleep(20_000)
+            return status["current_app"] as? String == name
         }
         #expect(status["current_app"] as? String == name, "\(status)")
         let counts = try #require(status["current_counts"] as? String)

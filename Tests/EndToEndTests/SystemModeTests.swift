@@ -53,13 +53,14 @@ struct SystemModeTests {
 
         /// Waits (10 s at most) until the log holds `text` (after `after`, when given).
         func waitFor(_ text: String, after: String? = nil) throws -> String {
-            for _ in 0..<500 {
-                let now = try String(contentsOfFile: log, encoding: .utf8)
+            var now = "", said = false
+            try Wait.whether(within: 10) {
+                now = try String(contentsOfFile: log, encoding: .utf8)
                 let from = after.flatMap { now.range(of: $0)?.upperBound } ?? now.startIndex
-                if (after == nil || from > now.startIndex), now[from...].contains(text) { return now }
-                if !process.isRunning { break }
-                usleep(20_000)
+                said = (after == nil || from > now.startIndex) && now[from...].contains(text)
+                return said || !process.isRunning
             }
+            if said { return now }
             let ended = process.isRunning ? "" : " (it ended: \(process.terminationReason == .exit ? "exit" : "signal") \(process.terminationStatus))"
             Issue.record("the daemon never said \"\(text)\"\(ended); it said: \(try String(contentsOfFile: log, encoding: .utf8))")
             return ""
@@ -86,13 +87,11 @@ struct SystemModeTests {
             _ = try saved(user, "SELECT 1 FROM event WHERE line LIKE '%\"process_started\",\"pid\":\(pid),%' LIMIT 1")
         }
 
-        /// Polls `query` until it gives an answer (the daemon saves within a second); 30 s at most.
+        /// Polls `query` until it gives an answer (the daemon saves within a second); 60 s at most
+        /// (each look runs sqlite3: 1500 looks 20 ms apart, before #37).
         func saved(_ user: String, _ query: String) throws -> String {
-            for _ in 0..<1500 {
-                let answer = try sql(user, query)
-                if !answer.isEmpty { return answer }
-                usleep(20_000)
-            }
+            var answer = ""
+            if try Wait.whether(within: 60, { answer = try sql(user, query); return !answer.isEmpty }) { return answer }   // each look runs sqlite3
             Issue.record("\(query) gave nothing")
             return ""
         }
@@ -235,7 +234,7 @@ struct SystemModeTests {
             """#, d.socket, out]
         try crowd.run()
         defer { if crowd.isRunning { kill(crowd.processIdentifier, SIGKILL) }; reap(crowd) }
-        for _ in 0..<500 where !((try? String(contentsOfFile: out, encoding: .utf8)) ?? "").contains("holding") { usleep(20_000) }
+        Wait.whether(within: 10) { ((try? String(contentsOfFile: out, encoding: .utf8)) ?? "").contains("holding") }
         let said = (try? String(contentsOfFile: out, encoding: .utf8)) ?? ""
         #expect(said.components(separatedBy: "answered\n").count - 1 == 8 && !said.contains("not answered"), "\(said)")
         #expect(said.contains(#"9th: {"error":"too many connections from you (8 at once); close one and try again","ok":false"#), "\(said)")
@@ -409,7 +408,7 @@ struct SystemModeTests {
             let p = try EnforcementTests.child(start.args, uid: Self.emma)
             defer { if p.isRunning { kill(p.processIdentifier, SIGKILL) } }
             if start.what.hasPrefix("in a scope") {
-                for _ in 0..<1500 where EnforcementTests.state(p.processIdentifier) != "T" { usleep(10_000) }
+                Wait.whether(within: 15, every: 0.01) { EnforcementTests.state(p.processIdentifier) == "T" }
                 try "\(p.processIdentifier)\n".write(toFile: scope + "/cgroup.procs", atomically: false, encoding: .utf8)
                 kill(p.processIdentifier, SIGCONT)
             }
@@ -430,6 +429,7 @@ struct SystemModeTests {
         // An allowed program (a shell, neutral) that becomes the game after 4 s.
         let launcher = try EnforcementTests.child(["/bin/sh", "-c", "sleep 4; exec \(apps)/supertuxkart 60"], uid: Self.emma)
         defer { if launcher.isRunning { kill(launcher.processIdentifier, SIGKILL) } }
+        // A sleep, not a wait: for 2 s, while it is an allowed shell, nothing is to stop it.
         usleep(2_000_000)
         #expect(launcher.isRunning, "stopped before it was a game")
         let t0 = Date()
@@ -500,10 +500,7 @@ struct SystemModeTests {
         let hook = try #require(Self.pid(after: "started the X11 hook of session c1 on \(x.display) (pid ", in: started))
         #expect((try FileManager.default.attributesOfItem(atPath: "/proc/\(hook)")[.ownerAccountID] as? Int) == 0, "the hook runs as root")
         x.activate(learn.window)
-        for _ in 0..<500 {
-            if (try? d.json(Self.emma, ["status"]))?["current_app"] as? String == "GCompris" { break }
-            usleep(20_000)
-        }
+        Wait.whether(within: 30) { (try? d.json(Self.emma, ["status"]))?["current_app"] as? String == "GCompris" }   // each look runs stctl
         let status = try d.json(Self.emma, ["status"])
         #expect(status["current_app"] as? String == "GCompris" && status["hooks"] as? [String] == ["x11"], "\(status)")
 
@@ -511,9 +508,9 @@ struct SystemModeTests {
         // keyboard shows someone at the keys (issue 35: twelve minutes of typing counted as idle).
         #expect(try d.stctl(Self.emma, ["hook", "event", #"{"event": "idle_changed", "idle": true}"#]).status == 0)
         var claimed = ""
-        for _ in 0..<250 where claimed.isEmpty {
+        try Wait.whether(within: 15) {
             claimed = try d.sql("stkid65005", "SELECT max(seq) FROM event WHERE line LIKE '%\"idle_changed\",\"idle\":true%'")
-            if claimed.isEmpty { usleep(20_000) }
+            return !claimed.isEmpty
         }
         try #require(!claimed.isEmpty, "the idle claim was not saved")
         // Input a program of hers fakes through XTEST: not counted, the X11 hook of root's leaves
@@ -521,7 +518,7 @@ struct SystemModeTests {
         #expect(!devices.isRead("event9"))
         for k in 0..<10 {
             x.xdotool(["mousemove", "\(200 + k)", "\(200 + k)", "click", "1"])
-            usleep(200_000)
+            usleep(200_000)   // a sleep, not a wait: the rhythm of the faked input
         }
         // Then the keyboard.
         let typed = SystemClock.wallMicros()
@@ -529,9 +526,9 @@ struct SystemModeTests {
         _ = try d.waitFor("stkid65005: input from the keyboard and pointer of seat0 while stkid65005's own side said idle: the idleness is over")
         // (Saved within a second of the log line.)
         var after = ""
-        for _ in 0..<250 where !(after.contains("\"idle\":false") && after.contains("\"event\":\"input\"")) {
+        try Wait.whether(within: 15) {
             after = try d.sql("stkid65005", "SELECT group_concat(line, char(10)) FROM event WHERE seq > \(claimed)")
-            usleep(20_000)
+            return after.contains("\"idle\":false") && after.contains("\"event\":\"input\"")
         }
         let over = try #require(after.range(of: "\"idle_changed\",\"idle\":false"), "\(after)")
         let input = try #require(after.range(of: "\"event\":\"input\""), "\(after)")
@@ -544,7 +541,7 @@ struct SystemModeTests {
         let attempt = try ReplayBinaryTests.runBinary("/usr/bin/setpriv", ["--reuid=\(Self.emma)", "--regid=\(Self.emma)", "--clear-groups",
                                                                          "/bin/kill", "-KILL", "\(hook)"])
         #expect(attempt.status != 0)
-        usleep(300_000)
+        usleep(300_000)   // a sleep, not a wait: the hook is to stay (had a signal reached it, it would be gone by now)
         #expect(kill(hook, 0) == 0, "the hook is gone")
 
         // It dies anyway: nothing is focused until it is back, within seconds, as a new process.
@@ -560,10 +557,7 @@ struct SystemModeTests {
         // The focus is told again by the new hook.
         x.activate(learn.window)
         x.xdotool(["mousemove", "300", "300"])
-        for _ in 0..<500 {
-            if (try? d.json(Self.emma, ["status"]))?["current_app"] as? String == "GCompris" { break }
-            usleep(20_000)
-        }
+        Wait.whether(within: 30) { (try? d.json(Self.emma, ["status"]))?["current_app"] as? String == "GCompris" }   // each look runs stctl
         #expect(try d.json(Self.emma, ["status"])["current_app"] as? String == "GCompris")
         // The learning app is closed: the parent sees the time the hook was away as hook_gap.
         kill(learn.process.processIdentifier, SIGKILL)
@@ -571,11 +565,11 @@ struct SystemModeTests {
         // the title alone; the xterm's session is the one that closes when it does.)
         var sessions: [[String: Any]] = []
         var gap: [String: Any]? = nil
-        for _ in 0..<500 where gap == nil {
+        Wait.whether(within: 30) {   // each look runs stctl
             sessions = (try? d.json(Self.parent, ["sessions", "--user", "stkid65005"]))?["sessions"] as? [[String: Any]] ?? []
             gap = sessions.lazy.filter { $0["app"] as? String == "GCompris" }
                 .compactMap { ($0["refused"] as? [[String: Any]])?.first { $0["reason"] as? String == "hook_gap" } }.first
-            if gap == nil { usleep(20_000) }
+            return gap != nil
         }
         #expect((gap?["seconds"] as? Int ?? 0) >= 1, "\(sessions)")
 
@@ -607,12 +601,10 @@ struct SystemModeTests {
         _ = try d.waitFor("stkid65005: started the X11 hook of session c1 on \(x.display) (pid ")
 
         func currentApp(becomes app: String?) -> Bool {
-            for _ in 0..<500 {
-                if let status = try? d.json(Self.emma, ["status"]), status["hooks"] as? [String] == ["x11"],
-                   (status["current_app"] as? String) == app { return true }
-                usleep(20_000)
+            Wait.whether(within: 30) {   // each look runs stctl
+                guard let status = try? d.json(Self.emma, ["status"]) else { return false }
+                return status["hooks"] as? [String] == ["x11"] && (status["current_app"] as? String) == app
             }
-            return false
         }
         x.activate(learn.window)
         #expect(currentApp(becomes: "GCompris"), "\(String(describing: try? d.json(Self.emma, ["status"])))")
@@ -647,10 +639,9 @@ struct SystemModeTests {
         #expect((try FileManager.default.attributesOfItem(atPath: "/proc/\(hook)")[.ownerAccountID] as? Int) == 0, "the hook runs as root")
         try sway.foot(appID: "gcompris", title: "GCompris")
         var status: [String: Any] = [:]
-        for _ in 0..<1500 {     // 30 s: foot starting and being sampled, on a loaded machine
+        Wait.whether(within: 60) {     // foot starting and being sampled, on a loaded machine; each look runs stctl
             status = (try? d.json(Self.emma, ["status"])) ?? [:]
-            if status["current_app"] as? String == "GCompris" { break }
-            usleep(20_000)
+            return status["current_app"] as? String == "GCompris"
         }
         #expect(status["current_app"] as? String == "GCompris" && status["hooks"] as? [String] == ["sway"], "\(status)")
         try d.stop()

@@ -94,9 +94,9 @@ struct CompositorTrustTests {
         let account = try #require(UserAccount.lookup(name: "stseal65019"))
         var facts = CompositorFacts.read(pid: p.processIdentifier, child: account, extensionUUID: CompositorTrust.gnomeExtension, yamaFile: root + "/ptrace_scope")
         // (setpriv execs sleep: read once the preload is mapped.)
-        for _ in 0..<250 where facts.exe != "/usr/bin/sleep" || facts.alterableCode.isEmpty {
-            usleep(20_000)
+        try Wait.until("setpriv to exec sleep with the preload mapped", within: 5) {
             facts = CompositorFacts.read(pid: p.processIdentifier, child: account, extensionUUID: CompositorTrust.gnomeExtension, yamaFile: root + "/ptrace_scope")
+            return facts.exe == "/usr/bin/sleep" && !facts.alterableCode.isEmpty
         }
         #expect(facts.ptraceScope == 0)
         #expect(facts.alterableSearchFolders == [root + "/theirs/data", root + "/theirs/later"])

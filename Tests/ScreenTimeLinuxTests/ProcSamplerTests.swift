@@ -37,11 +37,9 @@ struct ProcSamplerTests {
     /// Samples until `done` holds for the events seen so far (real processes take a moment to exec).
     static func sample(_ s: ProcSampler, until done: ([Event.Kind]) -> Bool) -> [Event.Kind] {
         var all: [Event.Kind] = []
-        let deadline = Date().addingTimeInterval(20)   // generous: CI runs the crash and fuzz tests alongside
-        while Date() < deadline {
+        Wait.whether(within: 20) {   // generous: CI runs the crash and fuzz tests alongside
             s.sample(at: SystemClock.monoMicros(), into: &all)
-            if done(all) { return all }
-            usleep(20_000)
+            return done(all)
         }
         return all
     }
@@ -107,11 +105,11 @@ struct ProcSamplerTests {
         let s = ProcSampler(uids: [Self.child])
         var events: [Event.Kind] = []
         func execd() -> Bool { (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(p.processIdentifier)/exe")) == "\(dir)/supertuxkart" }
-        let deadline = Date().addingTimeInterval(90)
-        while !execd(), Date() < deadline {
+        Wait.whether(within: 90, every: 0.1) {
+            if execd() { return true }
             events.removeAll()
             s.sample(at: SystemClock.monoMicros(), into: &events)
-            usleep(100_000)
+            return false
         }
         #expect(execd())
         #expect(Self.started(events, pid: p.processIdentifier).isEmpty)
@@ -196,10 +194,9 @@ struct ProcSamplerTests {
         #expect(mkdir(scope, 0o755) == 0 || errno == EEXIST, "cannot create \(scope): \(String(cString: strerror(errno)))")
         let child = try Self.spawn(["/bin/sh", "-c", "kill -STOP $$; exec \(program) 30"])
         defer { Self.end(child); rmdir(scope) }
-        for _ in 0..<200 {
-            if let stat = try? String(contentsOfFile: "/proc/\(child.processIdentifier)/stat", encoding: .utf8),
-               stat.split(separator: ")").last?.split(separator: " ").first == "T" { break }
-            usleep(10_000)
+        Wait.whether(within: 2, every: 0.01) {
+            let stat = try? String(contentsOfFile: "/proc/\(child.processIdentifier)/stat", encoding: .utf8)
+            return stat?.split(separator: ")").last?.split(separator: " ").first == "T"
         }
         try "\(child.processIdentifier)\n".write(toFile: scope + "/cgroup.procs", atomically: false, encoding: .utf8)
         kill(child.processIdentifier, SIGCONT)
@@ -351,10 +348,9 @@ struct ProcSamplerTests {
             "import threading, time\n[threading.Thread(target=time.sleep, args=(30,)).start() for _ in range(8)]\nopen('/dev/stdin').read() if False else time.sleep(30)"])
         defer { Self.end(p) }
         var tasks: [String] = []
-        for _ in 0..<200 {
+        Wait.whether(within: 2, every: 0.01) {
             tasks = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(p.processIdentifier)/task")) ?? [])
-            if tasks.count >= 9 { break }
-            usleep(10_000)
+            return tasks.count >= 9
         }
         #expect(tasks.count == 9)
         let events = Self.sample(s) { Self.started($0, pid: p.processIdentifier).contains { $0.exe.hasPrefix("/usr/bin/python3") } }
@@ -400,9 +396,8 @@ struct ProcSamplerTests {
         let fd = open(fifo, O_WRONLY)
         _ = write(fd, "go\n", 3)
         close(fd)
-        let deadline = Date().addingTimeInterval(20)
-        while Date() < deadline, (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(p.processIdentifier)/exe")) != program {
-            usleep(10_000)
+        Wait.whether(within: 20, every: 0.01) {
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(p.processIdentifier)/exe")) == program
         }
     }
 
@@ -410,8 +405,10 @@ struct ProcSamplerTests {
     /// which its image is opened; the events seen.
     static func sampleUntilWatched(_ s: ProcSampler, pid: Int32) -> [Event.Kind] {
         var events: [Event.Kind] = []
-        let deadline = Date().addingTimeInterval(20)
-        while started(events, pid: pid).isEmpty, Date() < deadline { s.sample(at: later(), into: &events); usleep(20_000) }
+        Wait.whether(within: 20) {
+            s.sample(at: later(), into: &events)
+            return !started(events, pid: pid).isEmpty
+        }
         s.sample(at: later(), into: &events)
         return events
     }
@@ -429,8 +426,10 @@ struct ProcSamplerTests {
         #expect(!polling.hearsKernel)
         let pid = p.processIdentifier
         var events: [Event.Kind] = []
-        let deadline = Date().addingTimeInterval(20)
-        while Self.started(events, pid: pid).isEmpty, Date() < deadline { s.sample(at: Self.later(), into: &events); usleep(20_000) }
+        Wait.whether(within: 20) {
+            s.sample(at: Self.later(), into: &events)
+            return !Self.started(events, pid: pid).isEmpty
+        }
         #expect(Self.started(events, pid: pid).map(\.exe).contains { $0.hasSuffix("/dash") })
         _ = Self.sample(polling) { !Self.started($0, pid: pid).isEmpty }
         // 60 samples in which the shell waits: polling reads its image each time; with the
@@ -451,8 +450,10 @@ struct ProcSamplerTests {
         // /proc can show the new image a moment before the kernel has queued the exec's event
         // (seen once under stress-ng and the thread sanitizer): the event is waited for, not
         // assumed to be there at the next sample.
-        let execDeadline = Date().addingTimeInterval(20)
-        repeat { s.sample(at: Self.later(), into: &events); usleep(20_000) } while Self.started(events, pid: pid).isEmpty && Date() < execDeadline
+        Wait.whether(within: 20) {
+            s.sample(at: Self.later(), into: &events)
+            return !Self.started(events, pid: pid).isEmpty
+        }
         #expect(Self.started(events, pid: pid).map(\.exe) == ["\(dir)/supertuxkart"])
         kill(pid, SIGKILL)
         p.waitUntilExit()
@@ -632,9 +633,9 @@ struct ProcSamplerTests {
         let a = try Self.spawn(["/bin/sleep", "60"]), b = try Self.spawn(["/bin/sleep", "60"])
         defer { Self.end(a); Self.end(b) }
         var seen: [Event.Kind] = []
-        let deadline = Date().addingTimeInterval(20)
-        while Self.started(seen, pid: a.processIdentifier).isEmpty || Self.started(seen, pid: b.processIdentifier).isEmpty, Date() < deadline {
-            s.sample(at: Self.later(), into: &seen); usleep(20_000)
+        Wait.whether(within: 20) {
+            s.sample(at: Self.later(), into: &seen)
+            return !Self.started(seen, pid: a.processIdentifier).isEmpty && !Self.started(seen, pid: b.processIdentifier).isEmpty
         }
         s.sample(at: Self.later(), into: &seen)    // their images are opened now
         #expect(s.trackedCount == 2)
@@ -705,8 +706,7 @@ struct ProcSamplerTests {
         defer { Self.end(p) }
         let pid = p.processIdentifier
         func status() -> String { (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? "" }
-        let deadline = Date().addingTimeInterval(20)
-        while !(status().contains("State:\tZ") && status().contains("Threads:\t2")), Date() < deadline { usleep(10_000) }
+        Wait.whether(within: 20, every: 0.01) { status().contains("State:\tZ") && status().contains("Threads:\t2") }
         #expect(status().contains("State:\tZ") && status().contains("Threads:\t2"), "\(status())")
         let s = ProcSampler(uids: [Self.child], kernelEvents: hearingKernel ? ProcessEvents.listen() : nil)
         #expect(s.hearsKernel == hearingKernel)

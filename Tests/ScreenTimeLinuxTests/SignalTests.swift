@@ -25,6 +25,7 @@ struct SignalTests {
         #expect(handle.pid == pid)
         #expect(!handle.isAlive)
         #expect(throws: ProcessHandle.Failure.gone) { try handle.send(.kill) }
+        // A sleep, not a wait: nothing is to happen. Had a SIGKILL gone out, 0.1 s would see its process end.
         usleep(100_000)
         #expect(second.isRunning)
         // Opened by pid with the old process's start time, the new one is not taken for it either.
@@ -42,10 +43,11 @@ struct SignalTests {
                 .split(separator: " ").first.map(String.init)
         }
         try handle.send(.pause)
-        for _ in 0..<1000 where state() != "T" { usleep(10_000) }
+        try Wait.until("the process to show stopped (T)", within: 10, every: 0.01) { state() == "T" }
         #expect(state() == "T")
         try handle.send(.resume)
-        for _ in 0..<1000 where state() == "T" { usleep(10_000) }
+        // Asleep again (S), as before the pause: just after SIGCONT it may show R for a moment.
+        try Wait.until("the process to show asleep (S) again, not stopped", within: 10, every: 0.01) { state() == "S" }
         #expect(state() == "S")
         let group = ProcessGroup(uids: [0, Self.child])
         #expect(!group.mayTouch(getpid()))
@@ -61,20 +63,17 @@ struct SignalTests {
         defer { ProcSamplerTests.end(p) }
         let pid = p.processIdentifier
         func status() -> String { (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? "" }
-        var tries = 0
-        while !(status().contains("State:\tZ") && status().contains("Threads:\t2")), tries < 2000 { usleep(10_000); tries += 1 }
+        Wait.whether(within: 20, every: 0.01) { status().contains("State:\tZ") && status().contains("Threads:\t2") }
         try #require(status().contains("State:\tZ") && status().contains("Threads:\t2"), "\(status())")
         let handle = try ProcessHandle(pid: pid, startTicks: try #require(ProcessHandle.stat(of: pid)?.startTicks))
         #expect(handle.isAlive)
         #expect(handle.runs == true)
         try handle.send(.pause)
-        tries = 0
-        while handle.runs != false, tries < 1000 { usleep(10_000); tries += 1 }
+        try Wait.until("the handle to see its process paused", within: 10, every: 0.01) { handle.runs == false }
         #expect(handle.runs == false)
         // Another of the child's processes lets it go on: the daemon must see it run again.
         kill(pid, SIGCONT)
-        tries = 0
-        while handle.runs != true, tries < 1000 { usleep(10_000); tries += 1 }
+        try Wait.until("the handle to see its process run again", within: 10, every: 0.01) { handle.runs == true }
         #expect(handle.runs == true)
         try handle.send(.kill)
         p.waitUntilExit()
@@ -92,10 +91,9 @@ struct SignalTests {
         var found: [(pid: Int32, startTicks: Int64)] = []
         // Killed through pidfds: by pid, a sleep gone meanwhile could be another test's process.
         defer { for m in found { try? ProcessHandle(pid: m.pid, startTicks: m.startTicks).send(.kill) } }
-        for _ in 0..<200 {
+        Wait.whether(within: 2, every: 0.01) {
             found = group.members(of: game.processIdentifier, cgroup: nil)
-            if found.count >= 2 { break }
-            usleep(10_000)
+            return found.count >= 2
         }
         #expect(found.count == 2)
         #expect(found.allSatisfy { ProcessHandle.stat(of: $0.pid)?.parent == game.processIdentifier })

@@ -74,18 +74,19 @@ public final class GnomeShellSession {
         shell = try Spawn.start("/bin/sh", ["-c", "cd \(home) && exec \"$0\" \"$@\" >\(dir)/shell.log 2>&1", "/usr/bin/setpriv", "--reuid=\(uid)", "--regid=\(uid)",
                                            "--clear-groups", "/usr/bin/dbus-run-session", "--", dir + "/shell.sh"], environment: environment)
         // Ready when the screentime extension runs (state 1: enabled) and the driver answers.
-        for _ in 0..<300 {
+        // 120 s at most: each look makes two bus calls, slow on a loaded machine (300 looks 100 ms apart, before #37).
+        var ready = false
+        Wait.whether(within: 120, every: 0.1) {
             if sessionBus.isEmpty, let address = try? String(contentsOfFile: run + "/session-bus", encoding: .utf8) {
                 sessionBus = address.trimmingCharacters(in: .whitespacesAndNewlines)
             }
-            if !sessionBus.isEmpty, call("org.gnome.Shell", "/org/gnome/Shell", "org.gnome.Shell.Extensions.GetExtensionInfo",
-                                         [Self.extensionUUID]).contains("'state': <1.0>"),
-               call("org.gnome.Shell", "/org/screentime/TestDriver", "org.screentime.TestDriver.Ready").contains("true") {
-                return
-            }
-            guard Spawn.ended(shell) == nil else { shell = 0; break }
-            usleep(100_000)
+            ready = !sessionBus.isEmpty
+                && call("org.gnome.Shell", "/org/gnome/Shell", "org.gnome.Shell.Extensions.GetExtensionInfo", [Self.extensionUUID]).contains("'state': <1.0>")
+                && call("org.gnome.Shell", "/org/screentime/TestDriver", "org.screentime.TestDriver.Ready").contains("true")
+            if !ready, Spawn.ended(shell) != nil { shell = 0; return true }   // the shell ended: no use waiting
+            return ready
         }
+        if ready { return }
         let tail = (try? String(contentsOfFile: dir + "/shell.log", encoding: .utf8))?.suffix(3000) ?? ""
         stop()
         throw FixtureFailure("GNOME Shell did not start with the extension enabled:\n\(tail)")
@@ -97,7 +98,7 @@ public final class GnomeShellSession {
     /// SIGKILL: the test runner's children may have inherited SIGTERM ignored.
     public func stop() {
         Self.killAll(uid: uid)
-        for _ in 0..<200 where shell > 0 && Spawn.ended(shell) == nil { usleep(10_000) }
+        Wait.whether(within: 2, every: 0.01) { shell <= 0 || Spawn.ended(shell) != nil }
         shell = 0
         Self.killAll(uid: uid)
         try? FileManager.default.removeItem(atPath: dir)
@@ -158,11 +159,11 @@ public final class GnomeShellSession {
         try p.run()
         // A new window takes the focus once it is mapped: wait for that, so that it does not
         // take it later from a window the test activates.
-        for _ in 0..<300 {
-            if call("org.gnome.Shell", "/org/screentime/TestDriver", "org.screentime.TestDriver.Focused") == "('\(title)',)\n" { return p }
-            usleep(50_000)
-        }
-        throw FixtureFailure("the foot window \(title) did not appear")
+        // 60 s at most: each look is a bus call (300 looks 50 ms apart, before #37).
+        guard Wait.whether(within: 60, every: 0.05, {
+            call("org.gnome.Shell", "/org/screentime/TestDriver", "org.screentime.TestDriver.Focused") == "('\(title)',)\n"
+        }) else { throw FixtureFailure("the foot window \(title) did not appear") }
+        return p
     }
 
     /// Activates the window with this title, as a click on it would; returns the wall clock (µs)

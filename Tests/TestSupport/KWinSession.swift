@@ -76,9 +76,9 @@ public final class KWinSession {
         try session.run()
 
         var info: [String] = []
-        for _ in 0..<500 where info.count < 2 && session.isRunning {
+        Wait.whether(within: 10) { [dir, session] in   // (not self: it is not all set yet)
             info = ((try? String(contentsOfFile: dir + "/out/info", encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
-            if info.count < 2 { usleep(20_000) }
+            return info.count >= 2 || !session.isRunning
         }
         guard info.count >= 2, let pid = Int32(info[1]) else {
             KWinSession.killSession(of: session, sid: nil)
@@ -168,7 +168,7 @@ public final class KWinSession {
             data += chunk
         }
         // Its output ends with it, a moment before Foundation sees the end (seconds, on a loaded machine).
-        while ended, p.isRunning, Date() < deadline { usleep(10_000) }
+        if ended { Wait.whether(within: deadline.timeIntervalSinceNow, every: 0.01) { !p.isRunning } }
         let killed = p.isRunning
         if killed { kill(p.processIdentifier, SIGKILL) }
         p.waitUntilExit()
@@ -209,14 +209,15 @@ public final class KWinSession {
     /// Ends KWin as a crash would (the bus stays).
     public func killKWin() { kill(kwinPID, SIGKILL) }
 
-    /// Polls `done` (10 s at most) while KWin's session runs.
+    /// Polls `done` while KWin's session runs: 60 s at most, as a look often runs busctl or
+    /// xdotool, which take a while on a loaded machine (500 looks 20 ms apart, before #37).
     public func wait(_ done: () -> Bool) -> Bool {
-        for _ in 0..<500 {
-            if done() { return true }
-            if !session.isRunning { return false }
-            usleep(20_000)
+        var held = false
+        Wait.whether(within: 60) {
+            held = done()
+            return held || !session.isRunning
         }
-        return false
+        return held
     }
 
     /// Xwayland's display, from the command line KWin started it with.
@@ -243,12 +244,11 @@ public final class KWinSession {
     /// session, until none is left; then the session's own process.
     static func killSession(of session: Process, sid: Int32?) {
         if let sid, sid > 1, sid != getsid(0) {
-            for _ in 0..<100 {
+            Wait.whether(within: 5, every: 0.01) {
                 let left = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).compactMap(Int32.init)
                     .filter { stat($0)?.sid == sid }
-                if left.isEmpty { break }
                 for pid in left { kill(pid, SIGKILL) }
-                usleep(10_000)
+                return left.isEmpty
             }
         }
         if session.isRunning { kill(session.processIdentifier, SIGKILL) }

@@ -3,7 +3,7 @@ import Testing
 
 /// `@Suite(.ownThread)`: each of the suite's tests runs on a thread of its own.
 ///
-/// Why: the tests that run real processes wait for them the plain way (`usleep`, `waitpid`,
+/// Why: the tests that run real processes wait for them the plain way (`Wait.until`, `waitpid`,
 /// `Process.waitUntilExit`). Swift Testing runs a test on Swift concurrency's shared pool, which
 /// has one thread per core: on a 2-core machine two waiting tests held both threads, every other
 /// test (and every `await` of the async ones) waited behind them, and `make test` ran its

@@ -78,11 +78,13 @@ public final class PostgresCluster: @unchecked Sendable {
         server.standardError = try Self.logFile(folder + "/server.log")
         try server.run()
         self.server = server
-        for _ in 0..<300 {
-            if Self.asOwnerQuiet(Self.bin + "/pg_isready", ["-h", "127.0.0.1", "-p", "\(port)"]) == 0 { return }
-            guard server.isRunning else { break }
-            usleep(100_000)
+        // 90 s at most: each look runs pg_isready (300 looks 100 ms apart, before #37).
+        var ready = false
+        Wait.whether(within: 90, every: 0.1) {
+            ready = Self.asOwnerQuiet(Self.bin + "/pg_isready", ["-h", "127.0.0.1", "-p", "\(port)"]) == 0
+            return ready || !server.isRunning
         }
+        if ready { return }
         stop()
         throw Failure(description: "PostgreSQL did not start: \((try? String(contentsOfFile: folder + "/server.log", encoding: .utf8)) ?? "")")
     }

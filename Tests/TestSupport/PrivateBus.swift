@@ -33,13 +33,10 @@ public final class PrivateBus {
         // listens; and on a loaded machine (make test runs the GNOME Shell, KWin and sway suites
         // at once, and the sanitizer's build beside them) dbus-daemon once took over the 15 s this
         // waited for the file: dbusmock found no socket, and the test's own call was refused.
-        let deadline = Date().addingTimeInterval(60)
-        while (try? Bus(kind, address: address)) == nil {
-            // (Thrown with every property set: deinit ends the daemon and removes the folder.)
-            guard daemon.isRunning, Date() < deadline else {
-                throw FixtureFailure("the test's dbus-daemon " + (daemon.isRunning ? "did not answer on \(socket) within 60 s" : "ended at once (\(daemon.ending))"))
-            }
-            usleep(10_000)
+        // (Thrown with every property set: deinit ends the daemon and removes the folder.)
+        try Wait.until("the test's dbus-daemon to answer on \(socket)", within: 60, every: 0.01) {
+            guard daemon.isRunning else { throw FixtureFailure("the test's dbus-daemon ended at once (\(daemon.ending))") }
+            return (try? Bus(kind, address: address)) != nil
         }
     }
 
@@ -58,10 +55,10 @@ public final class PrivateBus {
         p.standardOutput = FileHandle.nullDevice
         try p.run()
         let bus = try Bus(kind, address: address)
-        for _ in 0..<500 {
-            if (try? bus.call("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetNameOwner", [.string(name)])) != nil { return p }
-            usleep(20_000)
+        let owned = Wait.whether(within: 10) {
+            (try? bus.call("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetNameOwner", [.string(name)])) != nil
         }
+        if owned { return p }
         Issue.record("dbusmock's \(template) did not appear on the bus as \(name)")
         return p
     }

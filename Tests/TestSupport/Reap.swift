@@ -9,5 +9,5 @@ public struct FixtureFailure: Error, CustomStringConvertible {
 /// Waits (2 s at most) until Foundation has seen the process end. Not `waitUntilExit`: it can
 /// spin forever on a child that is already gone.
 public func reap(_ p: Process) {
-    for _ in 0..<200 where p.isRunning { usleep(10_000) }
+    Wait.whether(within: 2, every: 0.01) { !p.isRunning }
 }

@@ -31,9 +31,9 @@ public final class SwaySession {
         sway.standardError = FileHandle.nullDevice
         try sway.run()
         var found: String? = nil
-        for _ in 0..<500 where found == nil && sway.isRunning {
+        Wait.whether(within: 10) { [dir, sway] in   // (not self: it is not all set yet)
             found = (try? fm.contentsOfDirectory(atPath: dir + "/run"))?.first { $0.hasPrefix("sway-ipc.") && $0.hasSuffix(".sock") }
-            if found == nil { usleep(20_000) }
+            return found != nil || !sway.isRunning
         }
         guard let found else { throw FixtureFailure("sway did not start") }
         socket = dir + "/run/" + found
@@ -68,10 +68,9 @@ public final class SwaySession {
     /// A foot terminal with this app id and title, as the child; waits until sway shows it.
     public func foot(appID: String, title: String) throws {
         try message(["exec foot -a \(appID) -T \(title) sleep 600"])
-        for _ in 0..<500 {
-            if try message(["-t", "get_tree"]).contains("\"app_id\": \"\(appID)\"") { return }
-            usleep(20_000)
+        // 60 s at most: each look runs swaymsg (500 looks 20 ms apart, before #37).
+        try Wait.until("the foot window \(appID) to appear in sway's tree", within: 60) {
+            try message(["-t", "get_tree"]).contains("\"app_id\": \"\(appID)\"")
         }
-        throw FixtureFailure("the foot window \(appID) did not appear")
     }
 }

@@ -44,8 +44,7 @@ public final class UserSessionBus {
         d.standardError = FileHandle.nullDevice
         try d.run()
         daemon = d
-        for _ in 0..<1500 where !fm.fileExists(atPath: socket) { usleep(10_000) }
-        guard fm.fileExists(atPath: socket) else { throw FixtureFailure("dbus-daemon did not make \(socket)") }
+        try Wait.until("dbus-daemon to make \(socket)", within: 15) { fm.fileExists(atPath: socket) }
         let m = Process()
         m.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
         m.arguments = asUser + ["/usr/bin/python3", "-m", "dbusmock", "--session", "-t", "notification_daemon", "-l", callLog]
@@ -53,9 +52,10 @@ public final class UserSessionBus {
         m.standardOutput = FileHandle.nullDevice
         try m.run()
         mock = m
-        for _ in 0..<1000 where !fm.fileExists(atPath: callLog) { usleep(10_000) }
+        try Wait.until("dbusmock to start its call log \(callLog)", within: 10) { fm.fileExists(atPath: callLog) }
         // The mock owns its name once it answers; a notification before that would be lost.
-        for _ in 0..<200 {
+        // (Each look runs busctl, which takes a while on a loaded machine: a bound of 60 s, not 200 × 50 ms.)
+        try Wait.until("dbusmock's notification daemon to appear on \(socket)", within: 60, every: 0.05) {
             let probe = Process()
             probe.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
             probe.arguments = asUser + ["/usr/bin/busctl", "--user", "--timeout=1", "status", "org.freedesktop.Notifications"]
@@ -64,10 +64,8 @@ public final class UserSessionBus {
             probe.standardError = FileHandle.nullDevice
             try probe.run()
             probe.waitUntilExit()
-            if probe.terminationStatus == 0 { return }
-            usleep(50_000)
+            return probe.terminationStatus == 0
         }
-        throw FixtureFailure("dbusmock's notification daemon did not appear on \(socket)")
     }
 
     deinit {
@@ -90,11 +88,7 @@ public final class UserSessionBus {
 
     /// Waits (20 s at most) until a notification holds `text`; returns them all.
     public func waitFor(_ text: String) -> [String] {
-        for _ in 0..<1000 {
-            let all = notifications
-            if all.contains(where: { $0.contains(text) }) { return all }
-            usleep(20_000)
-        }
+        if Wait.whether(within: 20, { notifications.contains { $0.contains(text) } }) { return notifications }
         Issue.record("no notification on uid \(uid)'s bus says \"\(text)\"; there are: \(notifications)")
         return notifications
     }

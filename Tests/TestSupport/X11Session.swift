@@ -81,7 +81,7 @@ public final class X11Session {
     deinit {
         // SIGTERM first: Xvfb then removes its lock file and socket.
         for p in processes.reversed() where p.isRunning { kill(p.processIdentifier, SIGTERM) }
-        for _ in 0..<50 where processes.contains(where: \.isRunning) { usleep(20_000) }
+        Wait.whether(within: 1) { !processes.contains(where: \.isRunning) }
         for p in processes.reversed() where p.isRunning { kill(p.processIdentifier, SIGKILL) }
         for p in processes { reap(p) }
         if let home { try? FileManager.default.removeItem(atPath: home) }
@@ -165,11 +165,11 @@ public final class X11Session {
 
     /// Polls `done` for up to `seconds` while `process` runs.
     static func wait(for done: () -> Bool, while process: Process, seconds: Int = 10) -> Bool {
-        for _ in 0..<(seconds * 50) {
-            if done() { return true }
-            if !process.isRunning { return false }
-            usleep(20_000)
+        var held = false
+        Wait.whether(within: Double(seconds)) {
+            held = done()
+            return held || !process.isRunning
         }
-        return false
+        return held
     }
 }

@@ -474,43 +474,10 @@ extension Child {
         } else if logind == nil {
             blind.append("logind is not asked (--no-logind): idle and lock come only from desktop hooks")
         }
-        let r = engine.reward
-        let today = engine.today
-        let app = engine.focusedApp
-        let counts: String? = app.map { a in
-            switch a.category {
-            case .learning: return a.trusted ? "learning: earns points while you use it" : "learning, but not from a place the policy trusts: earns nothing"
-            case .reward: return "a game: uses your game time"
-            case .neutral: return "neither learning nor a game: not counted"
-            case .blocked: return "blocked: it is closed"
-            }
-        }
-        var status = ControlReply.Status(
-            balance: engine.ledger.balance, rewardAvailableSeconds: r.availableNow / Seconds.micro,
-            rewardRemainingSeconds: r.remaining / Seconds.micro, rewardTodayRemainingSeconds: engine.rewardAvailableToday / Seconds.micro,
-            rewardUsedTodaySeconds: r.usedToday / Seconds.micro, learningTodaySeconds: engine.learningTodaySoFar / Seconds.micro,
-            pointsToday: (try? live.pointsEarned(from: today.start, to: today.end)) ?? 0,
-            pointsPerRewardMinute: policy.points.perRewardMinute,
-            currentApp: app?.name, currentCategory: app?.category.rawValue, currentCounts: counts,
+        var status = StatusFigures.of(
+            engine, pointsToday: (try? live.pointsEarned(from: engine.today.start, to: engine.today.end)) ?? 0, hooks: hooks,
             observers: .init(proc: true, logind: logind?.watching ?? false, focusHook: !hooks.isEmpty, notifications: notifying),
-            hooks: hooks, blindSpots: blind)
-        status.notices = recentNotices
-        status.asOf = RFC3339.format(micros: engine.calendarNow, utcOffsetSeconds: engine.utcOffset(at: engine.calendarNow))
-        status.rewardCounting = engine.rewardCountingNow
-        status.learningCounting = engine.learningCountingNow
-        if r.bonusLeftToday > 0 || r.bonusUsedToday > 0 { status.bonusLeftSeconds = r.bonusLeftToday / Seconds.micro }
-        status.gamesStoppedUntil = engine.gamesStoppedUntil.map { RFC3339.format(micros: $0, utcOffsetSeconds: engine.utcOffset(at: $0)) }
-        if let allowance = engine.rules.dailyAllowance, allowance > 0 {
-            status.allowanceLeftSeconds = r.allowanceLeftToday / Seconds.micro
-            status.allowanceTodaySeconds = allowance / Seconds.micro
-        }
-        status.schedule = engine.rules.schedule
-        if let goal = policy.points.dailyGoal {
-            status.goalSeconds = goal / Seconds.micro
-            status.streakDays = Int64(engine.streakDays)
-        }
-        let apps = engine.appTimeLeftToday
-        if !apps.isEmpty { status.appTimeLeft = apps.map { .init(app: $0.app, seconds: $0.seconds / Seconds.micro) } }
+            blindSpots: blind, notices: recentNotices)
         (status.requests, status.chores) = familyStatus()
         status.household = householdStatus()
         if let h = status.household, !h.reachable, let since = h.unreachableSince {

@@ -148,7 +148,7 @@ let package = Package(
         // `make bench`: replay throughput on a generated week of events.
         // `make bench`: 200 machines of a school lab sharing one PostgreSQL (issue #20).
         .executableTarget(name: "HouseholdBenchmark", dependencies: [
-            "ScreenTimeHousehold", "TestSupport",
+            "ScreenTimeHousehold", "ScreenTimeLinux",
             .product(name: "PostgresNIO", package: "postgres-nio"),
             .product(name: "Logging", package: "swift-log"),
         ]),

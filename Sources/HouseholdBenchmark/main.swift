@@ -2,7 +2,7 @@ import Foundation
 import Logging
 import PostgresNIO
 import ScreenTimeHousehold
-import TestSupport
+import ScreenTimeLinux
 
 // `make bench`, the household part (issue #20; docs/benchmarks.md): a school lab of MACHINES
 // computers (default 200) sharing one PostgreSQL, each as the household link of a daemon would
@@ -18,7 +18,7 @@ let children = max(1, machines / 4)
 
 /// A real PostgreSQL (Debian's) in a scratch folder, run as a user of its own (it refuses root).
 final class Cluster: @unchecked Sendable {
-    static let bin = PostgresCluster.bin
+    static let bin = PostgreSQLPrograms.folder()
     static let user = "screentime-bench"
     let folder: String
     let port = 54_000 + Int(getpid() % 1000)

@@ -1,4 +1,5 @@
 import Foundation
+import ScreenTimeLinux
 
 /// A real PostgreSQL server (Debian's `postgresql`) for a test: a cluster made by initdb in a
 /// scratch folder owned by a test user (65074, which no other test uses), run as that user on a
@@ -6,20 +7,9 @@ import Foundation
 /// does the end of the object.
 public final class PostgresCluster: @unchecked Sendable {
     public static let owner: UInt32 = TestUser.ensure(uid: 65074, name: "stpg65074")
-    /// Where PostgreSQL's server programs are: `$PG_BIN`, or the newest of Debian's
-    /// /usr/lib/postgresql/VERSION/bin that has initdb (make test-deps installs Debian's
-    /// `postgresql`, 15 on Debian 12). Found, not assumed: another release has another version.
-    public static let bin: String = {
-        let fm = FileManager.default
-        if let given = ProcessInfo.processInfo.environment["PG_BIN"], !given.isEmpty { return given }
-        let versions = ((try? fm.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? [])
-            .compactMap(Int.init).sorted(by: >)
-        for v in versions where fm.isExecutableFile(atPath: "/usr/lib/postgresql/\(v)/bin/initdb") {
-            return "/usr/lib/postgresql/\(v)/bin"
-        }
-        // Named in the failure: initdb cannot be started from here.
-        return "/usr/lib/postgresql/(no version with initdb: install Debian's postgresql, or set PG_BIN)/bin"
-    }()
+    /// Where PostgreSQL's server programs are (`PostgreSQLPrograms`: `$PG_BIN`, or the newest
+    /// Debian version installed).
+    public static let bin = PostgreSQLPrograms.folder()
     public let folder: String
     public let port: Int
     public let adminPassword = "admin-" + UUID().uuidString

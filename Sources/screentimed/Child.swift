@@ -74,18 +74,13 @@ struct Child {
     /// What requests caused (a redemption that lets a paused game go on, a hook's focus on a game
     /// with no time left), carried out after the requests are answered.
     var pending: [Effect] = []
-    /// System mode: the idleness in force is one the child's own side said (a hook of theirs, or
-    /// their logind session's idle hint, which they may set themselves). Believed, since it can
-    /// only cost them, until input from a trusted source shows someone at the keys (`endClaimedIdle`).
-    var idleClaimedByChild = false
-    /// System mode: idle since the daemon started, until the first input (`idleUntilFirstInput`).
-    var idleUntilInput = false
+    /// What the child's own side may claim (idle, a lock), the idleness it claimed, and the day's
+    /// allowance of their requests and claims (`ChildClaims`).
+    var claims: ChildClaims
     /// System mode: what is missing of the seat's input, for status (nil: nothing; the daemon sets it).
     var seatBlindSpot: String? = nil
     /// System mode: the root-run hooks whose input was said not to count (said once each).
     var inputNotCountedSaid: Set<String> = []
-    /// What the child's own requests and claims may still add to the state today.
-    var quota = ChildQuota()
     /// The family database the child's ledger is shared through (`[household]`; nil: none).
     var household: HouseholdShare? = nil
 
@@ -98,6 +93,7 @@ struct Child {
         logger[metadataKey: "user"] = "\(name)"
         self.logger = logger
         self.system = system
+        claims = ChildClaims(system: system)
         account = system ? UserAccount.lookup(uid: uid) : nil
         enforcer = Enforcer(group: ProcessGroup(uids: [uid]))
         let prefix = system ? "\(name): " : ""
@@ -198,12 +194,7 @@ struct Child {
         kinds.removeAll(keepingCapacity: true)
         let notices = logind.update(now: now, into: &kinds)
         for k in kinds {
-            if system, case .idleChanged(let idle, _) = k {
-                // The session's idle hint is the child's desktop's word (their side may set it):
-                // it may start an idleness, and only the seat's input ends it.
-                if !idle { continue }
-                idleClaimedByChild = true
-            }
+            if case .idleChanged(let idle, _) = k, !claims.logindIdle(idle) { continue }
             observe(k)
         }
         for notice in notices { heed(notice) }
@@ -214,16 +205,14 @@ struct Child {
     /// root's X11 hook or root itself say input, and without this a focused learning app would
     /// earn with nobody there until the first of them.)
     mutating func idleUntilFirstInput() {
-        guard system else { return }
-        idleUntilInput = true
-        observe(.idleChanged(idle: true, since: nil))
+        if claims.startIdle() { observe(.idleChanged(idle: true, since: nil)) }
     }
 
     /// System mode: a person at the seat's keyboard or pointer while this child's session is the
     /// active one there (`SeatInput`): input, which also ends an idleness the child's side claimed.
     mutating func seatInput(count: Int) {
         let event = stamp(.input(count: Int64(count)))
-        endClaimedIdle(before: event, from: "the keyboard and pointer of \(SeatInput.seat)")
+        if let why = claims.trustedInput() { endIdle(why, before: event, from: "the keyboard and pointer of \(SeatInput.seat)") }
         for a in live.ingest(event) { carryOut(a) }
     }
 
@@ -231,13 +220,10 @@ struct Child {
     /// while the child's side says the session is idle: the idleness is over, as the spec has it
     /// end, with an `idle_changed` of `idle: false` before the input (issue 35: one `idle: true`
     /// from a child's process made twelve minutes of real typing count as idle).
-    mutating func endClaimedIdle(before input: Event, from hook: String) {
-        guard system, idleClaimedByChild || idleUntilInput, case .input = input.kind else { return }
-        log(idleClaimedByChild ? "input from \(hook) while \(name)'s own side said idle: the idleness is over"
-                               : "input from \(hook), the first since the daemon started: the idleness is over", level: .notice,
+    mutating func endIdle(_ why: ChildClaims.IdleEnd, before input: Event, from hook: String) {
+        log(why == .claimed ? "input from \(hook) while \(name)'s own side said idle: the idleness is over"
+                            : "input from \(hook), the first since the daemon started: the idleness is over", level: .notice,
             ["event": "idle_claim_ended", "hook": "\(hook)"])
-        idleClaimedByChild = false
-        idleUntilInput = false
         pending += live.ingest(Event(at: input.at, mono: input.mono, .idleChanged(idle: false, since: nil)))
     }
 

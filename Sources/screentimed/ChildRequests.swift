@@ -125,41 +125,22 @@ extension Child {
                 var event = try EventLog.decode(hookEvent: text, at: now.wall, mono: now.mono)
                 // Titles are kept only as far as the policy needs them ([privacy], docs/state.md).
                 if case .focusChanged(let w) = event.kind { event.kind = .focusChanged(Privacy.redact(w, policy: live.engine.policy)) }
-                // System mode: a lock said by the child's own side is their claim. It refuses
-                // learning credit, and game time goes on (else a "locked" claim would freeze it,
-                // docs/security.md); the child may take back their own claim. Logind's lock is
-                // what stops game time.
-                if system, peer.uid != 0, case .lockChanged(let locked, _) = event.kind { event.kind = .lockChanged(locked: locked, claimed: true) }
-                if system, peer.uid != 0, event.kind.onlyStricter {
-                    // A repeat of what their side said already changes nothing: answered, not kept again;
-                    // and what their side may add to the state in a day is bounded.
-                    switch event.kind {
-                    case .idleChanged(idle: true, _) where idleClaimedByChild: return ControlReply(ok: true)
-                    case .lockChanged(let locked, _) where live.engine.lockClaimed == locked: return ControlReply(ok: true)
-                    default: break
+                // What the child's own side may say, and what counts (`ChildClaims`, docs/security.md).
+                let sender = ChildClaims.Sender(uid: peer.uid, pid: peer.pid, hook: request.hook)
+                var judged = claims      // (judged apart: the compositor's check changes the child too)
+                let verdict = judged.judge(event.kind, from: sender, lockClaimed: live.engine.lockClaimed, today: live.engine.today.start,
+                                           compositorPID: compositor.pid) { compositorRefusal(event, from: peer, who: who) }
+                claims = judged
+                switch verdict {
+                case .alreadySaid: return ControlReply(ok: true)
+                case .refused(let why): return .refused(why)
+                case .notCounted(let source): return inputNotCounted(source: source, hook: request.hook)
+                case .take(let kind, let endingIdle):
+                    event.kind = kind
+                    if let endingIdle {
+                        endIdle(endingIdle, before: event, from: request.hook ?? (peer.uid == 0 ? "a hook of root's" : "the session's compositor"))
                     }
-                    guard quota.take(.claim, onDay: live.engine.today.start) else { return .refused(ChildQuota.refusal(.claim)) }
                 }
-                // The hooks the daemon starts run as root; what the child's own processes send can
-                // make accounting stricter (idle, a claimed lock), never credit time.
-                // System mode: input is counted from the seat's own keyboards and pointers
-                // (`SeatInput`) and by the X11 hook of root's, which leaves XTEST out; not from a
-                // compositor, which counts software input too (a remote-desktop session, a
-                // virtual keyboard). From a root-run hook or the compositor believed already, it is
-                // answered and not counted (said once for each); from anyone else, refused below.
-                let uncountedInput = system && event.kind.isInput && !(peer.uid == 0 && (request.hook == nil || request.hook == "x11"))
-                if uncountedInput, peer.uid == 0 || compositor.pid == peer.pid { return inputNotCounted(from: request.hook, peer: peer) }
-                if system, peer.uid != 0, !event.kind.onlyStricter, let refusal = compositorRefusal(event, from: peer, who: who) {
-                    return refusal
-                }
-                if uncountedInput { return inputNotCounted(from: request.hook, peer: peer) }
-                // Past here, input is from a trusted source in system mode: it ends idleness the
-                // child's side claimed; an idle the child's side says is theirs.
-                if system, case .idleChanged(let idle, _) = event.kind {
-                    idleClaimedByChild = idle && peer.uid != 0
-                    if !idle { idleUntilInput = false }
-                }
-                endClaimedIdle(before: event, from: request.hook ?? (peer.uid == 0 ? "a hook of root's" : "the session's compositor"))
                 pending += live.ingest(event)
                 return ControlReply(ok: true)
             }
@@ -268,24 +249,20 @@ extension Child {
         return (line, reply.ok)
     }
 
-    /// The longest request id taken (a UUID is 36 characters).
-    static let maxRequestID = 128
-
-    /// A parent request whose id (`request.id`) this caller sent before: the reply it got then
-    /// (it is not carried out again); nil when the id is new, or there is none (an older client).
+    /// A request whose id (`request.id`) this caller sent before: the reply it got then (it is
+    /// not carried out again); nil when the id is new, or there is none (an older client).
     func answeredBefore(_ request: ControlRequest, asked: String, caller: ControlServer.Caller) throws -> ControlReply? {
-        guard let id = request.id else { return nil }
-        guard !id.isEmpty, id.utf8.count <= Self.maxRequestID else {
-            return .refused("a request id is 1 to \(Self.maxRequestID) bytes (stctl makes one, a UUID, for each command); nothing was changed")
+        let verdict = try RequestRepeat.judge(id: request.id, asked: asked) { id in
+            try live.store.answered(id: id, caller: caller.credentials.uid).map { (request: $0.request, reply: $0.reply) }
         }
-        guard let before = try live.store.answered(id: id, caller: caller.credentials.uid) else { return nil }
-        guard before.request == asked else {
-            return .refused("request id \(id) was used before for another request (\(before.request)); nothing was changed: send a new id for a new request")
+        switch verdict {
+        case .new: return nil
+        case .refused(let why): return .refused(why)
+        case .again(let reply):
+            log("\(asked) from \(caller.name) (request \(request.id ?? "")) was carried out before: answered again, not carried out again",
+                level: .notice, ["event": "request_repeated", "request": "\(asked)"])
+            return reply
         }
-        log("\(asked) from \(caller.name) (request \(id)) was carried out before: answered again, not carried out again",
-            level: .notice, ["event": "request_repeated", "request": "\(asked)"])
-        return (try? ControlProtocol.decode(ControlReply.self, from: Array(before.reply.utf8)))
-            ?? .refused("request \(id) was carried out before, but its answer cannot be read again; nothing more was changed: see stctl history")
     }
 
     /// What the state keeps of a parent request carried out, so that a retry with the same id is
@@ -320,8 +297,7 @@ extension Child {
 
     /// System mode: input from a hook of root's other than the X11 one, or from the session's
     /// compositor: answered, not counted (`SeatInput` counts input); said once for each source.
-    private mutating func inputNotCounted(from hook: String?, peer: PeerCredentials) -> ControlReply {
-        let source = peer.uid == 0 ? "the \(hook ?? "") hook" : "the session's compositor"
+    private mutating func inputNotCounted(source: String, hook: String?) -> ControlReply {
         if !inputNotCountedSaid.contains(source) {
             inputNotCountedSaid.insert(source)
             log("input reported by \(source) is not counted: in system mode input comes from the seat's keyboards and pointers (a compositor counts software input too)",
@@ -333,7 +309,7 @@ extension Child {
     /// System mode: focus or input from one of the child's own processes is believed only from the
     /// session's own compositor (`CompositorTrust`); nil: believe it. Everything else is refused
     /// and logged.
-    private mutating func compositorRefusal(_ event: Event, from peer: PeerCredentials, who: String) -> ControlReply? {
+    private mutating func compositorRefusal(_ event: Event, from peer: PeerCredentials, who: String) -> String? {
         let facts = account.map { CompositorFacts.read(pid: peer.pid, child: $0, extensionUUID: CompositorTrust.gnomeExtension, yamaFile: yamaFile) }
         if let why = facts.map({ CompositorTrust.distrust($0, child: uid) }) ?? "\(name) is not in the user database" {
             // A compositor screentime knows, not sealed: status says why (an impostor is only logged).
@@ -345,7 +321,7 @@ extension Child {
                 log("refused a \(event.name) hook event from \(who)'s own process (pid \(peer.pid), \(facts?.exe ?? "gone")): in system mode only the daemon's own hooks and the session's compositor may report focus and input, and this is neither: \(why)",
                     level: .warning, ["event": "hook_event_refused", "pid": "\(peer.pid)", "reason": "\(why)"])
             }
-            return .refused("in system mode, \(name)'s own processes may report only idle and locked (the daemon runs the desktop hooks itself, and believes only the session's compositor: \(why))")
+            return "in system mode, \(name)'s own processes may report only idle and locked (the daemon runs the desktop hooks itself, and believes only the session's compositor: \(why))"
         }
         if refusedCompositor?.pid == peer.pid { refusedCompositor = nil }
         switch compositor.claim(peer.pid, alive: { ProcFS.contents(of: "/proc/\($0)/stat") != nil }) {
@@ -355,9 +331,9 @@ extension Child {
             log("two compositors claim \(name)'s session (pids \(other) and \(peer.pid)): neither is believed until one of them is gone, and nothing counts as focused meanwhile",
                 level: .warning, ["event": "compositor_contested", "pid": "\(peer.pid)", "other_pid": "\(other)"])
             pending += live.ingest(stamp(.focusChanged(FocusedWindow(pid: nil, hookLost: true))))
-            return .refused("another compositor (pid \(other)) reports \(name)'s session too: neither is believed until one of them is gone")
+            return "another compositor (pid \(other)) reports \(name)'s session too: neither is believed until one of them is gone"
         case .contested(let other):
-            return .refused("another compositor (pid \(other)) reports \(name)'s session too: neither is believed until one of them is gone")
+            return "another compositor (pid \(other)) reports \(name)'s session too: neither is believed until one of them is gone"
         }
     }
 
@@ -368,62 +344,13 @@ extension Child {
         return engine.day(containing: noon.micros - Microseconds(engine.utcOffset(at: noon.micros)) * Seconds.micro)
     }
 
-    /// `days` days up to the one of `last`, each at a glance: from the saved sessions, the ledger,
-    /// and the reward time of each day (the engine's own for today).
+    /// `days` days up to the one of `last`, each at a glance (`DayReports`), from the saved
+    /// sessions, the ledger and each day's game time.
     func report(days: Int, last: (start: Microseconds, end: Microseconds)) throws -> [ControlReply.ReportDay] {
         let engine = live.engine
-        var bounds = [last]
-        while bounds.count < days { bounds.insert(engine.day(containing: bounds[0].start - 12 * 3600 * Seconds.micro), at: 0) }
-        let from = bounds[0].start
-        let sessions = try live.sessions(from: from, to: last.end)
-        let ledger = try live.ledger(from: from).filter { $0.at < last.end }
-        let used = try live.rewardUsed(from: from, to: last.end)
-        return bounds.map { b in
-            let mine = sessions.filter { $0.start >= b.start && $0.start < b.end }
-            let learning = mine.filter { $0.category == .learning }
-            var reasons: [Reason: Microseconds] = [:]
-            for s in learning { for r in s.refused { reasons[r.reason, default: 0] += r.seconds } }
-            var apps: [String: (category: AppCategory, seconds: Microseconds, credited: Microseconds)] = [:]
-            for s in mine {
-                let a = apps[s.app] ?? (s.category, 0, 0)
-                apps[s.app] = (a.category, a.seconds + s.seconds, a.credited + s.creditedSeconds)
-            }
-            let entries = ledger.filter { $0.at >= b.start && $0.at < b.end }
-            let credited = learning.reduce(0) { $0 + $1.creditedSeconds }
-            func points(_ kind: LedgerEntry.Kind) -> Int64 { entries.filter { $0.kind == kind }.reduce(0) { $0 + $1.points } }
-            // A past day whose end the daemon saw has its total; one it did not (it was stopped, or
-            // an older daemon took a night switched off for a clock jump) is known from its games'
-            // sessions: the time any of them ran, counted once.
-            let rewardUsed = b.start == engine.today.start ? engine.reward.usedToday
-                : used[b.start] ?? (b.start < engine.today.start ? Self.timeCovered(by: mine.filter { $0.category == .reward }) : nil)
-            let day = String(RFC3339.format(micros: b.start, utcOffsetSeconds: engine.utcOffset(at: b.start)).prefix(10))
-            // The day's own limit: a schedule may set one.
-            let limit = CalendarDate.key(of: day).flatMap { engine.policy.rules(forDay: $0).dailyLimit }.map { $0 / Seconds.micro }
-            var report = ControlReply.ReportDay(
-                day: day,
-                learningCreditedSeconds: learning.reduce(0) { $0 + $1.creditedSeconds } / Seconds.micro,
-                learningRefusedSeconds: reasons.values.reduce(0, +) / Seconds.micro,
-                refused: reasons.sorted { ($1.value, $0.key.rawValue) < ($0.value, $1.key.rawValue) }
-                    .map { .init(reason: $0.key.rawValue, seconds: $0.value / Seconds.micro) },
-                pointsEarned: points(.earned), pointsSpent: -points(.redeemed), pointsAdjusted: points(.adjusted) + points(.chore),
-                rewardUsedSeconds: rewardUsed.map { $0 / Seconds.micro }, rewardDailyLimitSeconds: limit,
-                topApps: apps.sorted { ($1.value.seconds, $0.key) < ($0.value.seconds, $1.key) }.prefix(5)
-                    .map { .init(app: $0.key, category: $0.value.category.rawValue, seconds: $0.value.seconds / Seconds.micro,
-                                 creditedSeconds: $0.value.credited / Seconds.micro) })
-            report.goalMet = engine.policy.points.dailyGoal.map { credited >= $0 }
-            return report
-        }
-    }
-
-    /// The time at least one of these sessions ran (overlaps counted once).
-    static func timeCovered(by sessions: [SessionRecord]) -> Microseconds {
-        var total: Microseconds = 0, reach = Microseconds.min
-        for s in sessions.sorted(by: { $0.start < $1.start }) {
-            let from = max(s.start, reach)
-            if s.end > from { total += s.end - from }
-            reach = max(reach, s.end)
-        }
-        return total
+        let from = DayReports.days(days, endingWith: last, engine: engine)[0].start
+        return DayReports.build(days: days, last: last, engine: engine, sessions: try live.sessions(from: from, to: last.end),
+                                ledger: try live.ledger(from: from), rewardUsed: try live.rewardUsed(from: from, to: last.end))
     }
 
     /// The programs the child started in the last `days` days (as saved), most started first.
@@ -447,62 +374,22 @@ extension Child {
     func status(hooks: [String]) -> ControlReply.Status {
         // As of this moment, not of the last event: game time counts down, learning up, between events.
         let engine = live.engine.asOf(mono: SystemClock.monoMicros())
-        let policy = engine.policy
-        var blind: [String] = []
-        if let rollback { blind.append("this state is not the one the daemon wrote before: \(rollback)") }
-        if let notifier, !notifier.available { blind.append(notifier.problem ?? "desktop notifications are off") }
-        var notifying = notifier?.available ?? false
-        if let relay {
-            notifying = Privileges.sessionBus(of: uid) != nil && relay.problem[uid] == nil
-            if !notifying { blind.append(relay.problem[uid] ?? "no desktop session bus (/run/user/\(uid)/bus): notices go to the journal only") }
-        } else if notifier == nil {
-            blind.append(notificationsOff)
-        }
-        if hooks.isEmpty {
-            blind.insert(engine.hasFocusHook
-                         ? "no desktop hook is connected: the focused window is only what `stctl hook event` said last"
-                         : policy.validation.learningNeedsFocusHook
-                         ? "no desktop hook has reported the focused window: learning is not credited"
-                         : "no desktop hook has reported the focused window: learning counts while the app uses the CPU", at: 0)
-        }
-        if let seatBlindSpot { blind.append(seatBlindSpot) }
-        if let r = refusedCompositor, ProcFS.contents(of: "/proc/\(r.pid)/stat") != nil {
-            blind.append("\(r.name) (pid \(r.pid)) is not believed, so the focused window it reports is not taken: \(r.why) (docs/security.md says what to change)")
-        }
-        if let logind, !logind.watching {
-            blind.append(logind.problem ?? "logind is not watched: idle and lock come only from desktop hooks")
-        } else if logind == nil {
-            blind.append("logind is not asked (--no-logind): idle and lock come only from desktop hooks")
-        }
+        let notices: BlindSpots.Notices =
+            if let relay { .relay(sessionBus: Privileges.sessionBus(of: uid) != nil, problem: relay.problem[uid], uid: uid) }
+            else if let notifier { .notifier(available: notifier.available, problem: notifier.problem) }
+            else { .off(notificationsOff) }
+        var blind = BlindSpots(notices: notices, hooks: hooks,
+                               logind: logind.map { $0.watching ? .watching : .notWatching(problem: $0.problem) } ?? .notAsked)
+        blind.rollback = rollback
+        blind.seat = seatBlindSpot
+        if let r = refusedCompositor, ProcFS.contents(of: "/proc/\(r.pid)/stat") != nil { blind.refusedCompositor = (r.name, r.pid, r.why) }
+        blind.household = householdStatus()
         var status = StatusFigures.of(
             engine, pointsToday: (try? live.pointsEarned(from: engine.today.start, to: engine.today.end)) ?? 0, hooks: hooks,
-            observers: .init(proc: true, logind: logind?.watching ?? false, focusHook: !hooks.isEmpty, notifications: notifying),
-            blindSpots: blind, notices: recentNotices)
+            observers: .init(proc: true, logind: logind?.watching ?? false, focusHook: !hooks.isEmpty, notifications: blind.notifying),
+            blindSpots: blind.words(engine: engine), notices: recentNotices)
         (status.requests, status.chores) = familyStatus()
-        status.household = householdStatus()
-        if let h = status.household, !h.reachable, let since = h.unreachableSince {
-            status.blindSpots.append("the family database has been out of reach since \(since) (\(h.problem ?? "no answer")): points are counted here and sent when it is back; redemptions wait for it")
-        }
+        status.household = blind.household
         return status
-    }
-}
-
-extension Event.Kind {
-    /// Input, or the end of an idleness: what says a person is at the keys.
-    var isInput: Bool {
-        switch self {
-        case .input, .idleChanged(idle: false, _): true
-        default: false
-        }
-    }
-
-    /// What can only make accounting stricter: the child going idle; a lock the child claims, or
-    /// takes back (it refuses learning only, never stops game time). Anything else a hook says
-    /// (focus, input, back from idle) can credit time.
-    var onlyStricter: Bool {
-        switch self {
-        case .idleChanged(idle: true, _), .lockChanged(_, claimed: true): true
-        default: false
-        }
     }
 }

@@ -14,11 +14,6 @@ extension Child {
     /// The longest chore name taken, in characters (a policy's are a few words).
     static let maxChoreName = 100
 
-    /// Whether a request of the child's may still be kept today; nil if so, else the refusal.
-    mutating func overQuota() -> ControlReply? {
-        quota.take(.request, onDay: live.engine.today.start) ? nil : .refused(ChildQuota.refusal(.request))
-    }
-
     mutating func answerFamily(_ request: ControlRequest, from caller: ControlServer.Caller, role: Authority.Role,
                                strangerRefused: ControlReply) throws -> ControlReply {
         if let words = request.reason, words.count > Self.maxWords {
@@ -32,10 +27,9 @@ extension Child {
                     : .refused("ask is for \(system ? name : "the child") to ask for game time; a parent gives time with stctl redeem, or answers a request with stctl approve")
             }
             guard let minutes = request.minutes, (1...100_000).contains(minutes) else { return .refused("ask needs minutes from 1 to 100000") }
-            if let no = overQuota() { return no }
             let id = (system ? "\(name)-" : "") + "\(live.engine.requestsAsked + 1)"
             return try saveAndAnswer(.timeRequested(id: id, minutes: minutes, reason: reason), request, asked: "ask \(minutes) \(reason ?? "")",
-                                     caller: caller) { [self] effects, engine in
+                                     caller: caller, counted: .request) { [self] effects, engine in
                 if let r = Self.refusal(in: effects) { return .refused("not asked: \(r.reason)") }
                 return ControlReply(ok: true, request: engine.requests.last { $0.id == id }.map { requestLine($0, engine) })
             }
@@ -95,8 +89,7 @@ extension Child {
                 let like = suggestion(for: chore, among: live.engine.policy.chores.map(\.name))
                 return .refused("not claimed: there is no chore called \(chore)" + (like.isEmpty ? " (stctl chores lists them)" : like))
             }
-            if let no = overQuota() { return no }
-            return try saveAndAnswer(.choreDone(chore: chore), request, asked: "chore done \(chore)", caller: caller) { [self] effects, engine in
+            return try saveAndAnswer(.choreDone(chore: chore), request, asked: "chore done \(chore)", caller: caller, counted: .request) { [self] effects, engine in
                 if let r = Self.refusal(in: effects) { return .refused("not claimed: \(r.reason)") }
                 return ControlReply(ok: true, chores: choreLines(of: engine).filter { $0.chore == chore })
             }
@@ -122,9 +115,9 @@ extension Child {
     /// The child's own redemption (the policy has `child_may_redeem`), within `child_redeem_daily_max`.
     mutating func childRedeem(_ request: ControlRequest, minutes: Int64, caller: ControlServer.Caller) throws -> ControlReply {
         if let no = beyondToday(minutes, request, doing: "redeemed") { return no }
-        if let no = overQuota() { return no }
         let before = live.engine.ledger.balance
-        return try saveAndAnswer(.redeem(minutes: minutes, by: RequestDecision.child), request, asked: "redeem \(minutes) child", caller: caller) { effects, engine in
+        return try saveAndAnswer(.redeem(minutes: minutes, by: RequestDecision.child), request, asked: "redeem \(minutes) child", caller: caller,
+                                 counted: .request) { effects, engine in
             if let r = Self.refusal(in: effects) { return .refused("not redeemed: \(r.reason)") }
             return ControlReply(ok: true, balance: engine.ledger.balance, cost: before - engine.ledger.balance)
         }
@@ -132,9 +125,13 @@ extension Child {
 
     /// Logs what a request asks for, saves it with the answer before answering (a retry with the
     /// same id is answered as the first time, not carried out again), and carries out what it caused.
+    /// `counted`: a child's own request, counted against the day's allowance (`ChildQuota`) once it
+    /// is known to be new: a retry of one already carried out is answered, not counted again.
     mutating func saveAndAnswer(_ kind: Event.Kind, _ request: ControlRequest, asked: String, caller: ControlServer.Caller,
-                                        reply: @escaping ([Effect], Engine) -> ControlReply) throws -> ControlReply {
+                                counted: ChildQuota.Kind? = nil,
+                                reply: @escaping ([Effect], Engine) -> ControlReply) throws -> ControlReply {
         if let again = try answeredBefore(request, asked: asked, caller: caller) { return again }
+        if let counted, !claims.quota.take(counted, onDay: live.engine.today.start) { return .refused(ChildQuota.refusal(counted)) }
         var event = stamp(kind)
         switch familyPays(event, request: request, caller: caller) {
         case .proceed(let paid): event = paid

@@ -15,6 +15,7 @@ struct FamilyTests {
     static let emma: UInt32 = TestUser.ensure(uid: 65048, name: "stkid65048")
     static let tom: UInt32 = TestUser.ensure(uid: 65049, name: "stkid65049")
     static let parent: UInt32 = TestUser.ensure(uid: 65053, name: "stparent65053")
+    static let asker: UInt32 = TestUser.ensure(uid: 65055, name: "stkid65055")
 
     /// One game, one chore; a request waits an hour; games are closed at once when their time is gone.
     static func policy(game: String, parents: String = "", rewards: String = "") -> String {
@@ -283,5 +284,37 @@ struct FamilyTests {
         // The relays end with the daemon.
         try Wait.whether(within: 15) { try ReplayBinaryTests.runBinary("/usr/bin/pgrep", ["-f", "notify-relay --uid"]).stdout.isEmpty }
         #expect(try ReplayBinaryTests.runBinary("/usr/bin/pgrep", ["-f", "notify-relay --uid"]).stdout.isEmpty)
+    }
+
+    @Test("a child who asks in a loop: 200 requests kept a day, then refused before anything is kept; a retry of one kept is answered as the first time, not counted again")
+    func requestsBounded() throws {
+        _ = Self.asker
+        let apps = try AppCopies.folder()
+        let d = try SystemModeTests.SystemDaemon(policies: ["stkid65055": Self.policy(game: "\(apps)/supertuxkart")], arguments: ["--no-notifications"])
+        _ = try d.waitFor("screentimed: watching uid 65055")
+        // 201 asks, each with an id of its own, over the child's own connections; then the first again.
+        let asks = (1...201).map { #"{"v":1,"command":"ask","minutes":1,"id":"loop-\#($0)"}"# } + [#"{"v":1,"command":"ask","minutes":1,"id":"loop-1"}"#]
+        let r = try ReplayBinaryTests.runBinary("/usr/bin/setpriv", ["--reuid=\(Self.asker)", "--regid=\(Self.asker)", "--init-groups", "/usr/bin/python3", "-c", #"""
+            import socket, sys
+            for line in sys.stdin.read().splitlines():
+                s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.settimeout(10)
+                s.sendall(line.encode() + b"\n")
+                data = b""
+                while not data.endswith(b"\n"):
+                    chunk = s.recv(65536)
+                    if not chunk: break
+                    data += chunk
+                print(data.decode(), end="")
+                s.close()
+            """#, d.socket], stdin: asks.joined(separator: "\n"))
+        let replies = r.stdout.split(separator: "\n").map(String.init)
+        try #require(replies.count == 202, "\(r.stderr)")
+        // The policy lets a child ask 3 times a day: the engine says no to the rest, and each is kept.
+        #expect(replies.prefix(3).allSatisfy { $0.contains(#""ok":true"#) }, "\(replies.prefix(3))")
+        #expect(replies[3..<200].allSatisfy { $0.contains("a child may ask 3 times a day") }, "\(replies[3])")
+        #expect(replies[200].contains("you have asked 200 times today, and that is all for one day; nothing was kept"), "\(replies[200])")
+        #expect(replies[201] == replies[0], "the first request again: its first answer, not the day's refusal")
+        #expect(try d.sql("stkid65055", "SELECT count(*) FROM answered_request") == "200", "nothing kept of the refused one")
+        try d.stop()
     }
 }

@@ -2,6 +2,7 @@ import ControlProtocol
 import Foundation
 import Logging
 import ScreenTimeCore
+import ScreenTimeDaemon
 import ScreenTimeLinux
 import ScreenTimeStore
 
@@ -13,27 +14,9 @@ struct HouseholdShare {
     let child: String
     let executable: String
     var link: HouseholdLink? = nil
-    /// The background request in flight: its id, and for a send, the last local entry in it.
-    var inFlight: (id: Int64, sendingThrough: Int64?, since: Int64, appDay: Int64?)? = nil
-    /// What the other computers played of the limited apps and groups, as last logged.
-    var othersShared: (day: Int64, shared: [SharedAppTime])? = nil
-    /// The lease of game time asked for and not answered yet: its id, day, and when it was asked.
-    var leaseInFlight: (id: Int64, day: Int64, since: Int64)? = nil
-    /// When a lease may be asked for again after the database did not answer.
-    var nextLease: Int64 = 0
-    /// When the next background turn (send, then read) is due, and when a gone link is started again.
-    var nextTurn: Int64 = 0
-    var nextStart: Int64 = 0
-    /// Since when the family database has not answered (wall clock), and why; nil while it answers.
-    var unreachableSince: Microseconds? = nil
-    var problem: String? = nil
-    /// The family database has answered once since the daemon started.
-    var answered = false
+    /// When to speak to it, what is in flight, and whether it answers (`HouseholdTurns`).
+    var turns = HouseholdTurns()
 
-    /// A background turn every second: what this machine wrote goes out, what others wrote comes in.
-    static let turnEvery = Seconds.of(1)
-    /// A request not answered in this long means the link is stuck (it answers within 4 s).
-    static let silence = Seconds.of(10)
     /// A redemption waits this long for the family's answer (the link gives up after 4 s itself).
     static let payPatience: Int32 = 5_000
 
@@ -89,11 +72,7 @@ extension Child {
 
     /// When the household next needs a turn (monotonic).
     var householdDue: Int64? {
-        guard let s = household else { return nil }
-        if s.link == nil { return s.nextStart }
-        var due = s.inFlight == nil ? s.nextTurn : Int64.max
-        if s.leaseInFlight == nil, live.engine.leaseWanted != nil { due = min(due, s.nextLease) }
-        return due
+        household.map { $0.turns.due(linkRunning: $0.link != nil, leaseWanted: live.engine.leaseWanted != nil) }
     }
 
     /// Starts the link when there is none, reads what it answered, and starts the next background
@@ -102,21 +81,18 @@ extension Child {
         guard var share = household else { return }
         if share.link?.gone == true {
             share.link = nil
-            share.inFlight = nil
-            share.leaseInFlight = nil
-            share.nextStart = now + Seconds.of(5)
+            share.turns.linkGone(now: now)
             household = share
-            householdUnreachable("the household link stopped; it is started again in 5 s")
+            householdUnreachable("the household link stopped; it is started again in \(HouseholdTurns.restartAfter / Seconds.micro) s")
             return
         }
         if share.link == nil {
-            guard now >= share.nextStart else { return }
-            share.nextStart = now + Seconds.of(10)
+            guard share.turns.startLink(now: now) else { return }
             do {
                 let password = try HouseholdShare.readCredentials(share.settings.credentials)
                 share.link = try HouseholdLink(executable: share.executable,
                                                hello: .init(database: share.settings.database, password: password, caFile: share.settings.caFile))
-                share.nextTurn = now
+                share.turns.linkStarted(now: now)
             } catch {
                 household = share
                 householdUnreachable("\(error)")
@@ -125,36 +101,24 @@ extension Child {
         }
         // A request the link has not answered for long (it gives up after 4 s itself): the
         // database is out of reach; a late answer is not taken.
-        if let flight = share.inFlight, now - flight.since > HouseholdShare.silence {
-            share.inFlight = nil
-            household = share
-            householdUnreachable("the household link has not answered for \(HouseholdShare.silence / Seconds.micro) s")
-            share = household!
-        }
-        if let lease = share.leaseInFlight, now - lease.since > HouseholdShare.silence {
-            share.leaseInFlight = nil
-            share.nextLease = now + Seconds.of(5)
-            household = share
-            householdUnreachable("the household link has not answered a lease for \(HouseholdShare.silence / Seconds.micro) s")
-            share = household!
-        }
+        let silences = share.turns.silences(now: now)
         household = share
-        for reply in share.link?.receive() ?? [] { householdReply(reply, now: now) }
+        for why in silences { householdUnreachable(why) }
+        for reply in household?.link?.receive() ?? [] { householdReply(reply, now: now) }
         askForLease(now: now)
-        guard var s = household, let link = s.link, s.inFlight == nil, now >= s.nextTurn else { return }
-        s.nextTurn = now + HouseholdShare.turnEvery
+        guard var s = household, let link = s.link, s.turns.takeTurn(now: now) else { return }
         let marks = live.householdMarks
         let own = (try? live.store.entriesToSend(after: marks.sentThrough, limit: 100)) ?? []
         if let last = own.last {
             HouseholdCrashPoint.reached("before-send")
             let id = link.send(.send, child: s.child, machine: s.settings.machine, entries: own.map(Self.familyEntry))
-            s.inFlight = (id, last.seq, now, nil)
+            s.turns.sending(id: id, through: last.seq, now: now)
         } else {
             // The read shares this computer's game time of limited apps and groups, and brings the others'.
             let apps = live.engine.appTimeToShare
-            s.inFlight = (link.send(.read, child: s.child, machine: s.settings.machine, after: marks.readThrough, limit: 500,
-                                    appTime: apps.map { .init(day: $0.day, weekStart: $0.weekStart, used: $0.used.map { .init(key: $0.key, today: $0.today) }) }),
-                          nil, now, apps?.day)
+            let id = link.send(.read, child: s.child, machine: s.settings.machine, after: marks.readThrough, limit: 500,
+                               appTime: apps.map { .init(day: $0.day, weekStart: $0.weekStart, used: $0.used.map { .init(key: $0.key, today: $0.today) }) })
+            s.turns.reading(id: id, appDay: apps?.day, now: now)
         }
         household = s
     }
@@ -165,54 +129,49 @@ extension Child {
         HouseholdMessage.Entry(origin: "entry:" + e.hash, kind: e.entry.kind.rawValue, points: e.entry.points, atMicros: e.entry.at, note: e.entry.note ?? "")
     }
 
-
     /// Asks the family database for game time when the engine wants some (a lease in flight at a time).
     mutating func askForLease(now: Int64) {
-        guard var s = household, let link = s.link, !link.gone, s.leaseInFlight == nil, now >= s.nextLease,
+        guard var s = household, let link = s.link, !link.gone, s.turns.mayAskLease(now: now),
               let want = live.engine.leaseWanted else { return }
         let id = link.send(.lease, child: s.child, machine: s.settings.machine,
                            lease: .init(day: want.day, weekStart: want.weekStart, want: want.want, dailyLimit: want.dailyLimit, weeklyLimit: want.weeklyLimit))
-        s.leaseInFlight = (id, want.day, now)
+        s.turns.leaseAsked(id: id, day: want.day, now: now)
         household = s
     }
 
     mutating func householdReply(_ reply: HouseholdMessage.Reply, now: Int64) {
-        if let lease = household?.leaseInFlight, lease.id == reply.id {
-            household?.leaseInFlight = nil
+        guard let answered = household?.turns.answer(id: reply.id) else { return }
+        switch answered {
+        case .nothing:
+            return
+        case .lease(let day):
             guard reply.error == nil, let granted = reply.granted, let dayTotal = reply.dayTotal, let weekTotal = reply.weekTotal else {
-                household?.nextLease = now + Seconds.of(5)
+                household?.turns.leaseFailed(now: now)
                 householdUnreachable(reply.error ?? "the family database's answer to a lease was not understood")
                 return
             }
             householdAnswered()
-            observe(.leaseGranted(LeaseGrant(day: lease.day, granted: granted, dayTotal: dayTotal, weekTotal: weekTotal,
+            observe(.leaseGranted(LeaseGrant(day: day, granted: granted, dayTotal: dayTotal, weekTotal: weekTotal,
                                              limit: reply.reached.flatMap(Reason.init(rawValue:)))))
-            return
-        }
-        guard var share = household, let flight = share.inFlight, flight.id == reply.id else { return }
-        share.inFlight = nil
-        household = share
-        if let error = reply.error {
-            householdUnreachable(error)
-            return
-        }
-        householdAnswered()
-        if let through = flight.sendingThrough {
-            HouseholdCrashPoint.reached("sent")
-            live.householdMarks.sentThrough = through
-            household?.nextTurn = 0          // read next, at once
-        } else {
-            mirror(reply.rows ?? [])
-            if let day = flight.appDay, let others = reply.others {
-                let shared = others.map { SharedAppTime(key: $0.key, today: $0.today, week: $0.week) }
-                if household?.othersShared.map({ $0.day != day || $0.shared != shared }) ?? true {
-                    household?.othersShared = (day, shared)
-                    observe(.appTimeShared(day: day, shared))
+        case .flight(let flight):
+            if let error = reply.error {
+                householdUnreachable(error)
+                return
+            }
+            householdAnswered()
+            if let through = flight.sendingThrough {
+                HouseholdCrashPoint.reached("sent")
+                live.householdMarks.sentThrough = through
+                household?.turns.turnNow()          // read next, at once
+            } else {
+                mirror(reply.rows ?? [])
+                if let day = flight.appDay, let others = reply.others {
+                    let shared = others.map { SharedAppTime(key: $0.key, today: $0.today, week: $0.week) }
+                    if household?.turns.othersPlayed(day: day, shared) == true { observe(.appTimeShared(day: day, shared)) }
                 }
             }
         }
     }
-
     /// The family ledger's entries this machine did not write here become events (`family_entry`),
     /// so that the balance here is the family's, and a replay of this log reaches it too.
     mutating func mirror(_ rows: [HouseholdMessage.Row]) {
@@ -245,30 +204,24 @@ extension Child {
     }
 
     mutating func householdAnswered() {
-        guard var share = household else { return }
-        if let since = share.unreachableSince {
+        guard let share = household else { return }
+        switch household?.turns.reached() {
+        case .again(let since):
             log("the family database answers again (it did not since \(RFC3339.format(micros: since, utcOffsetSeconds: live.engine.utcOffset(at: since))))",
                 level: .notice, ["event": "household_reachable"])
-        } else if !share.answered {
+        case .first:
             log("the family database answers: \(share.settings.machine) shares \(share.child)'s ledger", level: .notice, ["event": "household_reachable"])
+        case nil:
+            break
         }
-        share.unreachableSince = nil
-        share.problem = nil
-        share.answered = true
-        household = share
     }
 
     mutating func householdUnreachable(_ why: String) {
-        guard var share = household else { return }
         // Said once when it goes out of reach (status tells the latest reason; the link is tried
         // again every few seconds, and each try would be a line).
-        if share.unreachableSince == nil {
-            log("the family database is out of reach: \(why); games stop when what is held here runs out, learning is still counted and sent when it is back",
-                level: .warning, ["event": "household_unreachable", "reason": "\(why)"])
-        }
-        if share.unreachableSince == nil { share.unreachableSince = SystemClock.wallMicros() }
-        share.problem = why
-        household = share
+        guard household?.turns.unreachable(why, wall: SystemClock.wallMicros()) == true else { return }
+        log("the family database is out of reach: \(why); games stop when what is held here runs out, learning is still counted and sent when it is back",
+            level: .warning, ["event": "household_unreachable", "reason": "\(why)"])
     }
 
     /// What `status` says of the family database (nil: none).
@@ -276,9 +229,9 @@ extension Child {
         guard let share = household else { return nil }
         let marks = live.householdMarks
         return ControlReply.Status.Household(
-            machine: share.settings.machine, child: share.child, reachable: share.answered && share.unreachableSince == nil,
-            unreachableSince: share.unreachableSince.map { RFC3339.format(micros: $0, utcOffsetSeconds: live.engine.utcOffset(at: $0)) },
-            problem: share.problem ?? (share.answered ? nil : "not answered yet"),
+            machine: share.settings.machine, child: share.child, reachable: share.turns.reachable,
+            unreachableSince: share.turns.unreachableSince.map { RFC3339.format(micros: $0, utcOffsetSeconds: live.engine.utcOffset(at: $0)) },
+            problem: share.turns.problem ?? (share.turns.answered ? nil : "not answered yet"),
             unsent: (try? live.store.countEntriesToSend(after: marks.sentThrough)) ?? 0, readThrough: marks.readThrough)
     }
 }

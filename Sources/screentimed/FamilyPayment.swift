@@ -37,7 +37,7 @@ extension Child {
         else { return .proceed(event) }
         let what = if case .redeem = event.kind { "not redeemed" } else { "not approved" }
         guard let link = share.link, !link.gone else {
-            return .answer(.refused("\(what): the family database is out of reach (\(share.problem ?? "no link to it")); points are spent from the family's balance, which only it knows: try again when it answers (stctl status says)"))
+            return .answer(.refused("\(what): the family database is out of reach (\(share.turns.problem ?? "no link to it")); points are spent from the family's balance, which only it knows: try again when it answers (stctl status says)"))
         }
         let origin = "request:\(caller.credentials.uid):" + (request.id ?? RandomToken.hex())
         let id = link.send(.pay, child: share.child, machine: share.settings.machine,

@@ -138,7 +138,7 @@ extension Child {
         case .answer(let reply): return reply
         }
         let effects = try live.ingestSaved(event, answering: Self.answering(request, asked: asked, caller: caller.credentials.uid, reply: reply))
-        household?.nextTurn = 0         // what a parent did goes to the family ledger at once
+        household?.turns.turnNow()         // what a parent did goes to the family ledger at once
         pending += effects
         return reply(effects, live.engine)
     }

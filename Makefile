@@ -87,8 +87,9 @@ test: test-deps
 	tools/timed "check-install" tools/check-install
 	tools/timed "check-deb" tools/check-deb
 	@if [ -x $(SHARED)/tools/check-scenario ]; then \
-	  SCREENTIMED=.build/debug/screentimed $(SHARED)/tools/check-scenario $(SHARED)/scenarios/*/ $(SHARED)/family-scenarios/*/; \
-	else echo "make: $(SHARED)/tools/check-scenario is not beside this clone; the same scenarios ran above from Tests/Scenarios/shared and Tests/Scenarios/family"; fi
+	  SCREENTIMED=.build/debug/screentimed $(SHARED)/tools/check-scenario $(SHARED)/scenarios/*/ $(SHARED)/family-scenarios/*/ \
+	    $$(ls -d $(SHARED)/screen-scenarios/*/ 2>/dev/null); \
+	else echo "make: $(SHARED)/tools/check-scenario is not beside this clone; the same scenarios ran above from Tests/Scenarios/shared, family and screen"; fi
 	tools/timed "the suites under the thread sanitizer" $(MAKE) --no-print-directory sanitize-run SANITIZER=thread
 	tools/timed "the fuzz targets' short pass" tools/fuzz 12
 

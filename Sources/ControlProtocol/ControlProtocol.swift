@@ -75,6 +75,7 @@ extension ControlRequest {
         if let reason { w.key("reason"); w.string(reason) }
         if let refund { w.key("refund"); w.bool(refund) }
         if let requestID { w.key("request_id"); w.string(requestID) }
+        if let screen { w.key("screen"); w.bool(screen) }
         if let token { w.key("token"); w.string(token) }
         if let until { w.key("until"); w.string(until) }
         if let user { w.key("user"); w.string(user) }
@@ -118,9 +119,10 @@ extension ControlRequest {
             case ("refund", .bool(let b)): request.refund = b
             case ("anyway", .bool(let b)): request.anyway = b
             case ("bonus", .bool(let b)): request.bonus = b
+            case ("screen", .bool(let b)): request.screen = b
             case ("v", _), ("command", _), ("minutes", _), ("points", _), ("reason", _), ("event", _), ("hook", _), ("days", _), ("day", _),
                  ("passphrase", _), ("user", _), ("id", _), ("request_id", _), ("chore", _), ("gift", _), ("policy", _), ("token", _),
-                 ("until", _), ("refund", _), ("anyway", _), ("bonus", _), ("parent", _), ("client", _):
+                 ("until", _), ("refund", _), ("anyway", _), ("bonus", _), ("parent", _), ("client", _), ("screen", _):
                 throw Malformed()
             default: break
             }
@@ -284,6 +286,10 @@ public struct ControlRequest: Codable, Sendable, Equatable {
         case stopGames = "stop_games"
         /// Parents: take back up to `minutes` unused minutes; `refund`: give back the points they cost.
         case revoke
+        /// Parents: tonight's bedtime (`until`, "HH:MM" local; docs/spec/screen.md's `bedtime_moved`).
+        case bedtime
+        /// Parents: no screen or game limit for the rest of today (optional `reason`).
+        case freeDay = "free_day"
     }
 
     public var v: Int
@@ -330,6 +336,8 @@ public struct ControlRequest: Codable, Sendable, Equatable {
     public var anyway: Bool?
     /// `approve`: grant the minutes as bonus time for today (free, beyond today's limits).
     public var bonus: Bool?
+    /// `bonus`, `ask`: the minutes are screen time (the whole computer), not game time.
+    public var screen: Bool?
     /// `login`: which parent is logging in, by their name in the policy's `[parents] users` (the
     /// ledger and the child's notices name them for what the session does).
     public var parent: String?

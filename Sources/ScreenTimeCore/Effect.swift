@@ -23,6 +23,9 @@ public enum Effect: Sendable, Equatable {
     /// A parent stopped the games until `until` (calendar µs), or (`until` nil) let them be played
     /// again before that: the child is told.
     case gamesStopped(at: Microseconds, until: Microseconds?, by: String?)
+    /// Lock one of the child's login sessions (docs/spec/screen.md), or end it.
+    case lockSession(SessionOrder)
+    case endSession(SessionOrder)
 }
 
 /// The figures of a day that only the engine knows, saved when the day is over.
@@ -31,10 +34,13 @@ public struct DayTotals: Sendable, Equatable {
     public var start: Microseconds
     /// Reward time used on it.
     public var rewardUsed: Microseconds
+    /// Screen time on it (nil: not known, an older log's day).
+    public var screen: ScreenDayTotals? = nil
 
-    public init(start: Microseconds, rewardUsed: Microseconds) {
+    public init(start: Microseconds, rewardUsed: Microseconds, screen: ScreenDayTotals? = nil) {
         self.start = start
         self.rewardUsed = rewardUsed
+        self.screen = screen
     }
 }
 

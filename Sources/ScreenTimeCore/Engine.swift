@@ -86,6 +86,12 @@ public struct Engine: Sendable {
     var leased = false
     /// A parent stopped the games until a time (nil: not stopped).
     var gamesStopped: GamesStop?
+    /// Screen time: the child's login sessions, what was counted, a parent's say over tonight (EngineScreen.swift).
+    var screen = ScreenState()
+    /// Today's allowed screen hours in engine time (nil: any hour).
+    var screenSpans: [(start: Microseconds, end: Microseconds)]?
+    /// Some screen limit or bedtime is set, in `[screen]` or a schedule (a stored flag: read on every event).
+    var screenLimited = false
 
     // Enforcement.
     var warned: Set<Microseconds> = []
@@ -116,6 +122,7 @@ public struct Engine: Sendable {
                                                       maxGap: policy.validation.idleAfter)
         self.hasAppLimits = policy.apps.contains { $0.category == .reward && $0.isLimited }
         self.leased = policy.household != nil
+        self.screenLimited = policy.screenLimited
     }
 
     // MARK: - Folding events
@@ -155,6 +162,7 @@ public struct Engine: Sendable {
         }
         handle(event, at: t)
         enforce(at: t)
+        enforceScreen(at: t)
         effects.append(contentsOf: out)
         out.removeAll(keepingCapacity: true)
     }
@@ -170,6 +178,7 @@ public struct Engine: Sendable {
         policy = newPolicy
         hasAppLimits = newPolicy.apps.contains { $0.category == .reward && $0.isLimited }
         leased = newPolicy.household != nil
+        screenLimited = newPolicy.screenLimited
         classifier = Classifier(policy: newPolicy)
         calendar = PolicyCalendar(zone: newPolicy.timeZone)
         periodicDetector = PeriodicInputDetector(threshold: newPolicy.validation.periodicInputVariation,
@@ -194,6 +203,7 @@ public struct Engine: Sendable {
             grantAllowance()
             refreshSessions(at: now)
             enforce(at: now)
+            enforceScreen(at: now)
         }
         effects.append(contentsOf: out)
         out.removeAll(keepingCapacity: true)
@@ -248,7 +258,10 @@ public struct Engine: Sendable {
             }
             refreshSessions(at: t)
         case .input:
-            if let last = lastInput, t - last > policy.validation.idleAfter { idle.add(last, t) }
+            if let last = lastInput, t - last > policy.validation.idleAfter {
+                idle.add(last, t)
+                screenInputGap(from: last, to: t)
+            }
             lastInput = t
             judgeAwaiting()
             if let run = periodicDetector.input(at: t) {
@@ -262,6 +275,7 @@ public struct Engine: Sendable {
         case .idleChanged(let isIdle, let since):
             var from = t
             if isIdle, let s = since { from = min(t, max(0, t - (event.at.micros - s.micros))) }
+            if isIdle, idle.openSince == nil { screen.takeBack(from, t) }
             idle.set(isIdle, at: from)
         case .lockChanged(let isLocked, let claimed):
             // A lock the child's own side claims costs learning only; a trusted one (logind, a
@@ -274,6 +288,7 @@ public struct Engine: Sendable {
             }
             lockedTime.set(locked || lockClaimed, at: t)
             refreshSessions(at: t)
+            screenEvent(event.kind, at: t)
         case .redeem(let minutes, let by, let familySeq):
             redeem(minutes: minutes, by: by, familySeq: familySeq, at: t)
         case .leaseGranted(let g):
@@ -303,6 +318,10 @@ public struct Engine: Sendable {
             gamesStopped(until: until.micros, by: by, at: t)
         case .minutesRevoked(let minutes, let refund, let by):
             minutesRevoked(minutes: minutes, refund: refund, by: by, at: t)
+        case .sessionStarted, .sessionEnded, .screenBonus, .bedtimeMoved:
+            screenEvent(event.kind, at: t)
+        case .freeDay:
+            screenEvent(event.kind, at: t)
         case .tick, .daemonStarted:
             break
         }
@@ -351,10 +370,11 @@ public struct Engine: Sendable {
     public var rewardAvailableToday: Microseconds {
         if stoppedByParent { return 0 }
         var best = budget.availableWithinLimits
-        if let limit = rules.dailyLimit { best = min(best, limit - usedTodayByFamily) }
-        if let limit = policy.rewards.weeklyLimit { best = min(best, limit - usedThisWeekByFamily) }
+        let free = screen.freeDay
+        if !free, let limit = rules.dailyLimit { best = min(best, limit - usedTodayByFamily) }
+        if !free, let limit = policy.rewards.weeklyLimit { best = min(best, limit - usedThisWeekByFamily) }
         best = max(0, best) + budget.bonusRemaining
-        if let spans = allowedSpans {
+        if !free, let spans = allowedSpans {
             best = min(best, spans.reduce(0) { $0 + max(0, $1.end - max($1.start, now)) })
         }
         return max(0, best)

@@ -11,7 +11,8 @@ extension Engine {
         /// 4: the calendar only goes forward (the clock's segments and boot id): a checkpoint of an
         /// older format may hold a calendar a night switched off left behind.
         /// 5: bonus time (a kind of grant), games stopped by a parent, minutes taken back.
-        public static let currentFormat = 5
+        /// 6: screen time (the child's login sessions, what was counted today and this week).
+        public static let currentFormat = 6
         public var format: Int
         var clock: TrustedClock
         var now: Microseconds
@@ -57,6 +58,8 @@ extension Engine {
         var others: OthersAppUse?
         /// Games a parent stopped until a time.
         var gamesStopped: GamesStop?
+        /// Screen time (format 6).
+        var screen: ScreenState?
 
         struct TrackedPID: Codable, Sendable { var pid: Int32; var process: TrackedProcess }
         struct ToldPID: Codable, Sendable { var pid: Int32; var told: Told }
@@ -84,7 +87,8 @@ extension Engine {
             stopping: stopping.keys.sorted().map { Checkpoint.ToldPID(pid: $0, told: stopping[$0]!) },
             paused: paused.sorted(), pauseUndone: pauseUndone.sorted(), clockFaults: clockFaults, clockFaultCount: clockFaultCount,
             family: family, appUse: appUse, appWarned: appWarned.mapValues { $0.sorted() },
-            streak: streak, lease: leased ? lease : nil, others: leased ? others : nil, gamesStopped: gamesStopped)
+            streak: streak, lease: leased ? lease : nil, others: leased ? others : nil, gamesStopped: gamesStopped,
+            screen: screen)
     }
 
     /// An engine that goes on from a checkpoint, under the policy it was taken with.
@@ -129,6 +133,7 @@ extension Engine {
         lease = c.lease ?? FamilyLease()
         others = c.others ?? OthersAppUse()
         gamesStopped = c.gamesStopped
+        screen = c.screen ?? ScreenState()
         if started {
             enterDay(containing: now)
             grantAllowance()

@@ -58,6 +58,8 @@ extension Engine {
         lockedTime.set(false, at: t)
         idle.set(false, at: t)
         refreshSessions(at: t)
+        // The login sessions are told afresh (logind's own list) when the daemon is back.
+        screen.logins = [:]
     }
 
     var focusedRewardPid: Int32? {

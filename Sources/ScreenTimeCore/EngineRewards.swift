@@ -33,10 +33,12 @@ extension Engine {
         if stoppedByParent { return (0, .stoppedByParent) }
         let usedToday = usedTodayByFamily, usedThisWeek = usedThisWeekByFamily
         var best = (budget.availableWithinLimits, Reason.noRewardTime)
-        if let limit = rules.dailyLimit, limit - usedToday < best.0 { best = (limit - usedToday, .dailyLimit) }
-        if let limit = policy.rewards.weeklyLimit, limit - usedThisWeek < best.0 { best = (limit - usedThisWeek, .weeklyLimit) }
+        // A free day (a parent's): no limit holds for the rest of the day; what was redeemed still pays.
+        let free = screen.freeDay
+        if !free, let limit = rules.dailyLimit, limit - usedToday < best.0 { best = (limit - usedToday, .dailyLimit) }
+        if !free, let limit = policy.rewards.weeklyLimit, limit - usedThisWeek < best.0 { best = (limit - usedThisWeek, .weeklyLimit) }
         best.0 = max(0, best.0) + budget.bonusRemaining
-        if let spans = allowedSpans {
+        if !free, let spans = allowedSpans {
             var left: Microseconds = 0
             for s in spans where s.start <= now && now < s.end {
                 left = s.end - now

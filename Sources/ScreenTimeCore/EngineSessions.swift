@@ -84,7 +84,8 @@ extension Engine {
     }
 
     mutating func settle(_ s: OpenSession, end: Microseconds) {
-        let record = judge(s, end: end)
+        let (record, credited) = judge(s, end: end)
+        if record.category == .learning { screenLearningJudged(start: s.start, end: end, credited: credited) }
         out.append(.sessionClosed(record))
         if record.points > 0 {
             out.append(.ledger(ledger.append(.earned, points: record.points, at: record.end, note: record.app)))
@@ -92,12 +93,13 @@ extension Engine {
         }
     }
 
-    mutating func judge(_ s: OpenSession, end: Microseconds) -> SessionRecord {
+    /// The session's record, and the time credited (engine time).
+    mutating func judge(_ s: OpenSession, end: Microseconds) -> (SessionRecord, IntervalSet) {
         let entry = policy.apps[s.key.entry]
         var record = SessionRecord(app: entry.name, category: entry.category, pid: s.pid, start: clock.wall(at: s.start),
                                    end: clock.wall(at: end), seconds: end - s.start, creditedSeconds: 0, points: 0,
                                    verdict: .rejected, refused: [], flags: [])
-        guard entry.category == .learning else { return record }
+        guard entry.category == .learning else { return (record, IntervalSet()) }
         var idleTimes = idle.asOf(end)
         // The gap since the last input is idle once it is longer than idle_after, back to its start.
         if let last = lastInput, max(now, end) - last > policy.validation.idleAfter { idleTimes.insert(last, end) }
@@ -118,7 +120,7 @@ extension Engine {
         record.refused = j.refused
         record.flags = j.flags
         record.verdict = credited == 0 ? .rejected : (j.refused.isEmpty ? .credited : .partial)
-        return record
+        return (record, j.remaining)
     }
 
     /// Splits engine-time spans by the calendar day they fall on.

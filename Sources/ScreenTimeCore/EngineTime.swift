@@ -12,6 +12,7 @@ extension Engine {
     /// Time passes with nothing observed: reward time is used while it counts.
     mutating func pass(to t: Microseconds) {
         guard t > now else { return }
+        passScreen(to: t)
         if rewardCounting {
             let available = availableNow().seconds
             let bonus = budget.use(min(t - now, available))
@@ -32,6 +33,7 @@ extension Engine {
         splitUnusedSessions(at: t)
         if let last = lastInput, t - last > policy.validation.idleAfter { judgeAwaiting() }
         enforce(at: t)
+        enforceScreen(at: t)
     }
 
     func nextDeadline() -> Microseconds? {
@@ -48,6 +50,7 @@ extension Engine {
         }
         for told in stopping.values { consider(told.at + retellDelay(told.count)) }
         if let d = nextAppDeadline() { consider(d) }
+        if let d = nextScreenDeadline() { consider(d) }
         if rewardCounting {
             let available = availableNow().seconds
             if available > 0 { consider(now + available) }
@@ -64,8 +67,11 @@ extension Engine {
     /// and end unseen: nothing was used on them.
     mutating func startNewDay(at t: Microseconds) {
         let oldWeek = day.weekKey
-        out.append(.dayEnded(DayTotals(start: day.start, rewardUsed: budget.usedToday + budget.bonusUsedToday)))
+        out.append(.dayEnded(DayTotals(start: day.start, rewardUsed: budget.usedToday + budget.bonusUsedToday, screen: screenDay)))
+        let screenWeek = day.weekKey
         enterDay(containing: t)
+        screen.startDay(newWeek: day.weekKey != screenWeek)
+        placeScreenHours()
         let bonusLost = budget.startDay(newWeek: day.weekKey != oldWeek)
         if bonusLost > 0 {
             out.append(.ledger(ledger.append(.expired, points: 0, at: clock.wall(at: t), note: "bonus time not used on its day", rewardSeconds: bonusLost)))
@@ -91,6 +97,7 @@ extension Engine {
     mutating func placeDay() {
         dayEnd = clock.time(atWall: day.end)
         allowedSpans = day.allowed.map { $0.map { (clock.time(atWall: $0.start), clock.time(atWall: $0.end)) } }
+        placeScreenHours()
     }
 
     /// The day's allowance (none: zero), granted once a day.

@@ -70,6 +70,18 @@ public struct Event: Sendable, Equatable {
         /// Unused redeemed or given minutes taken back, at most `minutes`; with `refund`, the points
         /// they cost are given back.
         case minutesRevoked(minutes: Int64, refund: Bool, by: String?)
+        // The whole computer (`docs/spec/screen.md`).
+        /// A login session of the child began (logind); `tty`: not graphical; `remote`: over the network.
+        case sessionStarted(session: String, tty: Bool, remote: Bool)
+        /// It ended.
+        case sessionEnded(session: String)
+        /// A parent gave screen minutes beyond today's limits, for today only.
+        case screenBonus(minutes: Int64, by: String?, reason: String?)
+        /// A parent moved today's end of allowed hours to `until` (minutes after local midnight;
+        /// "HH:MM" in the log), tonight only.
+        case bedtimeMoved(until: Int, by: String?)
+        /// No screen or game limit applies for the rest of today.
+        case freeDay(by: String?, reason: String?)
     }
 
     /// The `event` field's value for each kind.
@@ -98,6 +110,11 @@ public struct Event: Sendable, Equatable {
         case .bonusGiven: return "bonus_given"
         case .gamesStopped: return "games_stopped"
         case .minutesRevoked: return "minutes_revoked"
+        case .sessionStarted: return "session_started"
+        case .sessionEnded: return "session_ended"
+        case .screenBonus: return "screen_bonus"
+        case .bedtimeMoved: return "bedtime_moved"
+        case .freeDay: return "free_day"
         }
     }
 }

@@ -130,6 +130,20 @@ public enum EventLog {
             kind = .gamesStopped(until: until, by: try f.optionalString("by"))
         case "minutes_revoked":
             kind = .minutesRevoked(minutes: try f.minutes("minutes"), refund: try f.bool("refund"), by: try f.optionalString("by"))
+        case "session_started":
+            kind = .sessionStarted(session: try f.sessionID(), tty: try f.optionalBool("tty") ?? false, remote: try f.optionalBool("remote") ?? false)
+        case "session_ended":
+            kind = .sessionEnded(session: try f.sessionID())
+        case "screen_bonus":
+            kind = .screenBonus(minutes: try f.minutes("minutes"), by: try f.optionalString("by"), reason: try f.optionalString("reason"))
+        case "bedtime_moved":
+            let text = try f.string("until")
+            guard let minute = HourWindow.minute(of: text), minute > 0 else {
+                throw LineError(reason: "'until' must be a local time like \"21:30\" (HH:MM, 00:01 to 24:00), not \"\(text.prefix(40))\"")
+            }
+            kind = .bedtimeMoved(until: minute, by: try f.optionalString("by"))
+        case "free_day":
+            kind = .freeDay(by: try f.optionalString("by"), reason: try f.optionalString("reason"))
         case "lease_granted":
             let granted = try f.seconds("granted"), dayTotal = try f.seconds("day_total"), weekTotal = try f.seconds("week_total")
             guard granted >= 0, dayTotal >= granted, weekTotal >= dayTotal else {
@@ -181,7 +195,8 @@ public enum EventLog {
                                      "idle_changed", "lock_changed", "redeem", "adjust", "tick", "daemon_started",
                                      "game_continued", "clock_faked", "time_requested", "request_decided", "chore_done",
                                      "chore_decided", "family_entry", "lease_granted", "app_time_shared", "bonus_given",
-                                     "games_stopped", "minutes_revoked"]
+                                     "games_stopped", "minutes_revoked", "session_started", "session_ended", "screen_bonus",
+                                     "bedtime_moved", "free_day"]
 
     /// One line of the log for an event, with `at` as it was observed.
     public static func encode(_ e: Event) -> String {
@@ -268,6 +283,22 @@ public enum EventLog {
             w.key("minutes"); w.int(minutes)
             w.key("refund"); w.bool(refund)
             if let b = by { w.key("by"); w.string(b) }
+        case .sessionStarted(let session, let tty, let remote):
+            w.key("session"); w.string(session)
+            if tty { w.key("tty"); w.bool(true) }
+            if remote { w.key("remote"); w.bool(true) }
+        case .sessionEnded(let session):
+            w.key("session"); w.string(session)
+        case .screenBonus(let minutes, let by, let reason):
+            w.key("minutes"); w.int(minutes)
+            if let b = by { w.key("by"); w.string(b) }
+            if let r = reason { w.key("reason"); w.string(r) }
+        case .bedtimeMoved(let until, let by):
+            w.key("until"); w.string(HourWindow.text(minute: until))
+            if let b = by { w.key("by"); w.string(b) }
+        case .freeDay(let by, let reason):
+            if let b = by { w.key("by"); w.string(b) }
+            if let r = reason { w.key("reason"); w.string(r) }
         case .leaseGranted(let g):
             w.key("day"); w.int(g.day)
             w.key("granted"); w.micros(g.granted)
@@ -383,6 +414,15 @@ struct Fields {
         let v = try required(key, "true or false")
         guard case .bool(let b) = v else { throw wrongType(key, "true or false", v) }
         return b
+    }
+
+    /// A logind session id: 1 to 64 characters of letters, digits, `_`, `-` and `.`.
+    func sessionID() throws(EventLog.LineError) -> String {
+        let id = try string("session")
+        guard (1...64).contains(id.utf8.count), id.utf8.allSatisfy({ $0 < 128 && ($0 == 95 || $0 == 45 || $0 == 46 || (48...57).contains($0) || (65...90).contains($0) || (97...122).contains($0)) }) else {
+            throw EventLog.LineError(reason: "'session' must be a logind session id (1 to 64 letters, digits, '_', '-', '.'), not \"\(id.prefix(40))\"")
+        }
+        return id
     }
 
     func optionalBool(_ key: String) throws(EventLog.LineError) -> Bool? {

@@ -97,9 +97,15 @@ public struct Schedule: Sendable, Equatable {
     public var allowedHours: [HourWindow]?
     public var dailyAllowance: Microseconds?
     public var dailyLearningCap: Microseconds?
+    /// `screen_daily_limit`, `screen_allowed_hours`: the `[screen]` values for its days.
+    public var screenDailyLimit: Microseconds?
+    public var screenAllowedHours: [HourWindow]?
 
     public init(name: String, days: [Weekday] = [], dates: [ClosedRange<Int64>] = [], dailyLimit: Microseconds? = nil,
-                allowedHours: [HourWindow]? = nil, dailyAllowance: Microseconds? = nil, dailyLearningCap: Microseconds? = nil) {
+                allowedHours: [HourWindow]? = nil, dailyAllowance: Microseconds? = nil, dailyLearningCap: Microseconds? = nil,
+                screenDailyLimit: Microseconds? = nil, screenAllowedHours: [HourWindow]? = nil) {
+        self.screenDailyLimit = screenDailyLimit
+        self.screenAllowedHours = screenAllowedHours
         self.name = name
         self.days = days
         self.dates = dates
@@ -123,18 +129,24 @@ extension Policy {
         public var allowedHours: [HourWindow]?
         public var dailyAllowance: Microseconds?
         public var dailyLearningCap: Microseconds
+        /// Screen time: the day's limit and allowed hours (`[screen]`, or the schedule's).
+        public var screenDailyLimit: Microseconds? = nil
+        public var screenAllowedHours: [HourWindow]? = nil
     }
 
     /// The rules of the day with this key (days since 1970-01-01, in the policy's zone).
     public func rules(forDay key: Int64) -> DayRules {
         var r = DayRules(schedule: nil, dailyLimit: rewards.dailyLimit, allowedHours: rewards.allowedHours,
-                         dailyAllowance: rewards.dailyAllowance, dailyLearningCap: points.dailyLearningCap)
+                         dailyAllowance: rewards.dailyAllowance, dailyLearningCap: points.dailyLearningCap,
+                         screenDailyLimit: screen.dailyLimit, screenAllowedHours: screen.allowedHours)
         guard let s = schedules.first(where: { $0.holds(day: key) }) else { return r }
         r.schedule = s.name
         if let v = s.dailyLimit { r.dailyLimit = v }
         if let v = s.allowedHours { r.allowedHours = v }
         if let v = s.dailyAllowance { r.dailyAllowance = v }
         if let v = s.dailyLearningCap { r.dailyLearningCap = v }
+        if let v = s.screenDailyLimit { r.screenDailyLimit = v }
+        if let v = s.screenAllowedHours { r.screenAllowedHours = v }
         return r
     }
 }

@@ -22,6 +22,8 @@ public struct Policy: Sendable {
     /// `[household]`: the family database this child's ledger is shared through (issue #20;
     /// docs/household.md). The engine never reads it: the daemon's household link does.
     public var household: Household? = nil
+    /// `[screen]`: screen time and bedtime for the computer as a whole (docs/spec/screen.md).
+    public var screen = Screen()
     /// With `unknown_apps = "reward"`: the entry (last of `apps`) that a focused program no entry
     /// names counts as.
     public private(set) var unknownProgramEntry: Int? = nil
@@ -216,10 +218,13 @@ public struct HourWindow: Sendable, Equatable {
         return h * 60 + m
     }
 
-    public var text: String {
-        func hm(_ v: Int) -> String { RFC3339.pad(Int64(v / 60), 2) + ":" + RFC3339.pad(Int64(v % 60), 2) }
-        return hm(startMinute) + "-" + hm(endMinute)
-    }
+    public var text: String { Self.text(minute: startMinute) + "-" + Self.text(minute: endMinute) }
+
+    /// "HH:MM" as minutes after midnight (0 to 1440, "24:00" the end of the day); nil if it is not one.
+    public static func minute(of text: String) -> Int? { minute(of: Substring(text)) }
+
+    /// Minutes after midnight as "HH:MM".
+    public static func text(minute v: Int) -> String { RFC3339.pad(Int64(v / 60), 2) + ":" + RFC3339.pad(Int64(v % 60), 2) }
 }
 
 public enum AppCategory: String, Sendable, CaseIterable { case learning, reward, neutral, blocked }

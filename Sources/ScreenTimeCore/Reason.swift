@@ -28,4 +28,10 @@ public enum Reason: String, Sendable, CaseIterable, Hashable, Codable {
     /// Added by screentime: a parent stopped the games until a time (`stctl stop-games`).
     case stoppedByParent = "stopped_by_parent"
     case blocked
+    // Screen time (docs/spec/screen.md): warnings (`screen_daily_limit`, `screen_weekly_limit`,
+    // `bedtime`) and the reasons a session is locked or ended (`screen_limit`, `screen_weekly_limit`, `bedtime`).
+    case screenDailyLimit = "screen_daily_limit"
+    case screenWeeklyLimit = "screen_weekly_limit"
+    case screenLimit = "screen_limit"
+    case bedtime
 }

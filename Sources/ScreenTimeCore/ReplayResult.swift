@@ -20,6 +20,8 @@ public struct ReplayResult: Sendable {
     public var requests: [TimeRequest] = []
     public var choreClaims: [ChoreClaim] = []
     public var reward = Engine.RewardFigures(granted: 0, used: 0, remaining: 0, expired: 0, usedToday: 0, availableNow: 0)
+    /// The policy has a `[screen]` table: the result has `screen.days` (docs/spec/screen.md).
+    public var screen = false
 
     public init() {}
 
@@ -28,7 +30,7 @@ public struct ReplayResult: Sendable {
             switch e {
             case .sessionClosed(let s): sessions.append(s)
             case .ledger(let l): ledger.append(l)
-            case .warn, .stop, .resume, .gamesStopped: actions.append(e)
+            case .warn, .stop, .resume, .gamesStopped, .lockSession, .endSession: actions.append(e)
             case .refused(let r): refusals.append(r)
             case .clockJumped(let at, let by): clockJumps.append((at, by))
             case .clockFault(let f): clockFaults.append(f)
@@ -91,7 +93,8 @@ public struct ReplayResult: Sendable {
         balance = engine.ledger.balance
         streakDays = engine.streakDays
         reward = engine.reward
-        today = DayTotals(start: engine.today.start, rewardUsed: engine.reward.usedToday)
+        today = DayTotals(start: engine.today.start, rewardUsed: engine.reward.usedToday, screen: engine.screenDay)
+        screen = engine.policy.screen.configured
         sessions.sort { ($0.start, $0.end) < ($1.start, $1.end) }
     }
 
@@ -114,6 +117,22 @@ public struct ReplayResult: Sendable {
             w.endObject()
         }
         w.endArray()
+        if screen {
+            // docs/spec/screen.md: each day's screen time, its limit (absent: none) and the bonus given.
+            w.key("screen"); w.beginObject()
+            w.key("days"); w.beginArray()
+            for d in days + (today.map { [$0] } ?? []) {
+                guard let s = d.screen else { continue }
+                w.beginObject()
+                w.key("date"); w.string(String(RFC3339.format(micros: d.start, utcOffsetSeconds: offset(d.start)).prefix(10)))
+                w.key("used_seconds"); w.int(s.used / Seconds.micro)
+                if let l = s.limit { w.key("limit_seconds"); w.int(l / Seconds.micro) }
+                w.key("bonus_seconds"); w.int(s.bonus / Seconds.micro)
+                w.endObject()
+            }
+            w.endArray()
+            w.endObject()
+        }
         w.key("sessions"); w.beginArray()
         for s in sessions {
             w.beginObject()
@@ -222,6 +241,11 @@ public struct ReplayResult: Sendable {
                 w.key("action"); w.string("games_stopped")
                 if let until { time("until", until) } else { w.key("until"); w.null() }
                 if let by { w.key("by"); w.string(by) }
+            case .lockSession(let o), .endSession(let o):
+                time("at", o.at)
+                if case .lockSession = a { w.key("action"); w.string("lock_session") } else { w.key("action"); w.string("end_session") }
+                w.key("session"); w.string(o.session)
+                w.key("reason"); w.string(o.reason.rawValue)
             case .sessionClosed, .ledger, .refused, .clockJumped, .clockFault, .dayEnded, .request, .chore:
                 break
             }

@@ -185,7 +185,7 @@ struct PolicyReader {
 
     mutating func read(_ root: TOMLNode, systemZone: () -> Zone) -> Policy? {
         let top = fields(root, at: "", known: ["version", "timezone", "points", "rewards", "validation", "enforcement", "parents", "apps",
-                                                     "requests", "chores", "schedules", "groups", "privacy", "household"], label: "")
+                                                     "requests", "chores", "schedules", "groups", "privacy", "household", "screen"], label: "")
         if let v = top["version"] {
             if case .integer(let n) = v, n == 1 {} else {
                 problem("version", "this screentime reads policy version 1; the file says version = \(v.typeNameOrValue)")
@@ -228,12 +228,15 @@ struct PolicyReader {
         let privacy = top["privacy"].map { fields($0, at: "privacy", known: ["keep_titles"], label: " in [privacy]") } ?? [:]
         let keepTitles = boolean(privacy, "keep_titles", "privacy") ?? false
         let household = top["household"].flatMap { readHousehold($0) }
+        let screen = readScreen(top["screen"], enforcement: enforcement)
 
         guard problems.isEmpty else { return nil }
         var policy = Policy(timeZone: zone, points: points, rewards: rewards, validation: validation,
                             enforcement: enforcement, parents: parents, apps: apps, requests: requests, chores: chores, schedules: schedules,
                             groups: groups, keepTitles: keepTitles)
         policy.household = household
+        policy.screen = screen
+        if schedules.contains(where: { $0.screenDailyLimit != nil || $0.screenAllowedHours != nil }) { policy.screen.configured = true }
         return policy
     }
 
@@ -335,22 +338,45 @@ struct PolicyReader {
             childRedeemDailyMax: duration(f, "child_redeem_daily_max", "rewards", allowZero: true))
     }
 
-    /// `allowed_hours` of a table: sorted windows that do not overlap.
-    private mutating func hourWindows(_ f: [String: TOMLNode], _ path: String) -> [HourWindow]? {
-        guard let texts = stringList(f, "allowed_hours", path) else { return nil }
+    /// `allowed_hours` (or `key`) of a table: sorted windows that do not overlap.
+    private mutating func hourWindows(_ f: [String: TOMLNode], _ path: String, key: String = "allowed_hours") -> [HourWindow]? {
+        guard let texts = stringList(f, key, path) else { return nil }
         var windows: [HourWindow] = []
         for t in texts {
             guard let w = HourWindow.parse(t) else {
-                problem(join(path, "allowed_hours"), "'allowed_hours' has \"\(t)\", which is not a time window like \"14:00-20:00\" (HH:MM-HH:MM, start before end, \"24:00\" ends the day)")
+                problem(join(path, key), "'\(key)' has \"\(t)\", which is not a time window like \"14:00-20:00\" (HH:MM-HH:MM, start before end, \"24:00\" ends the day)")
                 continue
             }
             windows.append(w)
         }
         windows.sort { $0.startMinute < $1.startMinute }
         for (a, b) in zip(windows, windows.dropFirst()) where b.startMinute < a.endMinute {
-            problem(join(path, "allowed_hours"), "'allowed_hours' windows \"\(a.text)\" and \"\(b.text)\" overlap")
+            problem(join(path, key), "'\(key)' windows \"\(a.text)\" and \"\(b.text)\" overlap")
         }
         return windows
+    }
+
+    /// `[screen]` (docs/spec/screen.md): screen time and bedtime for the computer as a whole.
+    private mutating func readScreen(_ node: TOMLNode?, enforcement: Policy.Enforcement) -> Policy.Screen {
+        guard let node else { return Policy.Screen(warnBefore: enforcement.warnBefore) }
+        let f = fields(node, at: "screen", known: ["daily_limit", "weekly_limit", "allowed_hours", "learning_counts", "warn_before", "action",
+                                                     "grace", "relocks"], label: " in [screen]")
+        var warn = enforcement.warnBefore
+        if let texts = stringList(f, "warn_before", "screen") {
+            warn = texts.compactMap { durationValue($0, key: "warn_before", path: "screen.warn_before", allowZero: false) }
+        }
+        let daily = duration(f, "daily_limit", "screen", allowZero: true)
+        let weekly = duration(f, "weekly_limit", "screen", allowZero: true)
+        if let daily, let weekly, daily > weekly {
+            problem("screen.daily_limit", "the daily screen limit is more than the weekly one: lower daily_limit, or raise weekly_limit")
+        }
+        var screen = Policy.Screen(dailyLimit: daily, weeklyLimit: weekly, allowedHours: hourWindows(f, "screen"),
+                             learningCounts: boolean(f, "learning_counts", "screen") ?? false, warnBefore: Array(Set(warn)),
+                             action: choice(f, "action", "screen", Policy.Screen.Action.self, options: ["lock", "logout"]) ?? .lock,
+                             grace: duration(f, "grace", "screen", allowZero: true) ?? Policy.Screen.defaultGrace,
+                             relocks: integer(f, "relocks", "screen", min: 0, max: 100).map { Int($0) } ?? Policy.Screen.defaultRelocks)
+        screen.configured = true
+        return screen
     }
 
     private mutating func readSchedules(_ node: TOMLNode?) -> [Schedule] {
@@ -360,7 +386,8 @@ struct PolicyReader {
             return []
         }
         var out: [Schedule] = []
-        let known = ["name", "days", "dates", "daily_limit", "allowed_hours", "daily_allowance", "daily_learning_cap"]
+        let known = ["name", "days", "dates", "daily_limit", "allowed_hours", "daily_allowance", "daily_learning_cap",
+                     "screen_daily_limit", "screen_allowed_hours"]
         for (i, item) in items.enumerated() {
             let path = "schedules[\(i)]"
             if case .table(let entries) = item, entries.contains(where: { $0.0 == "weekly_limit" }) {
@@ -396,14 +423,17 @@ struct PolicyReader {
             if f["days"] == nil && f["dates"] == nil {
                 problem(path, "the schedule \"\(name)\" holds no day: give 'days' (weekdays) or 'dates'")
             }
-            let setsSomething = ["daily_limit", "allowed_hours", "daily_allowance", "daily_learning_cap"].contains { f[$0] != nil }
+            let setsSomething = ["daily_limit", "allowed_hours", "daily_allowance", "daily_learning_cap", "screen_daily_limit",
+                                 "screen_allowed_hours"].contains { f[$0] != nil }
             if !setsSomething {
-                problem(path, "the schedule \"\(name)\" changes nothing: give daily_limit, allowed_hours, daily_allowance or daily_learning_cap")
+                problem(path, "the schedule \"\(name)\" changes nothing: give daily_limit, allowed_hours, daily_allowance, daily_learning_cap, screen_daily_limit or screen_allowed_hours")
             }
             out.append(Schedule(name: name, days: days.sorted(), dates: dates,
                                 dailyLimit: duration(f, "daily_limit", path, allowZero: true), allowedHours: hourWindows(f, path),
                                 dailyAllowance: duration(f, "daily_allowance", path, allowZero: true),
-                                dailyLearningCap: duration(f, "daily_learning_cap", path, allowZero: true)))
+                                dailyLearningCap: duration(f, "daily_learning_cap", path, allowZero: true),
+                                screenDailyLimit: duration(f, "screen_daily_limit", path, allowZero: true),
+                                screenAllowedHours: hourWindows(f, path, key: "screen_allowed_hours")))
         }
         return out
     }

@@ -69,4 +69,19 @@ public final class LoginSessions {
             throw error
         }
     }
+
+    /// Asks logind to lock a session (`LockSession`: the session's screen locker locks it) or end
+    /// it (`TerminateSession`: its processes are killed). Throws when logind refuses or cannot be asked.
+    public func lock(session id: String) throws(BusError) { try manager("LockSession", session: id) }
+    public func terminate(session id: String) throws(BusError) { try manager("TerminateSession", session: id) }
+
+    private func manager(_ member: String, session id: String) throws(BusError) {
+        do {
+            if bus == nil { bus = try Bus(.system, address: address) }
+            _ = try bus!.call(Bus.login1, "/org/freedesktop/login1", "org.freedesktop.login1.Manager", member, [.string(id)])
+        } catch {
+            bus = nil
+            throw error
+        }
+    }
 }

@@ -28,6 +28,14 @@ struct Child {
     var enforcer: Enforcer
     /// The child's logind session: idle, lock, sleep (nil: not watched, `--no-logind`).
     var logind: LogindObserver? = nil
+    /// Locks and ends the child's login sessions when screen time is up, and lists them for screen
+    /// time (nil: not watched, `--no-logind`).
+    var loginSessions: LoginSessions? = nil
+    /// The child's login sessions as last told to the engine, and when logind is next asked (nil:
+    /// the policy has no `[screen]`, so they are not followed).
+    var knownSessions: Set<String> = []
+    var nextSessionLook: Microseconds? = nil
+    var sessionsProblem: String? = nil
     /// Tells the child on the desktop (nil: not asked).
     var notifier: Notifier? = nil
     /// System mode: tells the child and their parents on their desktops, through relays (nil: not asked).
@@ -234,6 +242,37 @@ struct Child {
         for a in caused { carryOut(a) }
     }
 
+    /// How often the child's login sessions are listed (logind's `ListSessions`; a session begun
+    /// after bedtime is ended within the grace, so this is well inside it).
+    static let sessionLookEvery = Seconds.of(5)
+
+    /// Screen time (docs/spec/screen.md): the child's login sessions, from logind, as
+    /// `session_started` and `session_ended` events. Only with a `[screen]` table.
+    mutating func followLoginSessions(now: Microseconds) {
+        guard live.engine.policy.screen.configured, let loginSessions else { nextSessionLook = nil; return }
+        if let next = nextSessionLook, now < next { return }
+        nextSessionLook = now + Self.sessionLookEvery
+        let sessions: [LoginSession]
+        do throws(BusError) { sessions = try loginSessions.sessions(of: uid) } catch {
+            if sessionsProblem == nil {
+                log("the login sessions are not known (\(error)): screen time is not counted until logind answers", level: .warning,
+                    ["event": "sessions_unknown"])
+            }
+            sessionsProblem = "\(error)"
+            return
+        }
+        sessionsProblem = nil
+        let present = sessions.filter { $0.state != "closing" }
+        for s in present where !knownSessions.contains(s.id) {
+            knownSessions.insert(s.id)
+            observe(.sessionStarted(session: s.id, tty: s.type == "tty", remote: s.remote))
+        }
+        for id in knownSessions.subtracting(present.map(\.id)).sorted() {
+            knownSessions.remove(id)
+            observe(.sessionEnded(session: id))
+        }
+    }
+
     // MARK: The journal
 
     /// One line for the journal: the message in words, and the same facts as fields
@@ -253,7 +292,21 @@ struct Child {
         case .warn(let w):
             var fields: Logger.Metadata = ["event": "warn", "remaining_seconds": seconds(w.remaining), "reason": "\(w.limit.rawValue)"]
             fields["app"] = w.app.map { "\($0)" }
-            log("\(at(w.at)) warn: \(DurationText.words(w.remaining)) of \(w.app.map { $0 + "'s" } ?? "game") time left (\(w.limit.rawValue))" + told, fields)
+            let what = w.limit.isScreen ? "screen" : w.app.map { $0 + "'s" } ?? "game"
+            log("\(at(w.at)) warn: \(DurationText.words(w.remaining)) of \(what) time left (\(w.limit.rawValue))" + told, fields)
+        case .lockSession(let o), .endSession(let o):
+            let end = if case .endSession = e { true } else { false }
+            var outcome = "not done: logind is not asked (--no-logind)"
+            if let loginSessions {
+                do throws(BusError) {
+                    if end { try loginSessions.terminate(session: o.session) } else { try loginSessions.lock(session: o.session) }
+                    outcome = "logind was asked"
+                } catch {
+                    outcome = "logind refused: \(error)"
+                }
+            }
+            log("\(at(o.at)) \(end ? "ending" : "locking") session \(o.session) (\(o.reason.rawValue)): \(outcome)" + told, level: .notice,
+                ["event": end ? "end_session" : "lock_session", "session": "\(o.session)", "reason": "\(o.reason.rawValue)"])
         case .stop(let s):
             let facts = engine.process(s.pid)
             let done = enforcer.stop(s, process: facts)
@@ -431,7 +484,7 @@ struct Child {
     /// What this child waits for in the run loop: its next tick (`tick`, from `tickIfDue`), save,
     /// removal of old events and household turn, and logind's and the family database's sockets.
     func waitsFor(tick: Microseconds?) -> LoopWait {
-        var wait = LoopWait(due: [tick, nextSave, logind?.nextRetry, householdDue, nextRetention].compactMap { $0 }.min())
+        var wait = LoopWait(due: [tick, nextSave, logind?.nextRetry, householdDue, nextRetention, nextSessionLook].compactMap { $0 }.min())
         // (The household link's socket is read by the child, as the bus is: not the server's.)
         if let fd = householdDescriptor { wait.reads.append(fd) }
         if let fd = logind?.descriptor {

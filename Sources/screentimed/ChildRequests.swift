@@ -104,7 +104,7 @@ extension Child {
             case .simulate:
                 if let no = refuseUnlessParent("simulate", request, caller: caller, role: role) { return no }
                 return try simulate(request)
-            case .bonus, .stopGames, .revoke:
+            case .bonus, .stopGames, .revoke, .bedtime, .freeDay:
                 return try answerParentsSay(request, from: caller, role: role)
             case .ask, .requests, .approve, .deny, .chores, .choreDone, .choreApprove, .choreReject:
                 return try answerFamily(request, from: caller, role: role, strangerRefused: strangerRefused)

@@ -202,6 +202,7 @@ struct Daemon {
             for i in children.indices {
                 children[i].followLogind(now: SystemClock.monoMicros(), into: &kinds)
                 children[i].followHousehold(now: SystemClock.monoMicros())
+                children[i].followLoginSessions(now: SystemClock.monoMicros())
                 let due = children[i].tickIfDue(now: SystemClock.monoMicros())
                 children[i].saveIfDue()
                 children[i].removeOldEventsIfDue()

@@ -7,7 +7,7 @@ import ScreenTimeLinux
 /// A parent's say over today (docs/family.md): bonus time, stopping the games, taking minutes
 /// back, and the question before paying for minutes today has no room for.
 extension Child {
-    /// `bonus`, `stop_games`, `revoke`: for parents only.
+    /// `bonus` (game time, or with `screen` screen time), `stop_games`, `revoke`, `bedtime`, `free_day`: for parents only.
     mutating func answerParentsSay(_ request: ControlRequest, from caller: ControlServer.Caller, role: Authority.Role) throws -> ControlReply {
         let what = request.command.rawValue.replacing("_", with: " ")
         if let no = refuseUnlessParent(what, request, caller: caller, role: role) { return no }
@@ -17,6 +17,31 @@ extension Child {
             return .refused("the reason is \(words.count) characters long; at most \(Self.maxWords), please")
         }
         switch request.command {
+        case .bonus where request.screen == true:
+            guard let minutes = request.minutes, (1...1440).contains(minutes) else {
+                return .refused("bonus needs minutes from 1 to 1440 (a day); nothing was given")
+            }
+            return try saveAndAnswer(.screenBonus(minutes: minutes, by: by, reason: reason), request, asked: "bonus screen \(minutes) \(reason ?? "")",
+                                     caller: caller) { [self] _, engine in
+                let left = engine.asOf(mono: SystemClock.monoMicros()).screenFigures.left
+                return ControlReply(ok: true, note: "\(minutes) min of screen time for \(system ? name : "the child") today, beyond the limits; "
+                                    + (left.map { "screen time left today: \(DurationText.words($0))." } ?? "no screen limit holds now."))
+            }
+        case .bedtime:
+            guard let text = request.until?.trimmingCharacters(in: .whitespaces), let minute = HourWindow.minute(of: text), minute > 0 else {
+                return .refused("bedtime needs a time tonight such as 21:30 (HH:MM, up to 24:00); nothing was changed")
+            }
+            return try saveAndAnswer(.bedtimeMoved(until: minute, by: by), request, asked: "bedtime \(HourWindow.text(minute: minute))",
+                                     caller: caller) { [self] _, engine in
+                let screen = engine.asOf(mono: SystemClock.monoMicros()).screenFigures
+                let limits = engine.policy.screenLimited ? "" : " (the policy sets no screen hours: bedtime holds only with [screen] allowed_hours)"
+                return ControlReply(ok: true, note: "Bedtime tonight\(system ? " for \(name)" : "") is \(HourWindow.text(minute: minute))\(limits)"
+                                    + (screen.left.map { "; screen time left: \(DurationText.words($0))." } ?? "."))
+            }
+        case .freeDay:
+            return try saveAndAnswer(.freeDay(by: by, reason: reason), request, asked: "free day \(reason ?? "")", caller: caller) { [self] _, _ in
+                ControlReply(ok: true, note: "A free day\(system ? " for \(name)" : ""): no screen or game limit until midnight (redeemed minutes still pay for games).")
+            }
         case .bonus:
             guard let minutes = request.minutes, (1...1440).contains(minutes) else {
                 return .refused("bonus needs minutes from 1 to 1440 (a day); nothing was given")

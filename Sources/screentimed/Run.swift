@@ -129,7 +129,10 @@ struct Run: ParsableCommand {
 
     /// What every child gets from the options: logind, retention.
     func watch(_ child: inout Child) {
-        if !noLogind { child.logind = LogindObserver(uid: child.uid) }
+        if !noLogind {
+            child.logind = LogindObserver(uid: child.uid)
+            child.loginSessions = LoginSessions()
+        }
         if keepLogDays > 0 { child.retention = Retention(keep: Int64(keepLogDays) * 86_400 * Seconds.micro) }
     }
 

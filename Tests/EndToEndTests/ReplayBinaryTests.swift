@@ -81,12 +81,21 @@ struct ReplayBinaryTests {
         try Self.check(Self.calendarScenarios.appendingPathComponent(name), name)
     }
 
+    static let screenScenarios = root.appendingPathComponent("Tests/Scenarios/screen")
+    static let screenNames = scenarioFolders(in: screenScenarios)
+
+    /// The whole computer (issue #38, docs/spec/screen.md): a daily screen limit, a bedtime.
+    @Test("the screen-time scenarios hold against the binary (check-scenario)", arguments: screenNames)
+    func screenScenario(_ name: String) throws {
+        try Self.check(Self.screenScenarios.appendingPathComponent(name), name)
+    }
+
     /// The scenarios above are parameterized by their folders: without this, a missing folder
     /// would run no case and pass.
     @Test("every scenario folder is there, each with its policy, events and expectations")
     func scenariosPresent() throws {
         for (folder, names, least) in [(Self.scenarios, Self.scenarioNames, 5), (Self.familyScenarios, Self.familyNames, 2),
-                                       (Self.calendarScenarios, Self.calendarNames, 6)] {
+                                       (Self.calendarScenarios, Self.calendarNames, 6), (Self.screenScenarios, Self.screenNames, 2)] {
             #expect(names.count >= least, "\(folder.path): \(names.count) scenarios, expected at least \(least)")
             for name in names {
                 for file in ["policy.toml", "events.jsonl", "expect.json"] {
@@ -106,7 +115,7 @@ struct ReplayBinaryTests {
     func expectKeysKnown() throws {
         var seen = 0
         for (folder, names) in [(Self.scenarios, Self.scenarioNames), (Self.familyScenarios, Self.familyNames),
-                                (Self.calendarScenarios, Self.calendarNames)] {
+                                (Self.calendarScenarios, Self.calendarNames), (Self.screenScenarios, Self.screenNames)] {
             for name in names {
                 let data = try Data(contentsOf: folder.appendingPathComponent(name + "/expect.json"))
                 let expect = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any], "\(name): expect.json is not an object")

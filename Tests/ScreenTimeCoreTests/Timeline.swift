@@ -44,6 +44,11 @@ struct Timeline {
     mutating func redeem(_ s: Double, minutes: Int64) { add(s, .redeem(minutes: minutes, by: "mom")) }
     mutating func adjust(_ s: Double, points: Int64) { add(s, .adjust(points: points, reason: "test")) }
     mutating func tick(_ s: Double) { add(s, .tick) }
+    /// A login session of the child's begins or ends (docs/spec/screen.md).
+    mutating func login(_ s: Double, _ session: String) { add(s, .sessionStarted(session: session, tty: false, remote: false)) }
+    mutating func logout(_ s: Double, _ session: String) { add(s, .sessionEnded(session: session)) }
+    /// Input every `period` seconds from `from` to before `to` (screen time does not judge its rhythm).
+    mutating func keys(from: Double, to: Double, every period: Double = 20) { jiggle(from: from, to: to, every: period) }
     /// The paused game `pid` was found running again; last seen paused at `since`.
     mutating func continued(_ s: Double, pid: Int32, since: Double) {
         add(s, .gameContinued(pid: pid, since: WallTime(micros: origin.micros + Int64(since * 1e6), utcOffsetSeconds: origin.utcOffsetSeconds)))
@@ -96,10 +101,13 @@ func testPolicy(_ overrides: [String: String?] = [:], apps extra: String = "") -
         ("enforcement", [("warn_before", "[\"5m\", \"1m\"]"), ("action", "\"terminate\""), ("grace", "\"15s\"")]),
         ("requests", []),
         ("privacy", []),
+        ("screen", []),
     ]
     var text = ""
     var used = Set<String>()
     for (section, keys) in sections {
+        // ([screen] only when a test sets something in it: its presence alone adds `screen.days`.)
+        if section == "screen", !overrides.keys.contains(where: { $0.hasPrefix("screen.") }) { continue }
         if !section.isEmpty { text += "\n[\(section)]\n" }
         var lines = keys
         for (k, _) in overrides where k.hasPrefix(section.isEmpty ? "" : section + ".") {

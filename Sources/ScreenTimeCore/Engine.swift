@@ -272,10 +272,17 @@ public struct Engine: Sendable {
             } else {
                 periodicInput.forget(after: t)
             }
-        case .idleChanged(let isIdle, let since):
+        case .idleChanged(let isIdle, let since, let claimed):
             var from = t
             if isIdle, let s = since { from = min(t, max(0, t - (event.at.micros - s.micros))) }
-            if isIdle, idle.openSince == nil { screen.takeBack(from, t) }
+            // Screen time stops only for an idleness a trusted source says (logind's, root's hooks');
+            // learning is refused for either.
+            if !claimed {
+                if isIdle, !screen.idle { screen.takeBack(from, t) }
+                screen.idle = isIdle
+            } else if !isIdle {
+                screen.idle = false
+            }
             idle.set(isIdle, at: from)
         case .lockChanged(let isLocked, let claimed):
             // A lock the child's own side claims costs learning only; a trusted one (logind, a

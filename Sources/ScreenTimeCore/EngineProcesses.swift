@@ -60,6 +60,7 @@ extension Engine {
         refreshSessions(at: t)
         // The login sessions are told afresh (logind's own list) when the daemon is back.
         screen.logins = [:]
+        screen.idle = false
     }
 
     var focusedRewardPid: Int32? {

@@ -25,6 +25,8 @@ struct ScreenState: Sendable, Codable {
     }
 
     var logins: [String: Login] = [:]
+    /// A trusted source says the child is idle (a claim of their own side's does not stop screen time).
+    var idle = false
     /// Today's counted time, as engine-time spans (a take-back removes spans, not a sum).
     var today = IntervalSet()
     /// The week's counted time before today.
@@ -71,7 +73,7 @@ extension Engine {
     /// The child's screen time counts now: a session present, not locked (by a trusted source),
     /// not idle by `idle_changed` (a gap in input is cut in `pass`).
     var screenCounting: Bool {
-        !screen.logins.isEmpty && !locked && idle.openSince == nil
+        !screen.logins.isEmpty && !locked && !screen.idle
     }
 
     /// Focused learning now that its judgement decides about (`learning_counts = false`): a learning
@@ -302,9 +304,11 @@ extension Engine {
                              sessions: screen.logins.keys.sorted())
     }
 
-    /// Today's screen totals, for the day's end and a replay's result.
-    var screenDay: ScreenDayTotals {
-        ScreenDayTotals(used: screen.usedToday, limit: rules.screenDailyLimit, bonus: screen.bonus)
+    /// Today's screen totals, for the day's end and a replay's result (nil: the policy has no
+    /// `[screen]` and no schedule's screen keys).
+    var screenDay: ScreenDayTotals? {
+        guard policy.screen.configured else { return nil }
+        return ScreenDayTotals(used: screen.usedToday, limit: rules.screenDailyLimit, bonus: screen.bonus)
     }
 }
 

@@ -19,7 +19,10 @@ public struct Event: Sendable, Equatable {
         case processCPU(pid: Int32, cpuMillis: Int64)
         case focusChanged(FocusedWindow)
         case input(count: Int64)
-        case idleChanged(idle: Bool, since: WallTime?)
+        /// `claimed`, added by screentime: said by a process of the child's own, or their session's
+        /// idle hint (system mode). It refuses learning credit, and never stops screen time (a
+        /// child's claim may only cost the child, docs/spec/screen.md).
+        case idleChanged(idle: Bool, since: WallTime?, claimed: Bool = false)
         /// `claimed`, added by screentime: said by a process of the child's own (system mode), which
         /// root cannot check. Such a lock refuses learning credit and never stops game time (a
         /// child's claim may only cost the child); logind's and a trusted hook's lock do both.

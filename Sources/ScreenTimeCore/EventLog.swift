@@ -79,7 +79,7 @@ public enum EventLog {
             guard count >= 0 else { throw LineError(reason: "'count' must not be negative") }
             kind = .input(count: count)
         case "idle_changed":
-            kind = .idleChanged(idle: try f.bool("idle"), since: try f.optionalTime("since"))
+            kind = .idleChanged(idle: try f.bool("idle"), since: try f.optionalTime("since"), claimed: try f.optionalBool("claimed") ?? false)
         case "lock_changed":
             kind = .lockChanged(locked: try f.bool("locked"), claimed: try f.optionalBool("claimed") ?? false)
         case "redeem":
@@ -230,9 +230,10 @@ public enum EventLog {
             if let v = f.titleApps { w.key("title_apps"); w.beginArray(); for a in v { w.string(a) }; w.endArray() }
         case .input(let count):
             w.key("count"); w.int(count)
-        case .idleChanged(let idle, let since):
+        case .idleChanged(let idle, let since, let claimed):
             w.key("idle"); w.bool(idle)
             if let s = since { w.key("since"); w.string(RFC3339.format(micros: s.micros, utcOffsetSeconds: s.utcOffsetSeconds)) }
+            if claimed { w.key("claimed"); w.bool(true) }
         case .lockChanged(let locked, let claimed):
             w.key("locked"); w.bool(locked)
             if claimed { w.key("claimed"); w.bool(true) }

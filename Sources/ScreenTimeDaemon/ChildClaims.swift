@@ -65,14 +65,14 @@ public struct ChildClaims: Sendable {
         return true
     }
 
-    /// logind's idle hint for the child's session: whether to log it. In system mode the hint is
-    /// the child's desktop's word (their side may set it): it may start an idleness, and only
-    /// trusted input ends it.
-    public mutating func logindIdle(_ idle: Bool) -> Bool {
-        guard system else { return true }
-        guard idle else { return false }
+    /// logind's idle hint for the child's session: what to log of it (nil: nothing). In system
+    /// mode the hint is the child's desktop's word (their side may set it): a claim, which may
+    /// start an idleness (learning is refused; screen time goes on), and only trusted input ends it.
+    public mutating func logindIdle(_ kind: Event.Kind) -> Event.Kind? {
+        guard system, case .idleChanged(let idle, let since, _) = kind else { return kind }
+        guard idle else { return nil }
         idleClaimedByChild = true
-        return true
+        return .idleChanged(idle: true, since: since, claimed: true)
     }
 
     /// Input from a trusted source (the seat's devices, a hook of root's, a compositor proven
@@ -99,11 +99,13 @@ public struct ChildClaims: Sendable {
             // game time goes on (else a "locked" claim would freeze it); they may take back their
             // own claim. Logind's lock is what stops game time.
             if case .lockChanged(let locked, _) = kind { kind = .lockChanged(locked: locked, claimed: true) }
+            // So is an idleness: it refuses learning, and screen time goes on (docs/spec/screen.md).
+            if case .idleChanged(true, let since, _) = kind { kind = .idleChanged(idle: true, since: since, claimed: true) }
             if kind.onlyStricter {
                 // A repeat changes nothing: answered, not kept again; what their side may add to
                 // the state in a day is bounded.
                 switch kind {
-                case .idleChanged(idle: true, _) where idleClaimedByChild: return .alreadySaid
+                case .idleChanged(idle: true, _, _) where idleClaimedByChild: return .alreadySaid
                 case .lockChanged(let locked, _) where lockClaimed == locked: return .alreadySaid
                 default: break
                 }
@@ -120,7 +122,7 @@ public struct ChildClaims: Sendable {
         if uncounted { return .notCounted(source: source) }
         // Past here, input is from a trusted source: it ends an idleness the child's side claimed;
         // an idleness their side says is theirs.
-        if case .idleChanged(let idle, _) = kind {
+        if case .idleChanged(let idle, _, _) = kind {
             idleClaimedByChild = idle && !sender.isRoot
             if !idle { idleUntilInput = false }
         }
@@ -132,7 +134,7 @@ extension Event.Kind {
     /// Input, or the end of an idleness: what says a person is at the keys.
     public var isInput: Bool {
         switch self {
-        case .input, .idleChanged(idle: false, _): true
+        case .input, .idleChanged(idle: false, _, _): true
         default: false
         }
     }
@@ -147,7 +149,7 @@ extension Event.Kind {
     /// (focus, input, back from idle) can credit time.
     public var onlyStricter: Bool {
         switch self {
-        case .idleChanged(idle: true, _), .lockChanged(_, claimed: true): true
+        case .idleChanged(idle: true, _, _), .lockChanged(_, claimed: true): true
         default: false
         }
     }

@@ -202,8 +202,8 @@ struct Child {
         kinds.removeAll(keepingCapacity: true)
         let notices = logind.update(now: now, into: &kinds)
         for k in kinds {
-            if case .idleChanged(let idle, _) = k, !claims.logindIdle(idle) { continue }
-            observe(k)
+            guard let said = claims.logindIdle(k) else { continue }
+            observe(said)
         }
         for notice in notices { heed(notice) }
     }

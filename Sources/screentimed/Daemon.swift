@@ -370,7 +370,7 @@ struct Daemon {
         if system, request.command == .hookEvent, caller.credentials.uid != 0, let text = request.event,
            let said = try? EventLog.decode(hookEvent: text, at: WallTime(micros: 0, utcOffsetSeconds: 0), mono: 0) {
             switch said.kind {
-            case .lockChanged, .idleChanged(idle: true, _): answer.reporter = false
+            case .lockChanged, .idleChanged(idle: true, _, _): answer.reporter = false
             default: break
             }
         }

@@ -102,7 +102,7 @@ struct GnomeShellTests {
         let idle = try d.poll("SELECT line FROM event WHERE seq > \(before) AND line LIKE '%\"idle_changed\",\"idle\":true%' LIMIT 1") { !$0.isEmpty }
         let inputs = try d.sql("SELECT line FROM event WHERE seq > \(before) AND line LIKE '%\"event\":\"input\"%' ORDER BY seq").split(separator: "\n")
         #expect(inputs.count >= 4, "\(inputs)")
-        guard case .idleChanged(idle: true, since: let since?) = try EventLog.decode(line: idle).kind,
+        guard case .idleChanged(idle: true, since: let since?, _) = try EventLog.decode(line: idle).kind,
               let lastInput = try inputs.last.map({ try EventLog.decode(line: String($0)) }) else {
             Issue.record("no idle after the input: \(idle)"); return
         }

@@ -112,7 +112,7 @@ struct PropertyTests {
             case .lockChanged(let l, let claimed):
                 if claimed { lockClaimed = l } else { locked = l; if !l { lockClaimed = false } }
             case .input: inputs.append(t)
-            case .idleChanged(let idle, let since):
+            case .idleChanged(let idle, let since, _):
                 if idle, idleSince == nil { idleSince = t - Double(e.at.micros - (since?.micros ?? e.at.micros)) / 1e6 }
                 if !idle, let s = idleSince { idleSpans.append((s, t)); idleSince = nil }
             default: break

@@ -128,12 +128,18 @@ struct ScreenTimeTests {
         #expect(Self.orders(r).isEmpty)
     }
 
-    @Test("a lock the child's own side claims does not stop screen time (it costs only learning)")
-    func claimedLock() {
+    @Test("a lock or an idleness the child's own side claims does not stop screen time (it costs only learning)")
+    func claimedLockAndIdle() {
         var tl = Self.atTerminal(to: 1200)
         tl.lock(300, true, claimed: true)
+        tl.add(400, .idleChanged(idle: true, since: nil, claimed: true))
         tl.logout(1200, "c1")
         #expect(Self.used(tl.replay(Self.screen(["daily_limit": "\"2h\""]))) == 1200)
+        // The same idleness from logind (trusted): 400 to 1200 is not counted.
+        var trusted = Self.atTerminal(to: 1200)
+        trusted.idle(400, true)
+        trusted.logout(1200, "c1")
+        #expect(Self.used(trusted.replay(Self.screen(["daily_limit": "\"2h\""]))) == 400)
     }
 
     @Test("learning credited does not count by default; with learning_counts it does; refused learning always counts")

@@ -31,7 +31,7 @@ struct ChildClaimsTests {
             }
         }
         func startIdle() -> Bool { claims.startIdle() }
-        func logindIdle(_ idle: Bool) -> Bool { claims.logindIdle(idle) }
+        func logindIdle(_ idle: Bool) -> Event.Kind? { claims.logindIdle(.idleChanged(idle: idle, since: nil)) }
         func trustedInput() -> ChildClaims.IdleEnd? { claims.trustedInput() }
     }
 
@@ -43,7 +43,8 @@ struct ChildClaimsTests {
         }
         #expect(judge.asked == 0)
         #expect(!judge.startIdle(), "user mode does not start idle: the child's own hooks say input")
-        #expect(judge.logindIdle(false), "logind's idle hint is taken both ways in user mode")
+        #expect(judge.logindIdle(false) == .idleChanged(idle: false, since: nil), "logind's idle hint is taken both ways in user mode")
+        #expect(judge.logindIdle(true) == .idleChanged(idle: true, since: nil), "and not as a claim: the child's daemon is the child's")
     }
 
     @Test("system mode: a lock from the child's side is their claim; said again, it is not kept again")
@@ -91,7 +92,8 @@ struct ChildClaimsTests {
     func claimedIdle() {
         let judge = Judge(system: true)
         let idle = Event.Kind.idleChanged(idle: true, since: nil)
-        #expect(judge(idle, from: Self.child) == .take(idle, endingIdle: nil))
+        #expect(judge(idle, from: Self.child) == .take(.idleChanged(idle: true, since: nil, claimed: true), endingIdle: nil),
+                "the child's idleness is their claim: it refuses learning, and screen time goes on")
         #expect(judge.claims.idleClaimedByChild)
         #expect(judge(idle, from: Self.child) == .alreadySaid)
         #expect(judge(.input(count: 1), from: Self.rootSway) == .notCounted(source: "the sway hook"))
@@ -108,10 +110,10 @@ struct ChildClaimsTests {
     func idleFromTheStart() {
         let judge = Judge(system: true)
         #expect(judge.startIdle())
-        #expect(!judge.logindIdle(false), "the child may set their session's idle hint: false is not believed")
+        #expect(judge.logindIdle(false) == nil, "the child may set their session's idle hint: false is not believed")
         #expect(judge.trustedInput() == .sinceStart)
         #expect(judge.trustedInput() == nil)
-        #expect(judge.logindIdle(true))
+        #expect(judge.logindIdle(true) == .idleChanged(idle: true, since: nil, claimed: true), "a claim")
         #expect(judge.trustedInput() == .claimed)
     }
 

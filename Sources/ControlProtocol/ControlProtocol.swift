@@ -142,7 +142,7 @@ extension ControlReply {
         // EveryFieldTests sets each field the type has, alone, and compares with the encoder.)
         if apps != nil || history != nil || sessions != nil || report != nil || request != nil || requests != nil || chores != nil || simulation != nil || export != nil
             || token != nil || children != nil || family != nil || policy != nil
-            || status?.requests != nil || status?.chores != nil || status?.appTimeLeft != nil || status?.household != nil {
+            || status?.requests != nil || status?.chores != nil || status?.appTimeLeft != nil || status?.household != nil || status?.screen != nil {
             return ControlProtocol.encode(self)
         }
         var w = JSONWriter()
@@ -725,6 +725,32 @@ public struct ControlReply: Codable, Sendable, Equatable {
         public var asOf: String? = nil
         public var rewardCounting: Bool? = nil
         public var learningCounting: Bool? = nil
+        /// Screen time, the computer as a whole (nil: the policy has no `[screen]`; docs/spec/screen.md).
+        public var screen: Screen? = nil
+
+        public struct Screen: Codable, Sendable, Equatable {
+            /// Counted today; today's limit and the bonus a parent gave (seconds).
+            public var usedTodaySeconds: Int64
+            public var dailyLimitSeconds: Int64?
+            public var bonusSeconds: Int64
+            /// What is left now, and what bounds it: `screen_daily_limit`, `screen_weekly_limit` or
+            /// `bedtime` (both nil: no limit holds now, or a free day).
+            public var leftSeconds: Int64?
+            public var limit: String?
+            /// When today's allowed hours end (RFC 3339; nil: any hour).
+            public var bedtime: String?
+            public var freeDay: Bool
+            /// Screen time counts now (a client counts `left_seconds` down from `as_of` while it does).
+            public var counting: Bool
+            /// The child's login sessions present (logind's ids).
+            public var sessions: [String]
+            public init(usedTodaySeconds: Int64, dailyLimitSeconds: Int64?, bonusSeconds: Int64, leftSeconds: Int64?, limit: String?,
+                        bedtime: String?, freeDay: Bool, counting: Bool, sessions: [String]) {
+                self.usedTodaySeconds = usedTodaySeconds; self.dailyLimitSeconds = dailyLimitSeconds; self.bonusSeconds = bonusSeconds
+                self.leftSeconds = leftSeconds; self.limit = limit; self.bedtime = bedtime; self.freeDay = freeDay
+                self.counting = counting; self.sessions = sessions
+            }
+        }
 
         public struct Household: Codable, Sendable, Equatable {
             /// This computer's name, and the child's, in the family ledger.
@@ -800,6 +826,7 @@ public struct ControlReply: Codable, Sendable, Equatable {
             try c.encodeIfPresent(asOf, forKey: .asOf)
             try c.encodeIfPresent(rewardCounting, forKey: .rewardCounting)
             try c.encodeIfPresent(learningCounting, forKey: .learningCounting)
+            try c.encodeIfPresent(screen, forKey: .screen)
         }
 
         public init(balance: Int64, rewardAvailableSeconds: Int64, rewardRemainingSeconds: Int64, rewardTodayRemainingSeconds: Int64,

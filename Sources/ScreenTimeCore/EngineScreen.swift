@@ -294,6 +294,8 @@ extension Engine {
         public var freeDay: Bool
         /// The child's login sessions present.
         public var sessions: [String]
+        /// Screen time counts now (it goes on between events while it does).
+        public var counting: Bool
     }
 
     public var screenFigures: ScreenFigures {
@@ -301,7 +303,7 @@ extension Engine {
         return ScreenFigures(usedToday: screen.usedToday, usedThisWeek: screen.usedThisWeek, dailyLimit: rules.screenDailyLimit,
                              bonus: screen.bonus, left: left?.left, limit: left?.limit,
                              bedtime: screenSpans?.last.map { clock.wall(at: $0.end) }, freeDay: screen.freeDay,
-                             sessions: screen.logins.keys.sorted())
+                             sessions: screen.logins.keys.sorted(), counting: screenCounting)
     }
 
     /// Today's screen totals, for the day's end and a replay's result (nil: the policy has no

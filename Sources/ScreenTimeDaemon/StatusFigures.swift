@@ -26,6 +26,13 @@ public enum StatusFigures {
         status.learningCounting = engine.learningCountingNow
         if r.bonusLeftToday > 0 || r.bonusUsedToday > 0 { status.bonusLeftSeconds = r.bonusLeftToday / Seconds.micro }
         status.gamesStoppedUntil = engine.gamesStoppedUntil.map { RFC3339.format(micros: $0, utcOffsetSeconds: engine.utcOffset(at: $0)) }
+        if engine.policy.screen.configured {
+            let s = engine.screenFigures
+            status.screen = .init(usedTodaySeconds: s.usedToday / Seconds.micro, dailyLimitSeconds: s.dailyLimit.map { $0 / Seconds.micro },
+                                  bonusSeconds: s.bonus / Seconds.micro, leftSeconds: s.left.map { $0 / Seconds.micro }, limit: s.limit?.rawValue,
+                                  bedtime: s.bedtime.map { RFC3339.format(micros: $0, utcOffsetSeconds: engine.utcOffset(at: $0)) },
+                                  freeDay: s.freeDay, counting: s.counting, sessions: s.sessions)
+        }
         if let allowance = engine.rules.dailyAllowance, allowance > 0 {
             status.allowanceLeftSeconds = r.allowanceLeftToday / Seconds.micro
             status.allowanceTodaySeconds = allowance / Seconds.micro

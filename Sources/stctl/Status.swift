@@ -115,6 +115,20 @@ struct Status: ParsableCommand {
         if let until = s.gamesStoppedUntil {
             rows.insert(("Games", "stopped by a parent until \(clock(until))"), at: 1)
         }
+        if let screen = s.screen {
+            // The whole computer (docs/policy.md, [screen]).
+            let left: String
+            if screen.freeDay {
+                left = "no limit today (a free day)"
+            } else if let l = screen.leftSeconds {
+                left = "\(minutes(l)) left" + (screen.limit == "bedtime" ? " until bedtime" : screen.limit == "screen_weekly_limit" ? " this week" : " today")
+            } else {
+                left = "no limit now"
+            }
+            let used = "used \(minutes(screen.usedTodaySeconds))" + (screen.bonusSeconds > 0 ? ", \(minutes(screen.bonusSeconds)) bonus from a parent" : "")
+            rows.insert(("Screen time", "\(left)   (\(used))"), at: 0)
+            if let bedtime = screen.bedtime, !screen.freeDay { rows.insert(("Bedtime", clock(bedtime)), at: 1) }
+        }
         if let goal = s.goalSeconds {
             let streak = s.streakDays ?? 0
             rows.append(("Goal today", "\(minutes(min(s.learningTodaySeconds, goal))) of \(minutes(goal))" + (s.learningTodaySeconds >= goal ? " — met!" : "")

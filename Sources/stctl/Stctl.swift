@@ -10,6 +10,7 @@ struct Stctl: ParsableCommand {
         discussion: "Talks to screentimed over its control socket; parents run redeem, adjust, approve, deny and chore approve/reject as root or as a user named in the policy; the child asks (ask) and claims chores (chore done).",
         version: ControlProtocol.release,
         subcommands: [Status.self, History.self, Sessions.self, Report.self, Redeem.self, Adjust.self, BonusCommand.self, StopGames.self,
+                      BedtimeCommand.self, FreeDayCommand.self,
                       Revoke.self, Ask.self, Requests.self, Approve.self,
                       Deny.self, Chores.self, ChoreCommand.self, SimulateCommand.self, ExportCommand.self,
                       ForgetCommand.self, Apps.self, Hook.self, PolicyCommand.self])

@@ -5,14 +5,19 @@ import ControlProtocol
 struct BonusCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bonus",
-        abstract: "Parents: give minutes of game time for today only, beyond today's limits.",
+        abstract: "Parents: give minutes of game time (or, with --screen, screen time) for today only, beyond today's limits.",
         discussion: """
             Bonus time is free (no points), is played before any other game time, does not count against the daily and weekly \\
-            limits, and is gone at the end of the day. The allowed hours still hold. With a family database, it is this computer's.
+            limits, and is gone at the end of the day. The allowed hours still hold. With a family database, it is this computer's. \\
+            With --screen, the minutes are screen time: time at the computer beyond today's screen limits (not past bedtime: \\
+            stctl bedtime moves that).
             """)
 
     @Argument(help: "Minutes of bonus time (1 to 1440).")
     var minutes: Int64
+
+    @Flag(name: .long, help: "Screen time (the whole computer), not game time.")
+    var screen = false
 
     @Option(name: .long, help: "Why, in words the child reads in the history.")
     var reason: String?
@@ -22,7 +27,63 @@ struct BonusCommand: ParsableCommand {
 
     func run() throws {
         try reporting {
-            try client.finish(try parent.send(ControlRequest(.bonus, minutes: minutes, reason: reason), with: client)) { $0.note ?? "" }
+            var request = ControlRequest(.bonus, minutes: minutes, reason: reason)
+            if screen { request.screen = true }
+            try client.finish(try parent.send(request, with: client)) { $0.note ?? "" }
+        }
+    }
+}
+
+/// Tonight's bedtime, earlier or later (docs/family.md, "Just tonight").
+struct BedtimeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bedtime",
+        abstract: "Parents: move tonight's bedtime (the end of the screen's allowed hours), later or earlier.",
+        discussion: """
+            Only tonight: tomorrow the policy's [screen] allowed_hours hold again (to change them for good, edit the policy). \\
+            The child is warned before the new bedtime as before the old one.
+            """)
+
+    @Argument(help: "The new bedtime, HH:MM (up to 24:00).")
+    var time: String
+
+    @Flag(name: .long, help: "Say that it is for tonight only (required).")
+    var tonight = false
+
+    @OptionGroup var client: ClientOptions
+    @OptionGroup var parent: ParentOptions
+
+    func run() throws {
+        try reporting {
+            guard tonight else {
+                throw Failure("stctl: bedtime changes only tonight: add --tonight (to change it every day, edit [screen] allowed_hours in the policy)", code: 2)
+            }
+            var request = ControlRequest(.bedtime)
+            request.until = time
+            try client.finish(try parent.send(request, with: client)) { $0.note ?? "" }
+        }
+    }
+}
+
+/// A free day: no screen or game limit until midnight.
+struct FreeDayCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "free-day",
+        abstract: "Parents: no screen or game limit for the rest of today (a birthday, a sick day).",
+        discussion: """
+            Until midnight no daily, weekly or hours limit holds, for the screen or for games; redeemed minutes still pay for \\
+            games, and a parent's stop-games still holds. Tomorrow the policy holds again.
+            """)
+
+    @Option(name: .long, help: "Why, in words the child reads.")
+    var reason: String?
+
+    @OptionGroup var client: ClientOptions
+    @OptionGroup var parent: ParentOptions
+
+    func run() throws {
+        try reporting {
+            try client.finish(try parent.send(ControlRequest(.freeDay, reason: reason), with: client)) { $0.note ?? "" }
         }
     }
 }

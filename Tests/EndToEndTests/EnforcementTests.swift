@@ -316,7 +316,8 @@ struct EnforcementTests {
         let gap = try mono("focus_changed") - (try mono("process_started"))
         let sessions = try #require(try d.json(["sessions"])["sessions"] as? [[String: Any]])
         let told = { (s: [String: Any]) in (s["refused"] as? [[String: Any]] ?? []).filter { ($0["seconds"] as? Int ?? 0) >= 1 } }
-        let words = ["unfocused": "the app was not the window in front.", "idle": "you were idle (no keys or mouse)."]
+        let words = ["unfocused": "the app was not the window in front.", "idle": "you were idle (no keys or mouse).",
+                     "hook_gap": "screentime could not see your screen for a while."]
         let notCounted = { (s: [String: Any]) in told(s).map { "\($0["seconds"] as? Int ?? -1) s not counted: \(words[$0["reason"] as? String ?? ""] ?? "?")" } }
         var expected: [String] = []
         var unfocused = 0
@@ -329,7 +330,9 @@ struct EnforcementTests {
         let session = try #require(sessions.last)
         let points = try #require(session["points"] as? Int)
         let credited = try #require(session["credited_seconds"] as? Int)
-        let reasons = told(session).map { $0["reason"] as? String ?? "" }
+        // The hook leaves before the app is killed: on a loaded machine that can be a second or more,
+        // which is time nobody could see (hook_gap), and is told as such.
+        let reasons = told(session).map { $0["reason"] as? String ?? "" }.filter { $0 != "hook_gap" }
         #expect(points >= 3 && credited >= 3, "\(session)")
         #expect(reasons == ["idle"] || (reasons == ["unfocused", "idle"] && sessions.count == 1), "\(session)")
         if reasons.first == "unfocused" { unfocused += told(session).first?["seconds"] as? Int ?? 0 }

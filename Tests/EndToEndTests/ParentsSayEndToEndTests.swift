@@ -145,4 +145,44 @@ struct ParentsSayEndToEndTests {
         #expect(try d.status()["games_stopped_until"] as? String == until)
         try d.stop()
     }
+
+    @Test("just tonight (issue #38): bedtime moved with --tonight only, screen bonus minutes, a free day; each logged with who; status shows them")
+    func justTonight() throws {
+        let d = try LiveDaemon(policy: """
+            version = 1
+            timezone = "UTC"
+            [screen]
+            daily_limit = "1h"
+            allowed_hours = ["00:00-24:00"]
+            """, arguments: ["--no-logind"])
+        defer { if d.process.isRunning { kill(d.process.processIdentifier, SIGKILL) } }
+        _ = try d.waitFor("watching uid")
+        let forGood = try Self.parent(d, ["bedtime", "21:30"])
+        #expect(forGood.status == 2 && forGood.stderr.contains("add --tonight"), "\(forGood.stderr)")
+        let bedtime = try Self.parent(d, ["bedtime", "23:59", "--tonight"])
+        #expect(bedtime.status == 0 && bedtime.stdout.hasPrefix("Bedtime tonight is 23:59"), "\(bedtime.stdout)\(bedtime.stderr)")
+        let bad = try Self.parent(d, ["bedtime", "25:00", "--tonight"])
+        #expect(bad.status == 1 && bad.stderr.contains("bedtime needs a time tonight such as 21:30"), "\(bad.stderr)")
+        let bonus = try Self.parent(d, ["bonus", "10", "--screen", "--reason", "homework"])
+        #expect(bonus.status == 0 && bonus.stdout.hasPrefix("10 min of screen time for the child today, beyond the limits"), "\(bonus.stdout)\(bonus.stderr)")
+        var screen = try #require(try d.status()["screen"] as? [String: Any])
+        #expect(screen["bonus_seconds"] as? Int == 600 && screen["daily_limit_seconds"] as? Int == 3600 && screen["used_today_seconds"] as? Int == 0,
+                "\(screen)")
+        #expect((screen["bedtime"] as? String)?.hasSuffix("T23:59:00Z") == true, "\(screen)")
+        #expect(screen["free_day"] as? Bool == false)
+        let text = try Self.parent(d, ["status"])
+        #expect(text.stdout.contains("Bedtime") && text.stdout.contains("Screen time") && text.stdout.contains("10 min bonus from a parent"), "\(text.stdout)")
+        let free = try Self.parent(d, ["free-day", "--reason", "birthday"])
+        #expect(free.status == 0 && free.stdout.hasPrefix("A free day: no screen or game limit until midnight"), "\(free.stdout)\(free.stderr)")
+        screen = try #require(try d.status()["screen"] as? [String: Any])
+        #expect(screen["free_day"] as? Bool == true && screen["left_seconds"] == nil, "\(screen)")
+        #expect(try Self.parent(d, ["status"]).stdout.contains("no limit today (a free day)"))
+        // Each is an event in the log, with the parent who said it.
+        for (event, field) in [("screen_bonus", "homework"), ("bedtime_moved", "23:59"), ("free_day", "birthday")] {
+            let line = try d.sql("SELECT line FROM event WHERE line LIKE '%\"event\":\"\(event)\"%'")
+            #expect(line.contains(field) && line.contains("\"by\":\"root\""), "\(event): \(line)")
+        }
+        try d.stop()
+    }
 }
+

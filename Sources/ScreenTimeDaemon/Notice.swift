@@ -24,6 +24,17 @@ public struct Notice: Equatable, Sendable {
             return Notice(summary: "\(w.app ?? "This game"): \(DurationText.words(w.remaining)) left",
                           body: "Save your game: it is \(policy.enforcement.action == .pause ? "paused" : "closed") when its own time is used up; other games may go on.",
                           urgency: last ? .critical : .normal)
+        case .warn(let w) where w.limit.isScreen:
+            // The whole computer (docs/spec/screen.md): said in the child's words, with what happens.
+            let action = policy.screen.action == .logout ? "you are logged out" : "the screen locks"
+            if w.remaining <= 0 {
+                return Notice(summary: w.limit == .bedtime ? "It is bedtime" : "Your screen time is used up",
+                              body: "Save your work: in \(DurationText.words(policy.screen.grace)) \(action). A parent can give more time.",
+                              urgency: .critical)
+            }
+            let last = w.remaining <= (policy.screen.warnBefore.min() ?? 0)
+            return Notice(summary: w.limit == .bedtime ? "\(DurationText.words(w.remaining)) until bedtime" : "\(DurationText.words(w.remaining)) of screen time left",
+                          body: "Save your work: when the time is up, \(action).", urgency: last ? .critical : .normal)
         case .warn(let w):
             let last = w.remaining <= (policy.enforcement.warnBefore.min() ?? 0)
             return Notice(summary: "\(DurationText.words(w.remaining)) of game time left",

@@ -236,3 +236,22 @@ struct LoopPlanTests {
         #expect(LoopPlan([LoopWait(due: now + 60_000 * Self.ms)], now: now, longest: 5_000 * Self.ms).timeoutMillis == 5_000)
     }
 }
+
+/// The child's notices of screen time, in their words.
+@Suite("Screen notices")
+struct ScreenNoticeTests {
+    @Test("before zero: the time left and what happens; at zero: used up or bedtime, with the grace; logout says so")
+    func words() throws {
+        let lock = try PolicyLoader.parse("version = 1\n[screen]\ndaily_limit = \"1h\"\nwarn_before = [\"10m\", \"2m\"]\ngrace = \"60s\"\n")
+        let at = Microseconds(0)
+        let ten = Notice.about(.warn(Warning(at: at, remaining: 600 * Seconds.micro, limit: .screenDailyLimit)), policy: lock)
+        #expect(ten?.summary == "10 min of screen time left" && ten?.body.contains("the screen locks") == true && ten?.urgency == .normal, "\(String(describing: ten))")
+        let two = Notice.about(.warn(Warning(at: at, remaining: 120 * Seconds.micro, limit: .bedtime)), policy: lock)
+        #expect(two?.summary == "2 min until bedtime" && two?.urgency == .critical, "\(String(describing: two))")
+        let zero = Notice.about(.warn(Warning(at: at, remaining: 0, limit: .bedtime)), policy: lock)
+        #expect(zero?.summary == "It is bedtime" && zero?.body.contains("in 1 min the screen locks") == true, "\(String(describing: zero))")
+        let logout = try PolicyLoader.parse("version = 1\n[screen]\ndaily_limit = \"1h\"\naction = \"logout\"\ngrace = \"30s\"\n")
+        let used = Notice.about(.warn(Warning(at: at, remaining: 0, limit: .screenDailyLimit)), policy: logout)
+        #expect(used?.summary == "Your screen time is used up" && used?.body.contains("in 30 s you are logged out") == true, "\(String(describing: used))")
+    }
+}

@@ -36,4 +36,47 @@ struct LogindEndToEndTests {
         #expect(status.stdout.contains("Note: no system bus (cannot connect to the system bus at unix:path=/nonexistent/screentime-bus: "), "\(status.stdout)")
         try d.stop()
     }
+
+    /// Issue #38 (docs/spec/screen.md): the child's sessions from logind, locked and ended through it.
+    @Test("screen time: a session warned, locked through logind, locked again after an unlock, ended past relocks; another user's session never touched")
+    func screenLimit() throws {
+        let logind = try MockLogind()
+        try logind.addSession("c7", uid: 65534, name: "nobody")
+        try logind.addSession("p1", uid: 0, name: "root")          // someone else's (a parent's) session
+        let d = try LiveDaemon(policy: """
+            version = 1
+            timezone = "UTC"
+            [screen]
+            daily_limit = "6s"
+            warn_before = ["3s"]
+            grace = "5s"
+            relocks = 1
+            """, environment: ["DBUS_SYSTEM_BUS_ADDRESS": logind.address])
+        defer { if d.process.isRunning { kill(d.process.processIdentifier, SIGKILL) } }
+        _ = try d.waitFor("following logind session /org/freedesktop/login1/session/c7")
+        // Six seconds of screen time from the session's start, a warning at three, the lock five seconds after zero.
+        _ = try d.waitFor("locking session c7 (screen_limit): logind was asked", seconds: 40)
+        #expect(try logind.calls("LockSession") == ["c7"])
+        let started = try d.sql("SELECT count(*) FROM event WHERE line LIKE '%\"event\":\"session_started\",\"session\":\"c7\"%'")
+        #expect(started == "1", "the session is logged once")
+        #expect(try d.sql("SELECT count(*) FROM event WHERE line LIKE '%\"event\":\"session_started\"%'") == "1", "only the child's own")
+        #expect(try d.sql("SELECT count(*) FROM event WHERE line LIKE '%\"session\":\"p1\"%'") == "0", "another user's session is not the child's")
+        // The desktop locks; the child unlocks with no time left: locked again after the grace.
+        try logind.lockedHint("c7", true)
+        _ = try d.poll("SELECT count(*) FROM event WHERE line LIKE '%\"event\":\"lock_changed\",\"locked\":true%'") { $0 == "1" }
+        try logind.lockedHint("c7", false)
+        #expect(Wait.whether(within: 20) { (try? logind.calls("LockSession")) == ["c7", "c7"] })
+        // Unlocked again, past relocks: a last warning, then logind ends the session.
+        try logind.lockedHint("c7", true)
+        _ = try d.poll("SELECT count(*) FROM event WHERE line LIKE '%\"event\":\"lock_changed\",\"locked\":true%'") { $0 == "2" }
+        try logind.lockedHint("c7", false)
+        _ = try d.waitFor("ending session c7 (screen_limit): logind was asked", seconds: 30)
+        #expect(try logind.calls("TerminateSession") == ["c7"])
+        #expect(try logind.calls("LockSession") == ["c7", "c7"], "the other user's session is never locked")
+        // logind removes it: the end is logged.
+        try logind.removeSession("c7")
+        _ = try d.poll("SELECT count(*) FROM event WHERE line LIKE '%\"event\":\"session_ended\",\"session\":\"c7\"%'") { $0 == "1" }
+        try d.stop()
+    }
 }
+

@@ -48,6 +48,24 @@ public final class MockLogind {
                   .string("ret = dbus.ObjectPath('/org/freedesktop/login1/session/\(id)')")])
     }
 
+    /// The sessions logind's manager was asked to act on by `member` (`LockSession`,
+    /// `TerminateSession`), oldest first, as dbusmock recorded the calls.
+    public func calls(_ member: String) throws -> [String] {
+        let reply = try call("/org/freedesktop/login1", "org.freedesktop.DBus.Mock", "GetMethodCalls", [.string(member)])
+        return (reply.arguments.first?.elements ?? []).compactMap { $0.elements.last?.elements.first?.string }
+    }
+
+    /// A session's lock as a desktop's screen locker tells logind (`SetLockedHint`).
+    public func lockedHint(_ id: String, _ locked: Bool) throws {
+        try call("/org/freedesktop/login1/session/\(id)", "org.freedesktop.login1.Session", "SetLockedHint", [.bool(locked)])
+    }
+
+    /// The session is gone, as after logind ended it (the template has no call for it: its object
+    /// is removed, and `ListSessions` no longer lists it).
+    public func removeSession(_ id: String) throws {
+        try call("/org/freedesktop/login1", "org.freedesktop.DBus.Mock", "RemoveObject", [.objectPath("/org/freedesktop/login1/session/\(id)")])
+    }
+
     public func setSession(_ id: String, _ properties: [String: BusValue]) throws {
         try call("/org/freedesktop/login1/session/\(id)", "org.freedesktop.DBus.Mock", "UpdateProperties",
                  [.string("org.freedesktop.login1.Session"),

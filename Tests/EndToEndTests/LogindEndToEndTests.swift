@@ -78,5 +78,47 @@ struct LogindEndToEndTests {
         _ = try d.poll("SELECT count(*) FROM event WHERE line LIKE '%\"event\":\"session_ended\",\"session\":\"c7\"%'") { $0 == "1" }
         try d.stop()
     }
+
+    /// A zone where it is about noon now (Etc/GMT-N is N hours ahead of UTC), so that the test's
+    /// hours never touch midnight, whenever it runs.
+    static func noonZone() -> String {
+        let hour = Calendar(identifier: .gregorian).dateComponents(in: TimeZone(identifier: "UTC")!, from: Date()).hour!
+        let ahead = 12 - hour
+        return ahead == 0 ? "UTC" : ahead > 0 ? "Etc/GMT-\(ahead)" : "Etc/GMT+\(-ahead)"
+    }
+
+    @Test("bedtime: a session begun after it is ended within the grace; with bedtime moved for tonight a new one goes on")
+    func lateLogin() throws {
+        let logind = try MockLogind()
+        let d = try LiveDaemon(policy: """
+            version = 1
+            timezone = "\(Self.noonZone())"
+            [screen]
+            allowed_hours = ["00:00-09:00"]
+            grace = "5s"
+            """, environment: ["DBUS_SYSTEM_BUS_ADDRESS": logind.address])
+        defer { if d.process.isRunning { kill(d.process.processIdentifier, SIGKILL) } }
+        _ = try d.waitFor("watching uid")
+        try logind.addSession("c8", uid: 65534, name: "nobody")
+        _ = try d.waitFor("ending session c8 (bedtime): logind was asked", seconds: 30)
+        #expect(try logind.calls("TerminateSession") == ["c8"])
+        #expect(try logind.calls("LockSession").isEmpty, "a late login is ended, not locked")
+        // Warned when it was seen, and ended the grace (5 s) later.
+        let told = try d.waitFor("ending session c8")
+        #expect(told.contains("warn: 0 s of screen time left (bedtime)"), "the child was warned first")
+        try logind.removeSession("c8")
+        _ = try d.poll("SELECT count(*) FROM event WHERE line LIKE '%\"session_ended\",\"session\":\"c8\"%'") { $0 == "1" }
+        // A parent moves bedtime to 23:00 tonight: a new session goes on.
+        let moved = try ReplayBinaryTests.runBinary(ControlSocketTests.stctl, ["bedtime", "23:00", "--tonight", "--socket", d.socket])
+        #expect(moved.status == 0 && moved.stdout.hasPrefix("Bedtime tonight is 23:00"), "\(moved.stdout)\(moved.stderr)")
+        try logind.addSession("c9", uid: 65534, name: "nobody")
+        _ = try d.poll("SELECT count(*) FROM event WHERE line LIKE '%\"session_started\",\"session\":\"c9\"%'") { $0 == "1" }
+        // The decision is made when the session is seen: with time left, nothing was said or ordered.
+        let screen = try #require(try d.status()["screen"] as? [String: Any])
+        #expect(screen["limit"] as? String == "bedtime" && (screen["left_seconds"] as? Int ?? 0) > 3600 && screen["sessions"] as? [String] == ["c9"], "\(screen)")
+        #expect(try logind.calls("TerminateSession") == ["c8"])
+        #expect(!(try String(contentsOfFile: d.log, encoding: .utf8)).contains("session c9"), "nothing ordered for c9")
+        try d.stop()
+    }
 }
 

@@ -79,6 +79,8 @@ struct PolicyCheck: ParsableCommand {
                 w.key("allowed_hours"); if let h = rules.allowedHours { w.beginArray(); for x in h { w.string(x.text) }; w.endArray() } else { w.null() }
                 w.key("daily_allowance_seconds"); w.int((rules.dailyAllowance ?? 0) / Seconds.micro)
                 w.key("daily_learning_cap_seconds"); w.int(rules.dailyLearningCap / Seconds.micro)
+                w.key("screen_daily_limit_seconds"); if let v = rules.screenDailyLimit { w.int(v / Seconds.micro) } else { w.null() }
+                w.key("screen_allowed_hours"); if let h = rules.screenAllowedHours { w.beginArray(); for x in h { w.string(x.text) }; w.endArray() } else { w.null() }
                 w.endObject()
             }
             w.endArray()
@@ -128,7 +130,16 @@ struct PolicyCheck: ParsableCommand {
         var games = r.dailyLimit.map { "games \(DurationText.words($0)) a day" } ?? "games without a daily limit"
         if let h = r.allowedHours { games += h.isEmpty ? ", at no hour" : ", " + h.map(\.text).joined(separator: ", ") }
         if let a = r.dailyAllowance, a > 0 { games += ", \(DurationText.words(a)) free" }
-        return "\(day)  \(games); learning at most \(DurationText.words(r.dailyLearningCap))" + (r.schedule.map { "  (\($0))" } ?? "")
+        // The whole computer ([screen], docs/policy.md): said only when something limits it.
+        var screen = ""
+        if r.screenDailyLimit != nil || r.screenAllowedHours != nil {
+            screen = "; screen " + (r.screenDailyLimit.map { "\(DurationText.words($0)) a day" } ?? "without a daily limit")
+            if let h = r.screenAllowedHours {
+                screen += h.isEmpty ? ", at no hour" : ", " + h.map(\.text).joined(separator: ", ")
+                if let last = h.last { screen += " (bedtime \(HourWindow.text(minute: last.endMinute)))" }
+            }
+        }
+        return "\(day)  \(games)\(screen); learning at most \(DurationText.words(r.dailyLearningCap))" + (r.schedule.map { "  (\($0))" } ?? "")
     }
 
     /// Today's day key in the policy's time zone.

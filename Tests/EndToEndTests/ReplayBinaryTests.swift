@@ -260,6 +260,35 @@ struct PolicyCheckBinaryTests {
         #expect(days.first?["daily_limit_seconds"] as? Int == 4 * 3600 && days.first?["daily_allowance_seconds"] as? Int == 0)
     }
 
+    @Test("the coming week with screen time: each day's screen limit and bedtime, the weekend's from its schedule")
+    func screenWeek() throws {
+        let path = try ReplayBinaryTests.temp("screen-week-\(UUID().uuidString).toml", """
+            version = 1
+            timezone = "Europe/Berlin"
+            [rewards]
+            daily_limit = "90m"
+            [screen]
+            daily_limit = "2h"
+            allowed_hours = ["07:00-20:30"]
+            [[schedules]]
+            name = "weekend"
+            days = ["sat", "sun"]
+            screen_daily_limit = "3h"
+            screen_allowed_hours = ["08:00-21:00"]
+            """)
+        let r = try Self.run(["policy", "check", path, "--from", "2026-12-18"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let week = r.stdout.split(separator: "\n").drop { !$0.contains("the coming week") }.dropFirst().map { $0.trimmingCharacters(in: .whitespaces) }
+        #expect(week.prefix(3) == [
+            "Fri 2026-12-18  games 1 h 30 min a day; screen 2 h 00 min a day, 07:00-20:30 (bedtime 20:30); learning at most 2 h 00 min",
+            "Sat 2026-12-19  games 1 h 30 min a day; screen 3 h 00 min a day, 08:00-21:00 (bedtime 21:00); learning at most 2 h 00 min  (weekend)",
+            "Sun 2026-12-20  games 1 h 30 min a day; screen 3 h 00 min a day, 08:00-21:00 (bedtime 21:00); learning at most 2 h 00 min  (weekend)",
+        ], "\(r.stdout)")
+        let days = try #require(try Self.object(try Self.run(["policy", "check", "--json", path, "--from", "2026-12-18"]))["week"] as? [[String: Any]])
+        #expect(days.map { $0["screen_daily_limit_seconds"] as? Int } == [7200, 10800, 10800, 7200, 7200, 7200, 7200])
+        #expect(days.first?["screen_allowed_hours"] as? [String] == ["07:00-20:30"])
+    }
+
     static func object(_ r: ReplayBinaryTests.Run) throws -> [String: Any] {
         try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any], "\(r.stdout)\(r.stderr)")
     }

@@ -631,6 +631,8 @@ public struct ControlReply: Codable, Sendable, Equatable {
         public var by: String?
         /// The parent's words.
         public var answer: String?
+        /// The minutes asked for are screen time (absent: game time).
+        public var screen: Bool? = nil
 
         public init(child: String?, id: String, at: String, minutes: Int64, reason: String?, state: String, expiresAt: String?,
                     pay: String?, minutesGranted: Int64?, decidedAt: String?, by: String?, answer: String?) {

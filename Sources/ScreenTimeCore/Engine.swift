@@ -311,8 +311,8 @@ public struct Engine: Sendable {
             gameContinued(pid, since: since.map { min(t, max(0, t - (event.at.micros - $0.micros))) } ?? t, at: t)
         case .clockFaked(let boot, let wall):
             note(ClockFault(kind: .fakedClock, at: clock.wall(at: t), bootAhead: boot, wallAhead: wall))
-        case .timeRequested(let id, let minutes, let reason):
-            timeRequested(id: id, minutes: minutes, reason: reason, at: t)
+        case .timeRequested(let id, let minutes, let reason, let screen):
+            timeRequested(id: id, minutes: minutes, reason: reason, screen: screen, at: t)
         case .requestDecided(let decision):
             requestDecided(decision, at: t)
         case .choreDone(let chore):

@@ -80,15 +80,16 @@ extension Engine {
         }
     }
 
-    mutating func timeRequested(id: String, minutes: Int64, reason: String?, at t: Microseconds) {
+    mutating func timeRequested(id: String, minutes: Int64, reason: String?, screen: Bool = false, at t: Microseconds) {
         family.asked += 1
-        let what = "ask for \(minutes) min"
+        let what = "ask for \(minutes) min" + (screen ? " of screen time" : "")
         guard !family.requests.contains(where: { $0.id == id }) else {
             refuse(what, .requestExists, "a request with id \(id) exists already", at: t)
             return
         }
         var r = TimeRequest(id: id, at: clock.wall(at: t), minutes: minutes, reason: reason, state: .pending,
                             day: day.key, expiresAt: t + policy.requests.expireAfter)
+        if screen { r.screen = true }
         let today = family.requests.filter { $0.day == day.key && $0.state != .refused }.count
         if today >= policy.requests.maxPerDay {
             r.state = .refused
@@ -107,7 +108,15 @@ extension Engine {
             return
         }
         var r = family.requests[k]
-        if d.approved {
+        if d.approved, r.screen == true {
+            // Screen minutes: a screen bonus for today, free (docs/spec/screen.md); no ledger entry.
+            let minutes = min(d.minutes ?? r.minutes, r.minutes)
+            self.screen.bonus += minutes * 60 * Seconds.micro
+            screenTimeAgain(at: t)
+            r.state = .approved
+            r.pay = .bonus
+            r.minutesGranted = minutes
+        } else if d.approved {
             let minutes = min(d.minutes ?? r.minutes, r.minutes)
             switch d.pay {
             case .points:

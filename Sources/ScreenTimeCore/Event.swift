@@ -46,7 +46,9 @@ public struct Event: Sendable, Equatable {
         case clockFaked(bootAhead: Microseconds, wallAhead: Microseconds)
         // The family loop (`docs/spec/family.md`). Who may cause each was checked before it was logged.
         /// The child asks for more game time.
-        case timeRequested(id: String, minutes: Int64, reason: String?)
+        /// `screen`, added by screentime: the minutes asked for are screen time (docs/spec/screen.md);
+        /// an approval gives them as a `screen_bonus` for today.
+        case timeRequested(id: String, minutes: Int64, reason: String?, screen: Bool = false)
         /// A parent's answer to a request.
         case requestDecided(RequestDecision)
         /// The child says a chore is done.

@@ -97,7 +97,8 @@ public enum EventLog {
         case "clock_faked":
             kind = .clockFaked(bootAhead: try f.seconds("boot_ahead"), wallAhead: try f.seconds("wall_ahead"))
         case "time_requested":
-            kind = .timeRequested(id: try f.requestID("id"), minutes: try f.minutes("minutes"), reason: try f.optionalString("reason"))
+            kind = .timeRequested(id: try f.requestID("id"), minutes: try f.minutes("minutes"), reason: try f.optionalString("reason"),
+                                  screen: try f.optionalBool("screen") ?? false)
         case "request_decided":
             let approved = try f.bool("approved")
             var pay = RequestDecision.Pay.points
@@ -248,10 +249,11 @@ public enum EventLog {
             if let s = since { w.key("since"); w.string(RFC3339.format(micros: s.micros, utcOffsetSeconds: s.utcOffsetSeconds)) }
         case .clockFaked(let boot, let wall):
             w.key("boot_ahead"); w.micros(boot); w.key("wall_ahead"); w.micros(wall)
-        case .timeRequested(let id, let minutes, let reason):
+        case .timeRequested(let id, let minutes, let reason, let screen):
             w.key("id"); w.string(id)
             w.key("minutes"); w.int(minutes)
             if let r = reason { w.key("reason"); w.string(r) }
+            if screen { w.key("screen"); w.bool(true) }
         case .requestDecided(let d):
             w.key("id"); w.string(d.id)
             w.key("approved"); w.bool(d.approved)

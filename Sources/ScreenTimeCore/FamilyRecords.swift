@@ -25,6 +25,8 @@ public struct TimeRequest: Sendable, Equatable, Codable {
     public var by: String?
     /// The parent's words (a denial's reason).
     public var answer: String?
+    /// The minutes are screen time, not game time (nil in older checkpoints: game time).
+    public var screen: Bool? = nil
     /// The policy day it was asked on (days since 1970-01-01, local): `max_per_day` counts them.
     var day: Int64
     /// Engine time at which a pending request expires.

@@ -198,6 +198,7 @@ public struct ReplayResult: Sendable {
             if let v = r.decidedAt { time("decided_at", v) }
             if let v = r.by { w.key("by"); w.string(v) }
             if let v = r.answer { w.key("answer"); w.string(v) }
+            if r.screen == true { w.key("screen"); w.bool(true) }
             w.endObject()
         }
         w.endArray()

@@ -71,13 +71,17 @@ public struct Notice: Equatable, Sendable {
                           body: "You met your learning goal \(e.note ?? "") days in a row.", urgency: .normal)
         case .request(let r):
             switch r.state {
+            case .approved where r.screen == true:
+                let minutes = r.minutesGranted ?? r.minutes
+                return Notice(summary: "Yes: \(minutes) more minutes of screen time today",
+                              body: "You asked for \(r.minutes) minutes; \(minutes) were given by \(r.by ?? "a parent").", urgency: .normal)
             case .approved:
                 let minutes = r.minutesGranted ?? r.minutes
                 let paid = r.pay == .gift ? "a gift from \(r.by ?? "a parent")" : "paid with your points"
                 return Notice(summary: "Yes: \(minutes) more minutes of game time",
                               body: "You asked for \(r.minutes) minutes; \(minutes) were given, \(paid).", urgency: .normal)
             case .denied:
-                return Notice(summary: "No more game time this time",
+                return Notice(summary: r.screen == true ? "No more screen time this time" : "No more game time this time",
                               body: "Your request for \(r.minutes) minutes was denied" + (r.answer.map { ": \($0)" } ?? ".") , urgency: .normal)
             case .expired:
                 return Notice(summary: "Nobody answered your request",
@@ -105,8 +109,8 @@ public struct Notice: Equatable, Sendable {
         let user = system ? " --user \(child)" : ""
         switch effect {
         case .request(let r) where r.state == .pending:
-            return Notice(summary: "\(child) asks for \(r.minutes) more minutes of game time",
-                          body: (r.reason.map { "“\($0)” " } ?? "") + "Answer with: stctl approve \(r.id) (or --gift), or stctl deny \(r.id)",
+            return Notice(summary: "\(child) asks for \(r.minutes) more minutes of \(r.screen == true ? "screen" : "game") time",
+                          body: (r.reason.map { "“\($0)” " } ?? "") + "Answer with: stctl approve \(r.id)\(r.screen == true ? "" : " (or --gift)"), or stctl deny \(r.id)",
                           urgency: .normal)
         case .chore(let c) where c.state == .pending:
             return Notice(summary: "\(child) says “\(c.chore)” is done",

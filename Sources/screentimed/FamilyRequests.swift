@@ -28,7 +28,12 @@ extension Child {
             }
             guard let minutes = request.minutes, (1...100_000).contains(minutes) else { return .refused("ask needs minutes from 1 to 100000") }
             let id = (system ? "\(name)-" : "") + "\(live.engine.requestsAsked + 1)"
-            return try saveAndAnswer(.timeRequested(id: id, minutes: minutes, reason: reason), request, asked: "ask \(minutes) \(reason ?? "")",
+            let screen = request.screen == true
+            if screen, !live.engine.policy.screen.configured {
+                return .refused("not asked: this computer's screen time is not limited, so there is no screen time to ask for (ask for game time: stctl ask \(minutes))")
+            }
+            return try saveAndAnswer(.timeRequested(id: id, minutes: minutes, reason: reason, screen: screen), request,
+                                     asked: "ask \(minutes)\(screen ? " screen" : "") \(reason ?? "")",
                                      caller: caller, counted: .request) { [self] effects, engine in
                 if let r = Self.refusal(in: effects) { return .refused("not asked: \(r.reason)") }
                 return ControlReply(ok: true, request: engine.requests.last { $0.id == id }.map { requestLine($0, engine) })
@@ -57,7 +62,7 @@ extension Child {
             }
             if request.gift == true, request.bonus == true { return .refused("approve as a gift or as bonus time, not both") }
             let pay: RequestDecision.Pay = request.bonus == true ? .bonus : request.gift == true ? .gift : .points
-            if approve, pay != .bonus,
+            if approve, pay != .bonus, asked.screen != true,
                let no = beyondToday(request.minutes ?? asked.minutes, request, doing: "approved; the request still waits", paid: pay == .points) { return no }
             let said = "\(what) \(id) \(pay.rawValue) \(request.minutes.map(String.init) ?? "") \(reason ?? "")"
             let decision = RequestDecision(id: id, approved: approve, pay: pay, minutes: request.minutes, by: parentName(caller, role), reason: reason)
@@ -152,9 +157,11 @@ extension Child {
     func requestLine(_ r: TimeRequest, _ engine: Engine) -> ControlReply.RequestLine {
         func at(_ w: Microseconds) -> String { RFC3339.format(micros: w, utcOffsetSeconds: engine.utcOffset(at: w)) }
         let expires = r.state == .pending ? r.at + engine.policy.requests.expireAfter : nil
-        return ControlReply.RequestLine(child: system ? name : nil, id: r.id, at: at(r.at), minutes: r.minutes, reason: r.reason,
+        var line = ControlReply.RequestLine(child: system ? name : nil, id: r.id, at: at(r.at), minutes: r.minutes, reason: r.reason,
                                         state: r.state.rawValue, expiresAt: expires.map(at), pay: r.pay?.rawValue,
                                         minutesGranted: r.minutesGranted, decidedAt: r.decidedAt.map(at), by: r.by, answer: r.answer)
+        line.screen = r.screen
+        return line
     }
 
     /// Pending requests first (oldest first), then the rest of the last week, newest first.

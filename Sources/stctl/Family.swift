@@ -9,8 +9,11 @@ import ScreenTimeCore
 struct Ask: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "ask",
-        abstract: "The child: ask a parent for more game time.",
-        discussion: "The request waits for a parent (stctl requests, stctl approve); it expires when nobody answers in time ([requests] expire_after).")
+        abstract: "The child: ask a parent for more game time (or, with --screen, screen time).",
+        discussion: """
+            The request waits for a parent (stctl requests, stctl approve); it expires when nobody answers in time \
+            ([requests] expire_after). With --screen, an approval gives the minutes as screen time for today.
+            """)
 
     @Argument(help: "Minutes of game time.")
     var minutes: Int64
@@ -18,15 +21,20 @@ struct Ask: ParsableCommand {
     @Option(name: .long, help: "Why, in words the parent reads.")
     var reason: String?
 
+    @Flag(name: .long, help: "Screen time (more time at the computer today), not game time.")
+    var screen = false
+
     @OptionGroup var client: ClientOptions
 
     func run() throws {
         try reporting {
             var request = ControlRequest(.ask, minutes: minutes, reason: reason)
             request.id = UUID().uuidString
+            if screen { request.screen = true }
             try client.finish(try client.send(request)) { reply in
                 guard let r = reply.request else { return "" }
-                return "Asked for \(r.minutes) min (request \(r.id)); a parent can answer until \(clock(r.expiresAt))."
+                let what = r.screen == true ? " of screen time" : ""
+                return "Asked for \(r.minutes) min\(what) (request \(r.id)); a parent can answer until \(clock(r.expiresAt))."
             }
         }
     }
@@ -47,7 +55,7 @@ struct Requests: ParsableCommand {
                 guard !requests.isEmpty else { return "No requests in the last week." }
                 let child = requests.contains { $0.child != nil }
                 let rows: [[String]] = [(child ? ["CHILD"] : []) + ["ID", "ASKED", "MINUTES", "STATE", "WORDS"]] + requests.map { r in
-                    (child ? [r.child ?? ""] : []) + [r.id, clock(r.at), String(r.minutes), Self.state(r), Self.words(r)]
+                    (child ? [r.child ?? ""] : []) + [r.id, clock(r.at), String(r.minutes) + (r.screen == true ? " screen" : ""), Self.state(r), Self.words(r)]
                 }
                 return table(rows, rightAligned: [child ? 3 : 2])
             }
@@ -59,6 +67,7 @@ struct Requests: ParsableCommand {
         let by = r.by.map { ", \($0)" } ?? ""
         switch r.state {
         case "pending": return "waiting until \(clock(r.expiresAt))"
+        case "approved" where r.screen == true: return "approved: \(r.minutesGranted ?? r.minutes) min of screen time" + (r.by.map { " (\($0))" } ?? "")
         case "approved": return "approved: \(r.minutesGranted ?? r.minutes) min (\(r.pay == "gift" ? "gift" : r.pay == "bonus" ? "bonus time" : "points")\(by))"
         case "denied": return "denied" + (r.by.map { " (\($0))" } ?? "")
         case "refused": return "refused: too many today"
@@ -111,7 +120,7 @@ struct Approve: ParsableCommand {
             if anyway { request.anyway = true }
             try client.finish(try parent.sendPaying(request, with: client, bonusInstead: "approve \(id) --bonus")) { reply in
                 guard let r = reply.request else { return "" }
-                let paid = r.pay == "gift" ? "as a gift" : r.pay == "bonus" ? "as bonus time for today"
+                let paid = r.screen == true ? "of screen time for today" : r.pay == "gift" ? "as a gift" : r.pay == "bonus" ? "as bonus time for today"
                     : "for \(reply.balance.map { "points; the balance is now \($0)" } ?? "points")"
                 return "Approved \(r.minutesGranted ?? r.minutes) min for \(r.child ?? "the child") (request \(r.id)) \(paid)."
             }

@@ -177,6 +177,14 @@ struct ParentsSayEndToEndTests {
         screen = try #require(try d.status()["screen"] as? [String: Any])
         #expect(screen["free_day"] as? Bool == true && screen["left_seconds"] == nil, "\(screen)")
         #expect(try Self.parent(d, ["status"]).stdout.contains("no limit today (a free day)"))
+        // The child asks for screen minutes; the parent's approval is screen time for today, free.
+        let ask = try ReplayBinaryTests.runBinary("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", ControlSocketTests.stctl,
+                                                                       "ask", "15", "--screen", "--reason", "project", "--socket", d.socket])
+        #expect(ask.status == 0 && ask.stdout.hasPrefix("Asked for 15 min of screen time (request 1)"), "\(ask.stdout)\(ask.stderr)")
+        let yes = try Self.parent(d, ["approve", "1"])
+        #expect(yes.status == 0 && yes.stdout == "Approved 15 min for the child (request 1) of screen time for today.\n", "\(yes.stdout)\(yes.stderr)")
+        #expect((try d.status()["screen"] as? [String: Any])?["bonus_seconds"] as? Int == 600 + 900)
+        #expect(try d.status()["balance"] as? Int == 0, "no points")
         // Each is an event in the log, with the parent who said it.
         for (event, field) in [("screen_bonus", "homework"), ("bedtime_moved", "23:59"), ("free_day", "birthday")] {
             let line = try d.sql("SELECT line FROM event WHERE line LIKE '%\"event\":\"\(event)\"%'")

@@ -330,4 +330,18 @@ struct ScreenTimeTests {
         #expect(a == b)
         #expect(straight.screenFigures == resumed.screenFigures)
     }
+
+    @Test("the child asks for screen minutes; a parent's approval is a screen bonus for today (fewer if the parent says), with no points and no ledger entry")
+    func askForScreen() {
+        var tl = Self.atTerminal(to: 50 * M)
+        tl.add(25 * M, .timeRequested(id: "s1", minutes: 20, reason: "finish my project", screen: true))
+        tl.add(27 * M, .requestDecided(RequestDecision(id: "s1", approved: true, pay: .points, minutes: 10, by: "mom", reason: nil)))
+        tl.lock(41 * M + 5, true)
+        let r = tl.replay(Self.screen(["daily_limit": "\"30m\"", "warn_before": "[]"]))
+        #expect(r.requests.first?.state == .approved && r.requests.first?.minutesGranted == 10 && r.requests.first?.screen == true)
+        #expect(r.ledger.isEmpty, "no points spent, nothing in the ledger")
+        #expect(r.today?.screen?.bonus == sec(10 * M))
+        #expect(Self.orders(r) == ["warn 2400 screen_daily_limit 0", "lock 2460 c1 screen_limit"], "30 + 10 minutes")
+    }
 }
+

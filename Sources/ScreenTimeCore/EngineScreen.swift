@@ -196,12 +196,14 @@ extension Engine {
     }
 
     /// Today's allowed hours for the screen, with a bedtime moved for tonight: every window ends by
-    /// it, and the last one that starts before it runs to it.
+    /// it, and the last one that starts before it runs to it; when none starts before it (a parent
+    /// after midnight: "until 01:00 tonight"), the day is allowed from its start to it.
     func screenWindows() -> [HourWindow]? {
         guard var windows = rules.screenAllowedHours else { return nil }
         guard let until = screen.bedtime else { return windows }
         windows = windows.filter { $0.startMinute < until }.map { HourWindow(startMinute: $0.startMinute, endMinute: min($0.endMinute, until)) }
-        if !windows.isEmpty { windows[windows.count - 1].endMinute = until }
+        if windows.isEmpty { return [HourWindow(startMinute: 0, endMinute: until)] }
+        windows[windows.count - 1].endMinute = until
         return windows
     }
 

@@ -37,6 +37,8 @@ public struct BlindSpots: Sendable {
     public var logind: Logind
     /// The family database, as the household link last found it.
     public var household: ControlReply.Status.Household? = nil
+    /// Why the child's login sessions cannot be listed now (screen time, docs/spec/screen.md).
+    public var loginSessions: String? = nil
 
     public init(notices: Notices, hooks: [String], logind: Logind) {
         self.notices = notices; self.hooks = hooks; self.logind = logind
@@ -77,6 +79,9 @@ public struct BlindSpots: Sendable {
         case .watching: break
         case .notWatching(let problem): blind.append(problem ?? "logind is not watched: idle and lock come only from desktop hooks")
         case .notAsked: blind.append("logind is not asked (--no-logind): idle and lock come only from desktop hooks")
+        }
+        if let why = loginSessions {
+            blind.append("the login sessions cannot be listed (\(why)): screen time is not counted, and no session is locked, until logind answers")
         }
         if let h = household, !h.reachable, let since = h.unreachableSince {
             blind.append("the family database has been out of reach since \(since) (\(h.problem ?? "no answer")): points are counted here and sent when it is back; redemptions wait for it")

@@ -213,7 +213,9 @@ struct Child {
     /// root's X11 hook or root itself say input, and without this a focused learning app would
     /// earn with nobody there until the first of them.)
     mutating func idleUntilFirstInput() {
-        if claims.startIdle() { observe(.idleChanged(idle: true, since: nil)) }
+        // (Claimed: it is the daemon's caution for learning, and must not make screen time free
+        // on a seat whose input it cannot see.)
+        if claims.startIdle() { observe(.idleChanged(idle: true, since: nil, claimed: true)) }
     }
 
     /// System mode: a person at the seat's keyboard or pointer while this child's session is the

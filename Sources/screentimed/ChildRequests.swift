@@ -384,6 +384,7 @@ extension Child {
         blind.seat = seatBlindSpot
         if let r = refusedCompositor, ProcFS.contents(of: "/proc/\(r.pid)/stat") != nil { blind.refusedCompositor = (r.name, r.pid, r.why) }
         blind.household = householdStatus()
+        blind.loginSessions = sessionsProblem
         var status = StatusFigures.of(
             engine, pointsToday: (try? live.pointsEarned(from: engine.today.start, to: engine.today.end)) ?? 0, hooks: hooks,
             observers: .init(proc: true, logind: logind?.watching ?? false, focusHook: !hooks.isEmpty, notifications: blind.notifying),

@@ -219,6 +219,15 @@ struct ScreenTimeTests {
         earlier.lock(5 * H + 11 * M + 5, true)
         let e = earlier.replay(Self.screen(["allowed_hours": "[\"07:00-20:30\"]", "warn_before": "[]"]))
         #expect(Self.orders(e) == ["warn \(b + 600) bedtime 0", "lock \(b + 660) c1 bedtime"])
+        // After midnight, outside the day's hours (they start at 07:00): "until 01:00 tonight" lets it go on until then.
+        var late = Timeline("2026-11-24T00:20:00+01:00")
+        late.login(0, "c1"); late.start(0, pid: 40, exe: xterm); late.focus(0, pid: 40)
+        late.keys(from: 0, to: 50 * M)
+        late.add(10, .bedtimeMoved(until: 60, by: "dad"))
+        late.lock(41 * M + 5, true)
+        let l = late.replay(Self.screen(["allowed_hours": "[\"07:00-20:30\"]", "warn_before": "[]"]))
+        #expect(Self.orders(l, late) == ["warn 0 bedtime 0", "warn 2400 bedtime 0", "lock 2460 c1 bedtime"],
+                "told at 00:20 that it is past bedtime; at 00:20:10 the parent says 01:00; at 01:00 bedtime, a minute later the lock")
     }
 
     @Test("a free day: no screen or game limit for the rest of the day; the next day has its limits again")

@@ -125,7 +125,7 @@ struct BlindSpotsTests {
         #expect(spots.notifying)
     }
 
-    @Test("no hook first; then the state, notices, the seat, a compositor, logind and the family database, each in its words")
+    @Test("no hook first; then the state, notices, the seat, a compositor, logind, the login sessions and the family database, each in its words")
     func everything() throws {
         var spots = BlindSpots(notices: .relay(sessionBus: false, problem: nil, uid: 1001), hooks: [], logind: .notWatching(problem: nil))
         spots.rollback = "rolled back to entry 3"
@@ -133,15 +133,17 @@ struct BlindSpotsTests {
         spots.refusedCompositor = (name: "GNOME Shell", pid: 321, why: "ptrace is allowed")
         spots.household = .init(machine: "m", child: "emma", reachable: false, unreachableSince: "2026-11-25T10:00:00Z",
                                 problem: "connection refused", unsent: 2, readThrough: 9)
+        spots.loginSessions = "logind does not answer"
         let words = spots.words(engine: try Self.engine())
-        #expect(words.count == 7)
+        #expect(words.count == 8)
         #expect(words[0].contains("learning is not credited"), "a strict policy credits nothing without a hook")
         #expect(words[1].contains("rolled back to entry 3"))
         #expect(words[2].contains("/run/user/1001/bus"))
         #expect(words[3] == "no keyboard on seat0")
         #expect(words[4].contains("GNOME Shell (pid 321)") && words[4].contains("ptrace is allowed"))
         #expect(words[5].contains("logind is not watched"))
-        #expect(words[6].contains("2026-11-25T10:00:00Z") && words[6].contains("connection refused"))
+        #expect(words[6].contains("logind does not answer") && words[6].contains("screen time is not counted"))
+        #expect(words[7].contains("2026-11-25T10:00:00Z") && words[7].contains("connection refused"))
         #expect(!spots.notifying)
     }
 

@@ -139,8 +139,9 @@ struct EnforcementTests {
         usleep(500_000)
         #expect(Self.state(pid) == "T")
         try Self.parent(d, ["redeem", "1", "--anyway"])
+        // Resumed: no longer stopped (sleeping again, or for an instant still running after SIGCONT).
         Wait.whether(within: 5) { Self.state(pid) != "T" }
-        #expect(Self.state(pid) == "S", "not resumed")
+        #expect(["S", "R"].contains(Self.state(pid)), "not resumed: \(Self.state(pid))")
         _ = try d.waitFor("resume pid \(pid): SIGCONT to 1 process")
         #expect(p.isRunning)
 
@@ -150,7 +151,7 @@ struct EnforcementTests {
         try d.restart()
         try Self.buyAMinute(d)
         Wait.whether(within: 5) { Self.state(pid) != "T" }
-        #expect(Self.state(pid) == "S", "not resumed after the daemon restarted")
+        #expect(["S", "R"].contains(Self.state(pid)), "not resumed after the daemon restarted: \(Self.state(pid))")
         try d.stop()
     }
 

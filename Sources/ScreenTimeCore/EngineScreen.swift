@@ -243,12 +243,14 @@ extension Engine {
         default: .screenLimit
         }
         for id in screen.logins.keys.sorted() {
-            guard let login = screen.logins[id], !login.ending, let due = login.dueAt, t >= due else { continue }
+            guard let login = screen.logins[id], let due = login.dueAt, t >= due else { continue }
             screen.logins[id]!.dueAt = nil
             screen.logins[id]!.lockOrdered = false
             if login.lockOrdered && locked { continue }     // it did lock
             if login.dueEnd {
+                // Ordered again while the session is still there (logind refused, or was not there).
                 screen.logins[id]!.ending = true
+                screen.logins[id]!.dueAt = t + max(policy.screen.grace, Self.endAgainAfter)
                 out.append(.endSession(SessionOrder(at: clock.wall(at: t), session: id, reason: reason)))
             } else if !locked {
                 out.append(.lockSession(SessionOrder(at: clock.wall(at: t), session: id, reason: reason)))
@@ -259,6 +261,10 @@ extension Engine {
             }
         }
     }
+
+    /// A session ordered ended that is still there is ordered ended again this much later (or a
+    /// grace later, if that is longer).
+    static let endAgainAfter = Seconds.of(30)
 
     mutating func warnScreen(remaining: Microseconds, limit: Reason, at t: Microseconds) {
         if remaining <= 0 { screen.zeroSaid = true }

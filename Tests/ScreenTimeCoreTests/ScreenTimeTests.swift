@@ -63,14 +63,23 @@ struct ScreenTimeTests {
 
     @Test("action = logout: ended at zero after the grace, never locked")
     func logout() {
-        let r = Self.atTerminal(to: 40 * M).replay(Self.screen(["daily_limit": "\"20m\"", "action": "\"logout\"", "warn_before": "[]"]))
+        var tl = Self.atTerminal(to: 40 * M)
+        tl.logout(1265, "c1")
+        let r = tl.replay(Self.screen(["daily_limit": "\"20m\"", "action": "\"logout\"", "warn_before": "[]"]))
         #expect(Self.orders(r) == ["warn 1200 screen_daily_limit 0", "end 1260 c1 screen_limit"])
     }
 
     @Test("a desktop that does not lock when asked: ended a grace after the lock")
     func noLocker() {
-        let r = Self.atTerminal(to: 40 * M).replay(Self.screen(["daily_limit": "\"20m\"", "warn_before": "[]"]))
+        var tl = Self.atTerminal(to: 40 * M)
+        tl.logout(1325, "c1")
+        let r = tl.replay(Self.screen(["daily_limit": "\"20m\"", "warn_before": "[]"]))
         #expect(Self.orders(r) == ["warn 1200 screen_daily_limit 0", "lock 1260 c1 screen_limit", "end 1320 c1 screen_limit"])
+        // A session that is still there after its end was ordered (logind refused) is ordered ended
+        // again, a grace later (here a minute; at least 30 s).
+        let stays = Self.atTerminal(to: 1450).replay(Self.screen(["daily_limit": "\"20m\"", "warn_before": "[]"]))
+        #expect(Self.orders(stays) == ["warn 1200 screen_daily_limit 0", "lock 1260 c1 screen_limit", "end 1320 c1 screen_limit",
+                                       "end 1380 c1 screen_limit", "end 1440 c1 screen_limit"])
     }
 
     @Test("weekly limit: Monday's time counts on Tuesday; the lock says screen_weekly_limit")
@@ -99,6 +108,7 @@ struct ScreenTimeTests {
         tl.lock(5 * H + 31 * M + 5, true)            // the desktop locks when asked
         tl.logout(5 * H + 40 * M, "c1")              // 20:40
         tl.login(5 * H + 45 * M, "c2")               // 20:45, after bedtime
+        tl.logout(5 * H + 46 * M + 5, "c2")          // logind ended it
         tl.tick(5 * H + 50 * M)
         let r = tl.replay(Self.screen(["allowed_hours": "[\"07:00-20:30\"]", "warn_before": "[\"10m\", \"2m\"]"]))
         let b = Int(5 * H)

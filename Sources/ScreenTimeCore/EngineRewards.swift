@@ -39,14 +39,7 @@ extension Engine {
         if !free, let limit = policy.rewards.weeklyLimit, limit - usedThisWeek < best.0 { best = (limit - usedThisWeek, .weeklyLimit) }
         best.0 = max(0, best.0) + budget.bonusRemaining
         if !free, let spans = allowedSpans {
-            var left: Microseconds = 0
-            for s in spans where s.start <= now && now < s.end {
-                left = s.end - now
-                // A window that runs to midnight goes on in tomorrow's window that starts at midnight.
-                if s.end == dayEnd, let windows = policy.rules(forDay: day.key + 1).allowedHours, let first = windows.first, first.startMinute == 0 {
-                    left += Microseconds(first.endMinute) * 60 * Seconds.micro
-                }
-            }
+            let left = hoursLeft(spans, windows: \.allowedHours)
             if left < best.0 { best = (left, .outsideHours) }
         }
         return (max(0, best.0), best.1)

@@ -178,17 +178,18 @@ extension Engine {
         func consider(_ left: Microseconds, _ limit: Reason) { if best == nil || left < best!.left { best = (left, limit) } }
         if let limit = rules.screenDailyLimit { consider(limit + screen.bonus - screen.usedToday, .screenDailyLimit) }
         if let limit = policy.screen.weeklyLimit { consider(limit + screen.bonus - screen.usedThisWeek, .screenWeeklyLimit) }
-        if let spans = screenSpans { consider(screenHoursLeft(spans), .bedtime) }
+        if let spans = screenSpans { consider(hoursLeft(spans, windows: \.screenAllowedHours), .bedtime) }
         return best.map { (max(0, $0.left), $0.limit) }
     }
 
-    /// What is left of the allowed window holding now (0 outside every window); a window that runs
-    /// to midnight goes on in tomorrow's window that starts at midnight.
-    func screenHoursLeft(_ spans: [(start: Microseconds, end: Microseconds)]) -> Microseconds {
+    /// What is left of the allowed window holding now (0 outside every window), games' or the
+    /// screen's; a window that runs to midnight goes on in tomorrow's first window when it
+    /// starts at midnight (`windows`: which of tomorrow's rules, looked up only then).
+    func hoursLeft(_ spans: [(start: Microseconds, end: Microseconds)], windows: KeyPath<Policy.DayRules, [HourWindow]?>) -> Microseconds {
         var left: Microseconds = 0
         for s in spans where s.start <= now && now < s.end {
             left = s.end - now
-            if s.end == dayEnd, let windows = policy.rules(forDay: day.key + 1).screenAllowedHours, let first = windows.first, first.startMinute == 0 {
+            if s.end == dayEnd, let first = policy.rules(forDay: day.key + 1)[keyPath: windows]?.first, first.startMinute == 0 {
                 left += Microseconds(first.endMinute) * 60 * Seconds.micro
             }
         }

@@ -164,29 +164,51 @@ struct Status: ParsableCommand {
     // MARK: Status bars (docs/status-bars.md)
 
     /// The bar's state: no game time usable now, less than `lowBelowSeconds`, more; or the daemon
-    /// could not be asked. Waybar's `class` and `alt`; the colour in i3blocks.
-    enum BarClass: String {
-        case none, low, ok, error
+    /// could not be asked. With `[screen]`, the nearer of game time and screen time: no screen time
+    /// left is `none`, less than `lowBelowSeconds` of it `low`. Waybar's `class` and `alt`; the
+    /// colour in i3blocks. (Declared from the best to the worst: the bar shows the worse.)
+    enum BarClass: String, CaseIterable, Comparable {
+        case ok, low, none, error
+
+        static func < (a: BarClass, b: BarClass) -> Bool { allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)! }
     }
 
-    /// Under five minutes of game time usable now is "low".
+    /// Under five minutes usable now is "low" (the default `warn_before`'s first warning, for game
+    /// time and for screen time).
     static let lowBelowSeconds: Int64 = 300
 
     static func barClass(_ s: ControlReply.Status) -> BarClass {
-        s.rewardAvailableSeconds <= 0 ? .none : s.rewardAvailableSeconds < lowBelowSeconds ? .low : .ok
+        let game = barClass(left: s.rewardAvailableSeconds)
+        guard let left = s.screen?.leftSeconds, s.screen?.freeDay == false else { return game }
+        return max(game, barClass(left: left))
     }
+
+    static func barClass(left: Int64) -> BarClass { left <= 0 ? .none : left < lowBelowSeconds ? .low : .ok }
 
     /// "0 min", "40 s", "20 min", "1 h 05 min": the game time in a bar.
     static func barMinutes(_ seconds: Int64) -> String { seconds <= 0 ? "0 min" : minutes(seconds) }
 
-    /// "🎮 20 min · 54 pts": game time usable now and the balance.
+    /// "🖥 45 min · ": screen time left now, before the game time (empty without `[screen]`, or when
+    /// no limit holds now). With bedtime the nearer end: "🖥 45 min (bedtime 20:30) · "; on a free
+    /// day "🖥 free day · ". `short` leaves bedtime out (i3blocks' short text).
+    static func barScreen(_ s: ControlReply.Status, short: Bool = false) -> String {
+        guard let screen = s.screen else { return "" }
+        if screen.freeDay { return "🖥 free day · " }
+        guard let left = screen.leftSeconds else { return "" }
+        // Bedtime is at most a day on: its time of day ("01:00" for one moved past midnight) says it.
+        let bedtime = !short && screen.limit == "bedtime" ? screen.bedtime.map { " (bedtime \($0.dropFirst(11).prefix(5)))" } ?? "" : ""
+        return "🖥 \(barMinutes(left))\(bedtime) · "
+    }
+
+    /// "🎮 20 min · 54 pts": game time usable now and the balance; with `[screen]`, screen time
+    /// left first ("🖥 45 min · 🎮 20 min · 54 pts").
     static func barText(_ s: ControlReply.Status) -> String {
-        "🎮 \(barMinutes(s.rewardAvailableSeconds)) · \(s.balance) \(abs(s.balance) == 1 ? "pt" : "pts")"
+        barScreen(s) + "🎮 \(barMinutes(s.rewardAvailableSeconds)) · \(s.balance) \(abs(s.balance) == 1 ? "pt" : "pts")"
     }
 
     /// The tooltip: one line per row of `stctl status` ("Game time now: 20 min"), then the blind spots.
     static func barTooltip(_ s: ControlReply.Status) -> String {
-        let order = ["Game time now", "Game time today", "Free time today", "Redeemed, left", "Points", "Learning today", "In use"]
+        let order = ["Screen time", "Bedtime", "Game time now", "Game time today", "Free time today", "Redeemed, left", "Points", "Learning today", "In use"]
         let rows = rows(s).sorted { (order.firstIndex(of: $0.0) ?? order.count) < (order.firstIndex(of: $1.0) ?? order.count) }
         // The terminal's rows space their remarks out ("42   (+0 today; …)"); a tooltip needs one space.
         let lines = rows.map { "\($0.0): \($0.1.replacing("   (", with: " ("))" } + s.blindSpots.map { "Note: \($0)" }
@@ -207,7 +229,7 @@ struct Status: ParsableCommand {
         case .success(let r):
             if r.ok, let s = r.status {
                 (text, tooltip, cls) = (barText(s), barTooltip(s), barClass(s))
-                shortText = "🎮 \(barMinutes(s.rewardAvailableSeconds))"
+                shortText = barScreen(s, short: true) + "🎮 \(barMinutes(s.rewardAvailableSeconds))"
             } else {
                 (text, tooltip) = barError(r.error ?? "the daemon refused")
                 (shortText, cls) = ("🎮 error", .error)

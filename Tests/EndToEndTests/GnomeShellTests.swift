@@ -182,6 +182,68 @@ struct GnomeShellTests {
         try d.stop()
     }
 
+    /// A number the indicator's D-Bus object gives, as gdbus prints it ("(<int64 7195>,)").
+    static func number(_ printed: String) -> Int? {
+        Int(printed.split(separator: " ").last?.filter { $0.isNumber || $0 == "-" } ?? "")
+    }
+
+    @Test("user mode with [screen]: the top bar shows screen time left beside game time, counted down by the second while the child's session counts; the menu says used, the limit and bedtime")
+    func screenTime() throws {
+        // The child's logind session (c2, the shell's) is python3-dbusmock's: logind needs systemd as PID 1.
+        let logind = try MockLogind()
+        let limit = 2 * 3600
+        let d = try LiveDaemon(policy: Self.policy + """
+
+            [screen]
+            daily_limit = "2h"
+            allowed_hours = ["00:00-23:00"]
+            """, environment: ["DBUS_SYSTEM_BUS_ADDRESS": logind.address], arguments: ["--sample-every", "250ms"], uid: Self.child)
+        defer { if d.process.isRunning { kill(d.process.processIdentifier, SIGKILL) } }
+        _ = try d.waitFor("watching uid")
+        let shell = try GnomeShellSession(uid: Self.child, packed: try Self.packed(), socket: d.socket, idleDelay: 0, logind: logind)
+        defer { shell.stop() }
+        // Input goes on (screen time counts up to idle_after, 5 s here, past the last input).
+        var looks = 0
+        try Wait.whether(within: 30) {   // each look runs stctl
+            if looks % 10 == 0 { shell.input() }
+            looks += 1
+            return ((try d.status()["screen"] as? [String: Any])?["counting"] as? Bool) == true
+        }
+        // Between the daemon's answers (every 5 s) the indicator counts screen time down by the second.
+        var seen: [Int] = []
+        var k = 0
+        Wait.whether(within: 40, every: 0.1) {
+            k += 1
+            if k % 10 == 0 { shell.input() }
+            let v = Self.number(shell.indicator("ScreenSecondsLeft")) ?? -1
+            if v >= 0, v < limit, v != seen.last { seen.append(v) }
+            return seen.count >= 4
+        }
+        #expect(seen.count == 4, "\(seen)")
+        // Down by a second at a time (an answer of the daemon may set it right by a second).
+        #expect(zip(seen, seen.dropFirst()).allSatisfy { $1 <= $0 + 1 } && (seen.last ?? 0) <= (seen.first ?? 0) - 2 && (seen.first ?? 0) > limit - 120,
+                "\(seen)")
+        let text = shell.indicator("ScreenText")
+        #expect(text == "(<'1 h 59 min'>,)\n" || text == "(<'1 h 58 min'>,)\n", "\(text)")
+        #expect(shell.indicator("Text") == "(<'no game time · 0 pts'>,)\n")
+        let details = shell.indicator("Details")
+        #expect(details.contains("Screen time left today: 1 h 5") && details.contains(" of 2 h\\nBedtime tonight: 23:00\\nGame time now: no game time"), "\(details)")
+
+        // Locked (logind's hint): screen time does not count, and the indicator stops counting it down.
+        try logind.lockedHint("c2", true)
+        try Wait.whether(within: 20) { ((try d.status()["screen"] as? [String: Any])?["counting"] as? Bool) == false }
+        let held = try #require((try d.status()["screen"] as? [String: Any])?["left_seconds"] as? Int)
+        try Wait.whether(within: 20, every: 0.1) { Self.number(shell.indicator("ScreenSecondsLeft")) == held }
+        var after: Set<Int?> = []
+        let until = Date().addingTimeInterval(3)
+        while Date() < until {   // three seconds of looks: none moves
+            after.insert(Self.number(shell.indicator("ScreenSecondsLeft")))
+            usleep(200_000)
+        }
+        #expect(after == [held], "\(after)")
+        try d.stop()
+    }
+
     static var systemName: String { "stgnome65011" }
 
     /// The root daemon for the system-mode child, and their GNOME Shell with the extension

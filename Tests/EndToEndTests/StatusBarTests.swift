@@ -22,8 +22,11 @@ struct StatusBarTests {
     }
 
     /// A daemon that answers: polls `stctl status` until it does (the socket appears when it is ready).
-    static func start(policy: String = policy(), sampleEvery: String = "1h") throws -> LiveDaemon {
-        let d = try LiveDaemon(policy: policy, arguments: ["--sample-every", sampleEvery, "--no-logind"])
+    /// With `logind`, the daemon follows that logind (the child's sessions count screen time);
+    /// without, it is started with `--no-logind`.
+    static func start(policy: String = policy(), sampleEvery: String = "1h", logind: MockLogind? = nil) throws -> LiveDaemon {
+        let d = try LiveDaemon(policy: policy, environment: logind.map { ["DBUS_SYSTEM_BUS_ADDRESS": $0.address] } ?? [:],
+                               arguments: ["--sample-every", sampleEvery] + (logind == nil ? ["--no-logind"] : []))
         var answered = false
         try Wait.whether(within: 60) {
             answered = try d.stctl(["status"]).status == 0
@@ -167,6 +170,117 @@ struct StatusBarTests {
         }
         #expect(!notes.isEmpty && Array(tip.suffix(notes.count)) == notes, "\(tip)")
         #expect(bar["text"] == "🎮 0 min · 0 pts" && bar["class"] == "none")
+        try d.stop()
+    }
+
+    /// The policy's screen time (issue #38), in a zone where it is about noon now
+    /// (LogindEndToEndTests.noonZone), so that no hour of the test touches midnight.
+    static func screenPolicy(dailyLimit: String, allowedHours: String, zone: String) -> String {
+        """
+        version = 1
+        timezone = "\(zone)"
+        [points]
+        per_reward_minute = \(perMinute)
+        [screen]
+        daily_limit = "\(dailyLimit)"
+        allowed_hours = ["\(allowedHours)"]
+        grace = "1h"
+        """
+    }
+
+    /// Seconds from now to `hour`:00 today in `zone`.
+    static func secondsUntil(hour: Int, in zone: String) -> Int {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: zone)!
+        let now = Date()
+        let then = calendar.date(bySettingHour: hour, minute: 0, second: 0, of: now)!
+        return Int(then.timeIntervalSince(now).rounded(.down))
+    }
+
+    /// stctl's words for a time left ("0 min", "40 s", "20 min", "1 h 05 min"; docs/status-bars.md).
+    static func words(_ seconds: Int) -> String {
+        seconds <= 0 ? "0 min" : seconds < 60 ? "\(seconds) s" : seconds < 3600 ? "\(seconds / 60) min"
+            : "\(seconds / 3600) h \(String(format: "%02d", seconds / 60 % 60)) min"
+    }
+
+    @Test("with [screen]: screen time left before the game time, bedtime when it is the nearer end, a free day; the tooltip starts with screen time and bedtime")
+    func screenTime() throws {
+        let zone = LogindEndToEndTests.noonZone()
+        let logind = try MockLogind()   // no session of the child yet: screen time does not count
+        let limit = 2 * 3600, bedtimeHour = 23
+        let d = try Self.start(policy: Self.screenPolicy(dailyLimit: "2h", allowedHours: "00:00-\(bedtimeHour):00", zone: zone), logind: logind)
+        defer { if d.process.isRunning { kill(d.process.processIdentifier, SIGKILL) } }
+        let game = 30
+        try Self.parent(d, ["adjust", "\(Self.bonus)", "--reason", "status bar test"])
+        try Self.parent(d, ["redeem", "\(game)"])
+        let balance = Self.bonus - game * Self.perMinute
+
+        // The daily limit is the nearer end (bedtime is at 23:00, ten hours on): the whole limit is left.
+        let daily = try Self.waybar(try d.stctl(["status", "--format", "waybar"]))
+        #expect(daily["text"] == "🖥 \(Self.words(limit)) · 🎮 \(game) min · \(balance) pts")
+        #expect(daily["class"] == "ok" && daily["alt"] == "ok")
+        let tip = try #require(daily["tooltip"]).components(separatedBy: "\n")
+        #expect(Array(tip.prefix(3)) == ["Screen time: \(Self.words(limit)) left today (used 0 s)", "Bedtime: \(bedtimeHour):00",
+                                         "Game time now: \(game) min"], "\(tip)")
+        #expect(Self.i3blocks(try d.stctl(["status", "--format", "i3blocks"]))
+                == ["🖥 \(Self.words(limit)) · 🎮 \(game) min · \(balance) pts", "🖥 \(Self.words(limit)) · 🎮 \(game) min"])
+
+        // A parent moves bedtime to 14:00 tonight (one to two hours from noon): bedtime is the nearer end.
+        try Self.parent(d, ["bedtime", "14:00", "--tonight"])
+        let before = Self.secondsUntil(hour: 14, in: zone)
+        let bar = try Self.waybar(try d.stctl(["status", "--format", "waybar"]))
+        let blocks = Self.i3blocks(try d.stctl(["status", "--format", "i3blocks"]))
+        let after = Self.secondsUntil(hour: 14, in: zone)
+        // The minute may turn between the test's clock and the daemon's: either word is right.
+        let lefts = Set([before, after, before + 1].map(Self.words))
+        #expect(lefts.contains { bar["text"] == "🖥 \($0) (bedtime 14:00) · 🎮 \(game) min · \(balance) pts" }, "\(bar) \(lefts)")
+        #expect(bar["class"] == "ok")
+        let bedtimeTip = try #require(bar["tooltip"]).components(separatedBy: "\n")
+        #expect(lefts.contains { Array(bedtimeTip.prefix(2)) == ["Screen time: \($0) left until bedtime (used 0 s)", "Bedtime: 14:00"] }, "\(bedtimeTip)")
+        // i3blocks' short text leaves bedtime out.
+        #expect(blocks.count == 2 && lefts.contains { blocks == ["🖥 \($0) (bedtime 14:00) · 🎮 \(game) min · \(balance) pts", "🖥 \($0) · 🎮 \(game) min"] },
+                "\(blocks)")
+
+        // A free day: no screen limit for the rest of today.
+        try Self.parent(d, ["free-day"])
+        let free = try Self.waybar(try d.stctl(["status", "--format", "waybar"]))
+        #expect(try #require(free["text"]).hasPrefix("🖥 free day · 🎮 "), "\(free)")
+        #expect(try #require(free["tooltip"]).hasPrefix("Screen time: no limit today (a free day) (used 0 s)\n"), "\(free)")
+        try d.stop()
+    }
+
+    @Test("with [screen]: the bar turns low, then none, as the child's session uses the screen time up, whatever the game time")
+    func screenTimeRunsOut() throws {
+        let logind = try MockLogind()
+        let limit = 8
+        let d = try Self.start(policy: Self.screenPolicy(dailyLimit: "\(limit)s", allowedHours: "00:00-23:00", zone: LogindEndToEndTests.noonZone()),
+                               logind: logind)
+        defer { if d.process.isRunning { kill(d.process.processIdentifier, SIGKILL) } }
+        let game = 30
+        try Self.parent(d, ["adjust", "\(Self.bonus)", "--reason", "status bar test"])
+        try Self.parent(d, ["redeem", "\(game)"])
+        let balance = Self.bonus - game * Self.perMinute
+
+        // No session: nothing counts yet, the whole limit is left, and it is under five minutes: low.
+        let low = try Self.waybar(try d.stctl(["status", "--format", "waybar"]))
+        #expect(low["text"] == "🖥 \(limit) s · 🎮 \(game) min · \(balance) pts")
+        #expect(low["class"] == "low" && low["alt"] == "low", "\(low)")
+        #expect(Self.i3blocks(try d.stctl(["status", "--format", "i3blocks"]))
+                == ["🖥 \(limit) s · 🎮 \(game) min · \(balance) pts", "🖥 \(limit) s · 🎮 \(game) min", "#FFAA00"])
+
+        // The child logs in: the session counts, and the limit is used up.
+        try logind.addSession("c6", uid: 65534, name: "nobody")
+        _ = try d.waitFor("following logind session /org/freedesktop/login1/session/c6")
+        var none: [String: String] = [:]
+        try Wait.whether(within: 30) {   // each look runs stctl
+            none = try Self.waybar(try d.stctl(["status", "--format", "waybar"]))
+            return none["class"] != "low"
+        }
+        #expect(none["text"] == "🖥 0 min · 🎮 \(game) min · \(balance) pts", "\(none)")
+        #expect(none["class"] == "none" && none["alt"] == "none", "\(none)")
+        #expect(try #require(none["tooltip"]).hasPrefix("Screen time: 0 s left today (used "), "\(none)")
+        #expect(Self.i3blocks(try d.stctl(["status", "--format", "i3blocks"]))
+                == ["🖥 0 min · 🎮 \(game) min · \(balance) pts", "🖥 0 min · 🎮 \(game) min", "#FF5555"])
         try d.stop()
     }
 

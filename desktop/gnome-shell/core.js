@@ -6,9 +6,10 @@
 // - tells screentimed what the shell sees, as `hook_event` requests on the daemon's control
 //   socket (docs/protocol.md): the focused window (pid, app id, title, Flatpak id), input and
 //   idle from Mutter's idle monitor, and the screen lock;
-// - shows the child what screentimed says (`status`): game time left now and points in the top
-//   bar, and the daemon's notices (warnings before games close) as GNOME notifications when the
-//   daemon could not show them itself (system mode).
+// - shows the child what screentimed says (`status`): screen time left (with a policy's
+//   `[screen]`), game time left now and points in the top bar, and the daemon's notices (warnings
+//   before games close or the screen time ends) as GNOME notifications when the daemon could not
+//   show them itself (system mode).
 // It decides nothing: what counts, and what is refused, is the daemon's business. It offers no
 // method that changes windows; its D-Bus object (/org/screentime/Indicator on the shell's own
 // bus name) has read-only properties.
@@ -34,17 +35,20 @@ const INDICATOR_XML = `<node>
   <interface name="org.screentime.Indicator">
     <property name="Text" type="s" access="read"/>
     <property name="GameSecondsLeft" type="x" access="read"/>
+    <property name="ScreenText" type="s" access="read"/>
+    <property name="ScreenSecondsLeft" type="x" access="read"/>
+    <property name="Details" type="s" access="read"/>
     <property name="Points" type="x" access="read"/>
     <property name="Connected" type="b" access="read"/>
     <property name="Watched" type="b" access="read"/>
   </interface>
 </node>`;
 
-// Game time in the words of the indicator: whole minutes, rounded down (never more than there
-// is), seconds in the last minute.
-function gameTimeWords(seconds) {
+// A time in the words of the indicator: whole minutes, rounded down (never more than there is),
+// seconds in the last minute.
+function durationWords(seconds) {
     if (seconds <= 0)
-        return 'no game time';
+        return '0 s';
     if (seconds < 60)
         return `${seconds} s`;
     const minutes = Math.floor(seconds / 60);
@@ -52,6 +56,71 @@ function gameTimeWords(seconds) {
         return `${minutes} min`;
     const rest = minutes % 60;
     return rest ? `${Math.floor(minutes / 60)} h ${rest} min` : `${minutes / 60} h`;
+}
+
+// Game time and screen time left, in the indicator's words.
+function gameTimeWords(seconds) {
+    return seconds <= 0 ? 'no game time' : durationWords(seconds);
+}
+
+function screenTimeWords(seconds) {
+    return seconds <= 0 ? 'no screen time' : durationWords(seconds);
+}
+
+// "20:30" of an RFC 3339 time of the daemon's (its local time, as the policy's zone has it).
+function clockWords(rfc3339) {
+    return rfc3339.substring(11, 16);
+}
+
+// What the indicator shows of one `status` (docs/protocol.md), moved on by `passed` seconds since
+// it came, as the daemon said the figures run on: game time down while a game counts
+// (`reward_counting`), learning up while it counts (`learning_counting`), screen time left down
+// and used up while screen time counts (`screen.counting`). Nothing else is worked out here.
+// Returns the top bar's words (`text`: game time and points; `screenText`: screen time, '' when
+// there is none to show), the menu's lines, and the seconds left (-1: no screen limit now).
+function indicatorView(s, passed) {
+    const down = (v, counting) => (counting ? Math.max(0, v - passed) : v);
+    const now = down(s.reward_available_seconds, s.reward_counting);
+    const today = down(s.reward_today_remaining_seconds, s.reward_counting);
+    const learning = s.learning_today_seconds + (s.learning_counting ? passed : 0);
+    const lines = [];
+    let screenText = '', screenSecondsLeft = -1;
+    const screen = s.screen;
+    if (screen) {
+        // The whole computer (docs/policy.md, [screen]): first, as it ends the session.
+        const used = screen.used_today_seconds + (screen.counting ? passed : 0);
+        if (screen.free_day) {
+            screenText = 'free day';
+            lines.push('Screen time: no limit today (a free day)');
+        } else if (typeof screen.left_seconds === 'number') {
+            screenSecondsLeft = down(screen.left_seconds, screen.counting);
+            const bedtime = screen.limit === 'bedtime' && screen.bedtime ? ` (bedtime ${clockWords(screen.bedtime)})` : '';
+            screenText = `${screenTimeWords(screenSecondsLeft)}${bedtime}`;
+            const until = {bedtime: 'until bedtime', screen_weekly_limit: 'this week'}[screen.limit] || 'today';
+            lines.push(`Screen time left ${until}: ${screenTimeWords(screenSecondsLeft)}`);
+        } else {
+            lines.push('Screen time: no limit now');
+        }
+        const limit = typeof screen.daily_limit_seconds === 'number' ? ` of ${durationWords(screen.daily_limit_seconds)}` : '';
+        const bonus = screen.bonus_seconds > 0 ? `, and ${durationWords(screen.bonus_seconds)} more from a parent` : '';
+        lines.push(`Screen time used today: ${durationWords(used)}${limit}${bonus}`);
+        if (screen.bedtime && !screen.free_day)
+            lines.push(`Bedtime tonight: ${clockWords(screen.bedtime)}`);
+    }
+    lines.push(
+        `Game time now: ${gameTimeWords(now)}`,
+        `Game time left today: ${gameTimeWords(today)}`,
+        `Points: ${s.balance} (${s.points_today} today)`,
+        `Learning today: ${durationWords(learning)}`);
+    if (s.bonus_left_seconds)
+        lines.push(`Bonus time today: ${gameTimeWords(s.bonus_left_seconds)}`);
+    if (s.games_stopped_until)
+        lines.push(`Games are stopped until ${clockWords(s.games_stopped_until)}`);
+    if (s.current_app)
+        lines.push(`${s.current_app}: ${s.current_counts || s.current_category}`);
+    for (const blind of s.blind_spots || [])
+        lines.push(blind);
+    return {text: `${gameTimeWords(now)} · ${s.balance} pts`, gameSecondsLeft: now, screenText, screenSecondsLeft, lines};
 }
 
 // One connection to the daemon: JSON lines out (queued, one write at a time), replies in order.
@@ -376,14 +445,20 @@ class Reporter {
     }
 }
 
-// The top bar: game time left now and points, as the daemon says; details in its menu.
+// The top bar: screen time left (with `[screen]`), game time left now and points, as the daemon
+// says; details in its menu.
 class Indicator {
     constructor(deps) {
         this._d = deps;
         const {St, Clutter, Gio, PanelMenu, PopupMenu, Main} = deps;
-        this.state = {Text: '', GameSecondsLeft: -1, Points: 0, Connected: false, Watched: false};
+        this.state = {Text: '', GameSecondsLeft: -1, ScreenText: '', ScreenSecondsLeft: -1, Details: '', Points: 0, Connected: false, Watched: false};
         this._button = new PanelMenu.Button(0.0, 'screentime', false);
         const box = new St.BoxLayout({style_class: 'panel-status-menu-box'});
+        // Screen time: shown only when the daemon says there is some to show.
+        this._screenIcon = new St.Icon({icon_name: 'video-display-symbolic', style_class: 'system-status-icon', visible: false});
+        this._screenLabel = new St.Label({text: '', y_align: Clutter.ActorAlign.CENTER, visible: false});
+        box.add_child(this._screenIcon);
+        box.add_child(this._screenLabel);
         box.add_child(new St.Icon({icon_name: 'applications-games-symbolic', style_class: 'system-status-icon'}));
         this._label = new St.Label({text: '…', y_align: Clutter.ActorAlign.CENTER});
         box.add_child(this._label);
@@ -406,7 +481,7 @@ class Indicator {
 
     _set(changes) {
         const {GLib} = this._d;
-        const types = {Text: 's', GameSecondsLeft: 'x', Points: 'x', Connected: 'b', Watched: 'b'};
+        const types = {Text: 's', GameSecondsLeft: 'x', ScreenText: 's', ScreenSecondsLeft: 'x', Details: 's', Points: 'x', Connected: 'b', Watched: 'b'};
         for (const [name, value] of Object.entries(changes)) {
             if (this.state[name] === value)
                 continue;
@@ -418,7 +493,7 @@ class Indicator {
     disconnected() {
         this._button.visible = false;
         this._status = null;
-        this._set({Connected: false, Watched: false, Text: '', GameSecondsLeft: -1});
+        this._set({Connected: false, Watched: false, Text: '', GameSecondsLeft: -1, ScreenText: '', ScreenSecondsLeft: -1, Details: ''});
     }
 
     // One `status` reply (null: the connection went before it came).
@@ -429,7 +504,7 @@ class Indicator {
             // Not a watched child (a parent's session, say): nothing to show.
             this._button.visible = false;
             this._status = null;
-            this._set({Connected: true, Watched: false, Text: '', GameSecondsLeft: -1});
+            this._set({Connected: true, Watched: false, Text: '', GameSecondsLeft: -1, ScreenText: '', ScreenSecondsLeft: -1, Details: ''});
             return;
         }
         this._status = reply.status;
@@ -438,11 +513,11 @@ class Indicator {
         this._notify(reply.status.notices || []);
     }
 
-    // Between two answers the figures run on, as the daemon said they would: game time down
-    // while a game counts (`reward_counting`), learning up while it counts. Called every second.
+    // Between two answers the figures run on, as the daemon said they would (indicatorView).
+    // Called every second.
     tick() {
         const s = this._status;
-        if (s && (s.reward_counting || s.learning_counting))
+        if (s && (s.reward_counting || s.learning_counting || (s.screen && s.screen.counting)))
             this._render();
     }
 
@@ -450,28 +525,15 @@ class Indicator {
     _render() {
         const s = this._status;
         const passed = Math.floor((this._d.GLib.get_monotonic_time() - this._gotAt) / 1000000);
-        const down = v => (s.reward_counting ? Math.max(0, v - passed) : v);
-        const now = down(s.reward_available_seconds), today = down(s.reward_today_remaining_seconds);
-        const learning = s.learning_today_seconds + (s.learning_counting ? passed : 0);
-        const text = `${gameTimeWords(now)} · ${s.balance} pts`;
-        this._label.text = text;
-        const lines = [
-            `Game time now: ${gameTimeWords(now)}`,
-            `Game time left today: ${gameTimeWords(today)}`,
-            `Points: ${s.balance} (${s.points_today} today)`,
-            `Learning today: ${gameTimeWords(learning).replace('no game time', '0 s')}`,
-        ];
-        if (s.bonus_left_seconds)
-            lines.push(`Bonus time today: ${gameTimeWords(s.bonus_left_seconds)}`);
-        if (s.games_stopped_until)
-            lines.push(`Games are stopped until ${s.games_stopped_until.substring(11, 16)}`);
-        if (s.current_app)
-            lines.push(`${s.current_app}: ${s.current_counts || s.current_category}`);
-        for (const blind of s.blind_spots || [])
-            lines.push(blind);
-        this._details.label.text = lines.join('\n');
+        const view = indicatorView(s, passed);
+        this._label.text = view.text;
+        this._screenLabel.text = view.screenText;
+        this._screenIcon.visible = this._screenLabel.visible = view.screenText !== '';
+        const details = view.lines.join('\n');
+        this._details.label.text = details;
         this._button.visible = true;
-        this._set({Connected: true, Watched: true, Text: text, GameSecondsLeft: now, Points: s.balance});
+        this._set({Connected: true, Watched: true, Text: view.text, GameSecondsLeft: view.gameSecondsLeft, ScreenText: view.screenText,
+            ScreenSecondsLeft: view.screenSecondsLeft, Details: details, Points: s.balance});
     }
 
     // The daemon's notices that it could not show itself (system mode has no way into the

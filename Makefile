@@ -17,7 +17,8 @@ BENCH_PKGS   = dbus-daemon python3-dbusmock timekpr-next hyperfine wrk whois pos
 DEBIAN_PKGS  = python3 tzdata sqlite3 libsqlite3-dev libsystemd-dev pkg-config libx11-dev libxss-dev libxres-dev libxi-dev libcrypt-dev
 # What the tests run against for real: a D-Bus daemon with python3-dbusmock's logind, an X
 # server (Xvfb) with openbox, xdotool and xterm (and Xephyr, a server whose mouse is a device of
-# its own, not XTEST's), sway headless with foot, mkpasswd (whois),
+# its own, not XTEST's), sway headless with foot (and swayidle, swaylock and grim, to see it
+# lock when logind asks), mkpasswd (whois),
 # systemd-analyze (systemd) to verify the unit files, libfaketime (faketime) to set the
 # daemon's wall clock ahead while it runs, GNOME Shell headless (gnome-shell; gjs to load the
 # extension's 45+ form, which Debian 12's shell cannot; gdbus and gsettings
@@ -30,7 +31,7 @@ DEBIAN_PKGS  = python3 tzdata sqlite3 libsqlite3-dev libsystemd-dev pkg-config l
 # test certificate), and PostgreSQL for the family ledger (postgresql: the tests run clusters of
 # their own, never the system's). After the tests,
 # tools/check-leftovers fails the run when a test user's process is still running.
-TEST_PKGS    = dbus-daemon dbus-bin python3-dbusmock xvfb xserver-xephyr xauth openbox xdotool xterm x11-utils sway foot whois systemd faketime \
+TEST_PKGS    = dbus-daemon dbus-bin python3-dbusmock xvfb xserver-xephyr xauth openbox xdotool xterm x11-utils sway foot swayidle swaylock grim whois systemd faketime \
                gnome-shell gjs libglib2.0-bin dconf-cli procps kwin-wayland xwayland \
                strace gcc debootstrap lintian dpkg-dev binutils chromium chromium-driver python3-selenium openssl postgresql iproute2
 

@@ -10,6 +10,7 @@ public final class MockLogind {
     private let bus: PrivateBus
     public var address: String { bus.address }
     private var mock: Process?
+    private var displayManager: Process?
 
     public init() throws {
         bus = try PrivateBus(.system)
@@ -28,7 +29,32 @@ public final class MockLogind {
         self.mock = nil
     }
 
-    deinit { stopMock() }
+    deinit {
+        stopMock()
+        if let displayManager {
+            kill(displayManager.processIdentifier, SIGKILL)
+            reap(displayManager)
+        }
+    }
+
+    /// GDM's manager beside logind on this system bus (python3-dbusmock, with a template of the
+    /// test's: dbusmock has none for GDM, which cannot run here either). GNOME Shell locks its
+    /// screen only when GDM answers its `Version` (LoginManager.canLock, 43): without it, it
+    /// makes no screen shield and leaves logind's Lock unheard.
+    public func addDisplayManager(version: String = "43.0") throws {
+        let template = bus.dir + "/gdm.py"
+        try """
+            BUS_NAME = 'org.gnome.DisplayManager'
+            MAIN_OBJ = '/org/gnome/DisplayManager/Manager'
+            MAIN_IFACE = 'org.gnome.DisplayManager.Manager'
+            SYSTEM_BUS = True
+
+            def load(mock, parameters):
+                mock.AddProperties(MAIN_IFACE, {'Version': '\(version)'})
+                mock.AddMethods(MAIN_IFACE, [('RegisterSession', 'a{sv}', '', ''), ('RegisterDisplay', 'a{ss}', '', '')])
+            """.write(toFile: template, atomically: true, encoding: .utf8)
+        displayManager = try bus.startMock(template, owning: "org.gnome.DisplayManager")
+    }
 
     /// Calls a method of the mock (its control interface, or logind's own).
     @discardableResult
@@ -46,6 +72,38 @@ public final class MockLogind {
         try call("/org/freedesktop/login1", "org.freedesktop.DBus.Mock", "AddMethod",
                  [.string("org.freedesktop.login1.Manager"), .string("GetSessionByPID"), .string("u"), .string("o"),
                   .string("ret = dbus.ObjectPath('/org/freedesktop/login1/session/\(id)')")])
+    }
+
+    /// What the template lacks for a desktop's own screen locker (swayidle, GNOME Shell), which
+    /// real logind does:
+    /// - `LockSession`/`UnlockSession` (and `LockSessions`/`UnlockSessions`, for every session)
+    ///   send the `Lock`/`Unlock` signal on the session's object, which its locker listens to
+    ///   (the template's only log the call). An unknown session is refused as logind refuses it.
+    /// - `GetSession("auto")` (and `"self"`) answers `session`: real logind answers the caller's
+    ///   own session, and swayidle asks for "auto" (the template answers a path named "auto").
+    /// The calls are still recorded (`calls`). Not the default: other tests count lock signals.
+    public func actAsLogindForLockers(session: String) throws {
+        for (member, signal) in [("LockSession", "Lock"), ("UnlockSession", "Unlock")] {
+            try addManagerMethod(member, in: "s", out: "", """
+                path = '/org/freedesktop/login1/session/' + args[0]
+                if path not in objects:
+                    raise dbus.exceptions.DBusException('No session "%s" known' % args[0], name='org.freedesktop.login1.NoSuchSession')
+                objects[path].EmitSignal('org.freedesktop.login1.Session', '\(signal)', '', [])
+                """)
+            try addManagerMethod(member + "s", in: "", out: "", """
+                for path in [p for p in objects if p.startswith('/org/freedesktop/login1/session/')]:
+                    objects[path].EmitSignal('org.freedesktop.login1.Session', '\(signal)', '', [])
+                """)
+        }
+        try addManagerMethod("GetSession", in: "s", out: "o",
+                             "ret = dbus.ObjectPath('/org/freedesktop/login1/session/' + ('\(session)' if args[0] in ('auto', 'self') else args[0]))")
+    }
+
+    /// A method of logind's manager, added to the mock (or put in place of the template's): dbusmock
+    /// runs `code` (Python: `args`, `objects`, `ret`).
+    private func addManagerMethod(_ member: String, in inSignature: String, out outSignature: String, _ code: String) throws {
+        try call("/org/freedesktop/login1", "org.freedesktop.DBus.Mock", "AddMethod",
+                 [.string("org.freedesktop.login1.Manager"), .string(member), .string(inSignature), .string(outSignature), .string(code)])
     }
 
     /// The sessions logind's manager was asked to act on by `member` (`LockSession`,

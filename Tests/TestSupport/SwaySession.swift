@@ -9,7 +9,9 @@ public final class SwaySession {
     public let uid: UInt32
     private let sway: Process
 
-    public init(uid: UInt32 = 65534) throws {
+    /// `environment`: more of the session's environment, which sway passes on to what it starts
+    /// (`DBUS_SYSTEM_BUS_ADDRESS`: the test's system bus, for swayidle).
+    public init(uid: UInt32 = 65534, environment extra: [String: String] = [:]) throws {
         self.uid = uid
         let fm = FileManager.default
         dir = fm.temporaryDirectory.appendingPathComponent("screentime-sway-\(UUID().uuidString)").path
@@ -23,7 +25,7 @@ public final class SwaySession {
         sway.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
         sway.arguments = ["--reuid=\(uid)", "--regid=\(uid)", "--clear-groups", "/usr/bin/sway", "-c", dir + "/config"]
         sway.environment = ["HOME": dir + "/home", "XDG_RUNTIME_DIR": dir + "/run", "PATH": "/usr/bin:/bin",
-                            "WLR_BACKENDS": "headless", "WLR_LIBINPUT_NO_DEVICES": "1", "WLR_RENDERER": "pixman"]
+                            "WLR_BACKENDS": "headless", "WLR_LIBINPUT_NO_DEVICES": "1", "WLR_RENDERER": "pixman"].merging(extra) { $1 }
         // sway, and the windows it starts, in a folder of the child's: the test runner's (the clone)
         // may be one the child cannot enter, and foot then does not start.
         sway.currentDirectoryURL = URL(fileURLWithPath: dir + "/home")

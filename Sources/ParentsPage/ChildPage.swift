@@ -13,7 +13,7 @@ public enum ChildPage {
             body += "<ol class=\"sessions\">" + sessions.map(session).joined() + "</ol>"
         }
         body += "<h2>The week to \(HTML.escape(week.last?.day ?? day))</h2>"
-        body += WeekCharts.learning(week) + WeekCharts.gameTime(week) + WeekCharts.points(week)
+        body += WeekCharts.learning(week) + WeekCharts.gameTime(week) + WeekCharts.screenTime(week) + WeekCharts.points(week)
         body += "</main>"
         return HTML.page(title: child, body: body, signedIn: true, csrf: csrf)
     }
@@ -76,6 +76,31 @@ public enum WeekCharts {
         }
     }
 
+    /// Screen time (the computer as a whole) each day against that day's limit (a schedule may
+    /// give a day another), and the limit with the parents' extra minutes when they gave some.
+    /// Nothing when no day has screen figures (the policy has no `[screen]`).
+    public static func screenTime(_ days: [ControlReply.ReportDay]) -> String {
+        guard days.contains(where: { $0.screenUsedSeconds != nil || $0.screenLimitSeconds != nil }) else { return "" }
+        let limits = Set(days.compactMap(\.screenLimitSeconds))
+        let title = limits.isEmpty ? "Screen time (no daily limit)"
+            : limits.count == 1 ? "Screen time against the daily limit of \(HTML.duration(limits.first!))" : "Screen time against each day's limit"
+        let most = days.map { d in max(d.screenUsedSeconds ?? 0, (d.screenLimitSeconds ?? 0) + (d.screenLimitSeconds == nil ? 0 : d.screenBonusSeconds ?? 0)) }.max() ?? 0
+        return chart(id: "screen", title: title, days: days, scale: most) { d, x, w, y0, px in
+            var out = ""
+            if let used = d.screenUsedSeconds {
+                out += bar(x, y0 - px(used), w, px(used), "used", used, "\(d.day): \(HTML.duration(used)) of screen time")
+            }
+            if let l = d.screenLimitSeconds {
+                out += line(x, w, y0 - px(l), "limit", l, "\(d.day): limit \(HTML.duration(l))")
+                if let bonus = d.screenBonusSeconds, bonus > 0 {
+                    out += line(x, w, y0 - px(l + bonus), "bonus", l + bonus,
+                                "\(d.day): limit with the parents' extra \(HTML.duration(bonus)): \(HTML.duration(l + bonus))")
+                }
+            }
+            return out
+        }
+    }
+
     public static func points(_ days: [ControlReply.ReportDay]) -> String {
         let most = days.map { max($0.pointsEarned + max(0, $0.pointsAdjusted), $0.pointsSpent) }.max() ?? 0
         return chart(id: "points", title: "Points earned (and given) against points spent", days: days, scale: most) { d, x, w, y0, px in
@@ -103,6 +128,11 @@ public enum WeekCharts {
             out += "<text x=\"\(x + w / 2)\" y=\"\(height - 8)\" text-anchor=\"middle\">\(HTML.escape(String(d.day.suffix(5))))</text></g>"
         }
         return out + "</svg></figure>"
+    }
+
+    /// A day's limit across its bar, its seconds in `data-seconds`.
+    static func line(_ x: Int, _ w: Int, _ y: Int, _ kind: String, _ seconds: Int64, _ title: String) -> String {
+        "<line class=\"\(kind)\" x1=\"\(x - 2)\" x2=\"\(x + w + 2)\" y1=\"\(y)\" y2=\"\(y)\" data-kind=\"\(kind)\" data-seconds=\"\(seconds)\"><title>\(HTML.escape(title))</title></line>"
     }
 
     static func bar(_ x: Int, _ y: Int, _ w: Int, _ h: Int, _ kind: String, _ value: Int64, _ title: String) -> String {

@@ -71,6 +71,7 @@ public enum FamilyPage {
         if let until = s.gamesStoppedUntil {
             out += "<div><dt>Games</dt><dd data-figure=\"stopped\">stopped until \(ChildPage.clock(until))</dd></div>"
         }
+        if let screen = s.screen { out += screenFigures(screen, asOf: s.asOf, steady: steady) }
         out += "</dl>"
         // A form sent twice (a double tap) is carried out once: the daemon knows its id, which is
         // the same for the same form of the same state (after an answer the state, and so the id,
@@ -113,24 +114,110 @@ public enum FamilyPage {
             <label class="check"><input type="checkbox" name="refund" value="yes"> Give the points back</label>
             <button type="submit">Take back</button></form>
             </details>
+            \(s.screen.map { screenForms($0, child: name, csrf: csrf, state: state) } ?? "")
             <p><a href="/child/\(name)">\(name)'s day and week</a></p>
             </section>
             """
         return out
     }
 
+    /// Screen time (a policy with `[screen]`): what is left today and what bounds it, what was
+    /// used of the day's limit (and the parents' bonus), tonight's bedtime, and a free day.
+    static func screenFigures(_ screen: ControlReply.Status.Screen, asOf: String?, steady: Bool) -> String {
+        var out = ""
+        if screen.freeDay {
+            out += "<div><dt>Screen time left today</dt><dd data-figure=\"screen-left\" data-free-day=\"yes\">no limit: a free day</dd></div>"
+        } else if let left = screen.leftSeconds {
+            // Time to bedtime runs out by the clock, whether or not the child is at the computer.
+            let down = left > 0 && (screen.counting || screen.limit == "bedtime")
+            let why = switch screen.limit {
+            case "bedtime": " <small>(until bedtime)</small>"
+            case "screen_weekly_limit": " <small>(this week's limit)</small>"
+            default: ""
+            }
+            // For the version, to the minute it shows rounded up: what is left then changes its
+            // minute at the same second as what was used (their sum, the limit, is whole minutes).
+            let shown = steady && down ? (left + 59) / 60 * 60 : left
+            out += "<div><dt>Screen time left today</dt><dd data-figure=\"screen-left\" data-seconds=\"\(shown)\">"
+                + running(shown, counting: down ? "down" : nil, steady: false) + why + "</dd></div>"
+        } else {
+            out += "<div><dt>Screen time left today</dt><dd data-figure=\"screen-left\">no limit now</dd></div>"
+        }
+        let used = screen.usedTodaySeconds
+        var of = screen.dailyLimitSeconds.map { " of \(HTML.duration($0))" } ?? ""
+        if screen.bonusSeconds > 0 { of += " + \(HTML.duration(screen.bonusSeconds)) bonus" }
+        out += "<div><dt>Screen time used today</dt><dd data-figure=\"screen-used\" data-seconds=\"\(steady && screen.counting ? used / 60 * 60 : used)\""
+            + " data-bonus=\"\(screen.bonusSeconds)\">" + running(used, counting: screen.counting ? "up" : nil, steady: steady) + of + "</dd></div>"
+        let bedtime: String
+        if screen.freeDay {
+            bedtime = "none: a free day"
+        } else if let at = screen.bedtime {
+            bedtime = Self.bedtime(at, asOf: asOf)
+        } else {
+            bedtime = "none (any hour)"
+        }
+        out += "<div><dt>Bedtime tonight</dt><dd data-figure=\"bedtime\" data-at=\"\(HTML.escape(screen.bedtime ?? ""))\">\(bedtime)</dd></div>"
+        return out
+    }
+
+    /// "21:30"; "midnight" or "00:30 after midnight" when bedtime falls on the next day's date.
+    static func bedtime(_ at: String, asOf: String?) -> String {
+        let time = ChildPage.clock(at)
+        guard let asOf, at.count >= 10, asOf.count >= 10, at.prefix(10) > asOf.prefix(10) else { return time }
+        return time == "00:00" ? "midnight" : time + " after midnight"
+    }
+
+    /// The parents' say over today's screen time: more of it, tonight's bedtime, a free day. A
+    /// free day lifts every limit until midnight, so it asks for a tick first (the browser will
+    /// not send the form without it, and the server refuses one that comes without it).
+    static func screenForms(_ screen: ControlReply.Status.Screen, child name: String, csrf: String, state: String) -> String {
+        // Each form's id changes with what it changes (ParentsSay: a repeated id is answered, not
+        // carried out again): a double tap gives once, the next bonus after it is another.
+        let mine = version(of: "\(state) \(screen.bonusSeconds) \(screen.bedtime ?? "-") \(screen.freeDay)")
+        func start(_ action: String) -> String {
+            "<form method=\"post\" action=\"/\(action)\" class=\"row\">\(HTML.csrfField(csrf))<input type=\"hidden\" name=\"rid\" value=\"\(action)-\(mine)\">"
+                + "<input type=\"hidden\" name=\"child\" value=\"\(name)\">"
+        }
+        var out = """
+            <details class="screen"><summary>Screen time: more today, bedtime tonight, a free day</summary>
+            \(start("screen-bonus"))
+            <label>Minutes of screen time <input type="number" name="minutes" min="1" max="1440" required inputmode="numeric"></label>
+            <label>Reason <input type="text" name="reason" maxlength="200"></label>
+            <button type="submit">More screen time today</button></form>
+            \(start("bedtime"))
+            <label>Bedtime tonight <input type="time" name="until" required></label>
+            <button type="submit">Set tonight's bedtime</button></form>
+            """
+        if screen.freeDay {
+            out += "<p class=\"note\">Today is a free day: no screen or game limit until midnight.</p>"
+        } else {
+            out += """
+                \(start("free-day"))
+                <label>Reason <input type="text" name="reason" maxlength="200"></label>
+                <label class="check"><input type="checkbox" name="sure" value="yes" required> Yes: no screen or game limit for the rest of today</label>
+                <button type="submit">Free day</button></form>
+                """
+        }
+        return out + "</details>"
+    }
+
     static func request(_ r: ControlReply.RequestLine, child: String, perMinute: Int64, csrf: String, anyway: String) -> String {
         let id = HTML.escape(r.id)
         let why = r.reason.map { ": “\(HTML.escape($0))”" } ?? ""
+        // Screen minutes asked for are given free, as screen time for today (no points, no limit
+        // question): one button.
+        let answers = r.screen == true ? "<button type=\"submit\" name=\"pay\" value=\"screen\">Give as screen time for today</button>" : """
+            <button type="submit" name="pay" value="points">Approve (\(r.minutes * perMinute) points)</button>
+            <button type="submit" name="pay" value="gift">Give as a gift</button>
+            <button type="submit" name="pay" value="bonus">Give as bonus time for today</button>\(anyway)
+            """
         return """
             <div class="waiting request" data-request="\(id)">
-            <p>Asks for <strong>\(r.minutes) min</strong>\(why)</p>
+            <p>Asks for <strong>\(r.minutes) min\(r.screen == true ? " of screen time" : "")</strong>\(why)</p>
             <form method="post" action="/requests/approve" class="row">\(HTML.csrfField(csrf))<input type="hidden" name="child" value="\(HTML.escape(child))">
             <input type="hidden" name="id" value="\(id)">
             <label>Minutes <input type="number" name="minutes" min="1" max="\(r.minutes)" value="\(r.minutes)" inputmode="numeric"></label>
-            <button type="submit" name="pay" value="points">Approve (\(r.minutes * perMinute) points)</button>
-            <button type="submit" name="pay" value="gift">Give as a gift</button>
-            <button type="submit" name="pay" value="bonus">Give as bonus time for today</button>\(anyway)</form>
+            \(answers)</form>
             <form method="post" action="/requests/deny" class="row">\(HTML.csrfField(csrf))<input type="hidden" name="child" value="\(HTML.escape(child))">
             <input type="hidden" name="id" value="\(id)">
             <label>Why not <input type="text" name="reason" maxlength="200"></label>

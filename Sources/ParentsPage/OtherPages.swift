@@ -87,6 +87,7 @@ public enum PageAssets {
         input[type=number]{width:6em}
         textarea{width:100%}
         button{padding:6px 12px;border-radius:6px;border:1px solid #888;background:#eee}
+        .note{color:#555;font-size:.9rem}
         .flash{background:#e8f5e9;padding:6px 8px;border-radius:6px}
         .error{background:#ffebee;border-left:4px solid #c62828;padding:6px 8px;border-radius:6px}
         pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#fff;border:1px solid #ddd;padding:8px}
@@ -97,6 +98,8 @@ public enum PageAssets {
         .chart svg{max-width:100%;height:auto;background:#fff;border:1px solid #ddd}
         .chart text{font-size:10px;fill:#444}
         rect.counted,rect.played,rect.earned{fill:#2e7d32}
+        rect.used{fill:#1565c0}
+        line.bonus{stroke:#ef6c00;stroke-width:2;stroke-dasharray:4 2}
         rect.refused{fill:#c8e6c9}
         rect.spent{fill:#ef6c00}
         line.limit{stroke:#c62828;stroke-width:2}
@@ -136,12 +139,15 @@ public enum PageAssets {
           function typing() { var a = document.activeElement; return a && family.contains(a) && a.tagName !== "BUTTON"; }
           function show(html) {
             if (typing()) { waiting = html; return; }
-            // What the parent opened stays open.
-            var open = Array.prototype.map.call(family.querySelectorAll("details[open]"), function (d) { return d.closest("section").id; });
+            // What the parent opened stays open: each child's section, and which of its panels
+            // (by class: give, today, screen).
+            var open = Array.prototype.map.call(family.querySelectorAll("details[open]"), function (d) {
+              return "#" + CSS.escape(d.closest("section").id) + " details." + CSS.escape(d.className);
+            });
             family.innerHTML = html;
             shownAt = performance.now();
             waiting = null;
-            open.forEach(function (id) { var d = document.querySelector("#" + CSS.escape(id) + " details"); if (d) d.open = true; });
+            open.forEach(function (where) { var d = document.querySelector(where); if (d) d.open = true; });
           }
           family.addEventListener("focusout", function () { setTimeout(function () { if (waiting !== null) show(waiting); }, 0); });
           // Only what differs from the version this page shows is sent.

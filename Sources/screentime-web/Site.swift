@@ -63,6 +63,9 @@ final class Site: Sendable {
         router.post("/bonus") { request, _ in try await self.signedIn(request, form: true) { s, f in try await self.bonus(s, f) } }
         router.post("/stop-games") { request, _ in try await self.signedIn(request, form: true) { s, f in try await self.stopGames(s, f) } }
         router.post("/revoke") { request, _ in try await self.signedIn(request, form: true) { s, f in try await self.revoke(s, f) } }
+        router.post("/screen-bonus") { request, _ in try await self.signedIn(request, form: true) { s, f in try await self.screenBonus(s, f) } }
+        router.post("/bedtime") { request, _ in try await self.signedIn(request, form: true) { s, f in try await self.bedtime(s, f) } }
+        router.post("/free-day") { request, _ in try await self.signedIn(request, form: true) { s, f in try await self.freeDay(s, f) } }
         router.get("/child/{name}") { request, context in
             let name = context.parameters.get("name") ?? ""
             return try await self.signedIn(request) { s, _ in try await self.childPage(s, name: name, day: request.uri.queryParameters.get("day")) }
@@ -323,7 +326,8 @@ final class Site: Sendable {
         }
         let reply = try await ask(session, asked, child: child)
         let granted = reply.request?.minutesGranted.map { "\($0) min" } ?? ""
-        return acted(session, reply, done: approve ? "Approved: \(granted) for \(child)" + (asked.gift == true ? ", as a gift" : asked.bonus == true ? ", as bonus time for today" : "")
+        return acted(session, reply, done: approve ? "Approved: \(granted) for \(child)" + (asked.gift == true ? ", as a gift" : asked.bonus == true ? ", as bonus time for today"
+                                                       : form["pay"] == "screen" ? ", as screen time for today" : "")
                                                    : "Denied \(child)'s request")
     }
 
@@ -385,6 +389,49 @@ final class Site: Sendable {
         asked.id = form["rid"]
         let reply = try await ask(session, asked, child: child)
         return acted(session, reply, done: "\(child): " + (reply.note ?? "done") + (reply.balance.map { " The balance is now \($0)." } ?? ""))
+    }
+
+    /// Minutes of screen time for today only, beyond today's screen limits (not past bedtime).
+    func screenBonus(_ session: WebSessions.Session, _ form: FormFields) async throws -> Response {
+        guard let child = form["child"], let minutes = form["minutes"].flatMap({ Int64($0) }) else {
+            return Self.refused(.badRequest, "More screen time needs a child and whole minutes.")
+        }
+        var asked = ControlRequest(.bonus, minutes: minutes, reason: form["reason"].flatMap { $0.isEmpty ? nil : $0 })
+        asked.screen = true
+        asked.id = form["rid"]
+        let reply = try await ask(session, asked, child: child)
+        return acted(session, reply, done: reply.note ?? "Gave \(child) \(minutes) min of screen time for today")
+    }
+
+    /// Tonight's bedtime, earlier or later; tomorrow the policy's hours hold again.
+    func bedtime(_ session: WebSessions.Session, _ form: FormFields) async throws -> Response {
+        guard let child = form["child"] else { return Self.refused(.badRequest, "Whose bedtime? (the form names no child)") }
+        guard var until = form["until"].map({ String($0.filter { $0 != " " }) }), !until.isEmpty else {
+            sessions.withLock { $0.setFlash(.refused("Bedtime was not changed: choose a time tonight, such as 21:30."), of: session.id) }
+            return Self.redirect("/")
+        }
+        // A time field cannot say 24:00: its 00:00 is midnight tonight (the daemon's 24:00), not
+        // this morning's start.
+        if until == "00:00" { until = "24:00" }
+        var asked = ControlRequest(.bedtime)
+        asked.until = until
+        asked.id = form["rid"]
+        let reply = try await ask(session, asked, child: child)
+        return acted(session, reply, done: reply.note ?? "Bedtime tonight for \(child) is \(until)")
+    }
+
+    /// No screen or game limit for the rest of today: only with the form's tick that says so.
+    func freeDay(_ session: WebSessions.Session, _ form: FormFields) async throws -> Response {
+        guard let child = form["child"] else { return Self.refused(.badRequest, "Whose free day? (the form names no child)") }
+        guard form["sure"] == "yes" else {
+            sessions.withLock { $0.setFlash(.refused("Not a free day yet: tick “Yes: no screen or game limit for the rest of today” and press Free day again."),
+                                            of: session.id) }
+            return Self.redirect("/")
+        }
+        var asked = ControlRequest(.freeDay, reason: form["reason"].flatMap { $0.isEmpty ? nil : $0 })
+        asked.id = form["rid"]
+        let reply = try await ask(session, asked, child: child)
+        return acted(session, reply, done: reply.note ?? "A free day for \(child)")
     }
 
     // MARK: Responses

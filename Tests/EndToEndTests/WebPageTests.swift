@@ -111,6 +111,47 @@ struct WebPageTests {
         try? FileManager.default.removeItem(atPath: shots + "/profile")
     }
 
+    @Test("in Chromium, a child with [screen]: the family page shows screen time left and bedtime from the policy; more screen time, tonight's bedtime and a free day each change what the daemon says, recorded as the parent's; a refusal in the page's words; the week's screen chart against the limit; no sideways scrolling at 390 px")
+    func screenTime() throws {
+        let hash = try PassphraseEndToEndTests.mkpasswd(Self.passphrase)
+        // About noon in the policy's zone whenever the test runs: bedtime (20:30) is hours away, so
+        // the daily limit is what bounds screen time left. No logind (the daemon's --no-logind):
+        // the child has no login session, so no screen time is used while the test runs.
+        let limitSeconds = 7200, bedtime = "20:30"
+        let policy = """
+            version = 1
+            timezone = "\(NoonZone.name)"
+            [parents]
+            users = ["mum"]
+            passphrase_hash = "\(hash)"
+            [screen]
+            daily_limit = "2h"
+            allowed_hours = ["07:00-\(bedtime)"]
+            """
+        _ = (Self.child, Self.webUser)
+        let d = try SystemModeTests.SystemDaemon(policies: ["stkid65070": policy], arguments: ["--web-user", "stweb65071"])
+        defer { try? d.stop() }
+        _ = try d.waitFor("screentimed: watching uid 65070")
+        let page = try Page(socket: d.socket, lifetime: "30m")
+        defer { page.stop() }
+        let shots = ReplayBinaryTests.root.appendingPathComponent(".build/web-screenshots-screen").path
+        try? FileManager.default.removeItem(atPath: shots)
+        try FileManager.default.createDirectory(atPath: shots, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: shots + "/profile") }
+        let r = try Self.script("web-screen.py", ["URL": page.url, "PASSPHRASE": Self.passphrase, "CHILD": "stkid65070", "CHILD_UID": "\(Self.child)",
+                                                  "STCTL": ControlSocketTests.stctl, "SOCKET": d.socket, "SHOTS": shots,
+                                                  "LIMIT": "\(limitSeconds)", "BEDTIME": bedtime])
+        #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
+        // Each is an event in the child's log, with the parent who did it on the page, and why.
+        for (event, words) in [("screen_bonus", "finished homework early"), ("bedtime_moved", "\"until\":\"21:15\""), ("free_day", "birthday")] {
+            let line = try d.sql("stkid65070", "SELECT line FROM event WHERE line LIKE '%\"event\":\"\(event)\"%'")
+            #expect(line.contains(words) && line.contains("\"by\":\"mum (on the parents' page)\""), "\(event): \(line)")
+        }
+        for name in ["family-screen", "child-screen", "family-free-day"] {
+            #expect(FileManager.default.fileExists(atPath: "\(shots)/\(name)-390x844.png"), "no screenshot \(name) at 390 px")
+        }
+    }
+
     @Test("refused: everything but the login page without a session, a form without its token, a cookie after logout or its lifetime, a token from another uid; five wrong passphrases lock; every answer carries the CSP and cookie flags")
     func security() throws {
         let d = try Self.daemon(hash: try PassphraseEndToEndTests.mkpasswd(Self.passphrase))

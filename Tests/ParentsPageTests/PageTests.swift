@@ -223,3 +223,175 @@ struct RunningFigureTests {
         #expect(!said.contains("--"))
     }
 }
+
+/// Screen time on the parents' page (issue #38): the figures beside game time, the three forms,
+/// and the week's chart.
+@Suite("The parents' page: screen time")
+struct ScreenTimePageTests {
+    /// Emma's day under `[screen] daily_limit = "2h"`: 45 min used, a parent gave 15 min more,
+    /// bedtime at 20:30.
+    static let limit: Int64 = 7200, used: Int64 = 2700, bonus: Int64 = 900
+
+    static func screen(counting: Bool = false, limit bound: String? = "screen_daily_limit", left: Int64? = limit + bonus - used,
+                       bedtime: String? = "2026-11-26T20:30:00+01:00", freeDay: Bool = false) -> ControlReply.Status.Screen {
+        .init(usedTodaySeconds: used, dailyLimitSeconds: limit, bonusSeconds: bonus, leftSeconds: left, limit: bound,
+              bedtime: bedtime, freeDay: freeDay, counting: counting, sessions: ["c2"])
+    }
+
+    static func card(_ screen: ControlReply.Status.Screen?, asOf: String? = "2026-11-26T12:00:00+01:00") -> String {
+        var s = PageTests.status()
+        s.screen = screen
+        s.asOf = asOf
+        return FamilyPage.fragment([.init(child: "emma", status: s)], csrf: "t0k")
+    }
+
+    /// The text of one figure (`data-figure`), from its `>` to its `</dd>`.
+    static func figure(_ name: String, in html: String) -> String? {
+        guard let at = html.firstRange(of: "data-figure=\"\(name)\"") else { return nil }
+        let rest = html[at.upperBound...]
+        guard let open = rest.firstIndex(of: ">"), let close = rest.firstRange(of: "</dd>") else { return nil }
+        return String(rest[rest.index(after: open)..<close.lowerBound])
+    }
+
+    @Test("a child with [screen]: screen time left and used of the limit with the bonus, bedtime tonight; the three forms, each with the session's token")
+    func figuresAndForms() throws {
+        let html = Self.card(Self.screen())
+        let left = Self.limit + Self.bonus - Self.used
+        #expect(html.contains("data-figure=\"screen-left\" data-seconds=\"\(left)\""))
+        #expect(Self.figure("screen-left", in: html) == HTML.duration(left))
+        #expect(Self.figure("screen-used", in: html) == "\(HTML.duration(Self.used)) of \(HTML.duration(Self.limit)) + \(HTML.duration(Self.bonus)) bonus")
+        #expect(Self.figure("bedtime", in: html) == "20:30")
+        // Game time is still there beside it.
+        #expect(html.contains("data-figure=\"game-left\""))
+        for action in ["/screen-bonus", "/bedtime", "/free-day"] { #expect(html.contains("action=\"\(action)\""), "no form for \(action)") }
+        #expect(html.contains("<button type=\"submit\">More screen time today</button>"))
+        #expect(html.contains("<input type=\"time\" name=\"until\" required>"))
+        // A free day is sent only with its tick (the browser will not send the form without it).
+        #expect(html.contains("<input type=\"checkbox\" name=\"sure\" value=\"yes\" required>"))
+        #expect(html.components(separatedBy: "<form").count - 1 == html.components(separatedBy: "name=\"csrf\" value=\"t0k\"").count - 1)
+    }
+
+    @Test("a child without [screen]: no screen figure, no screen form")
+    func noScreen() {
+        let html = Self.card(nil)
+        for part in ["screen-left", "screen-used", "data-figure=\"bedtime\"", "/screen-bonus", "/free-day", "action=\"/bedtime\""] {
+            #expect(!html.contains(part), "\(part) is shown for a child without screen time")
+        }
+    }
+
+    @Test("screen time counting: left counts down, used up, and the version changes only with the minute; up to bedtime, left counts down by the clock even while not counting")
+    func counting() {
+        let html = Self.card(Self.screen(counting: true))
+        let left = Self.limit + Self.bonus - Self.used
+        #expect(html.contains("<span class=\"running\" data-counting=\"down\" data-seconds=\"\(left)\">\(HTML.clock(left))</span>"))
+        #expect(html.contains("<span class=\"running\" data-counting=\"up\" data-seconds=\"\(Self.used)\">\(HTML.clock(Self.used))</span>"))
+        func version(_ s: ControlReply.Status.Screen) -> String {
+            var st = PageTests.status()
+            st.screen = s
+            return FamilyPage.version(of: [.init(child: "emma", status: st)], csrf: "t0k")
+        }
+        // 5400 s left and 2700 used: 20 s later both still show their minute (1 h 30 min left, 45 min
+        // used), 61 s later neither does.
+        var later = Self.screen(counting: true, left: left - 20)
+        later.usedTodaySeconds = Self.used + 20
+        #expect(version(later) == version(Self.screen(counting: true)))
+        later.leftSeconds = left - 61
+        later.usedTodaySeconds = Self.used + 61
+        #expect(version(later) != version(Self.screen(counting: true)))
+        // Bounded by bedtime, not counting: the time to bedtime runs out all the same.
+        let bed = Self.card(Self.screen(counting: false, limit: "bedtime", left: 1800))
+        #expect(bed.contains("<span class=\"running\" data-counting=\"down\" data-seconds=\"1800\">\(HTML.clock(1800))</span> <small>(until bedtime)</small>"))
+        #expect(!bed.contains("data-counting=\"up\" data-seconds=\"\(Self.used)\""))
+        // Not counting, bounded by the daily limit: plain figures.
+        let still = Self.card(Self.screen(counting: false))
+        #expect(!still.contains("data-counting"))
+    }
+
+    @Test("a free day: said instead of a limit and a bedtime; no free-day form then")
+    func freeDay() {
+        let html = Self.card(Self.screen(left: nil, freeDay: true))
+        #expect(Self.figure("screen-left", in: html) == "no limit: a free day")
+        #expect(Self.figure("bedtime", in: html) == "none: a free day")
+        #expect(!html.contains("action=\"/free-day\""))
+        #expect(html.contains("Today is a free day: no screen or game limit until midnight."))
+        #expect(html.contains("action=\"/screen-bonus\"") && html.contains("action=\"/bedtime\""))
+    }
+
+    @Test("bedtime after midnight is said so; none when the policy sets no hours")
+    func bedtimeWords() {
+        #expect(Self.figure("bedtime", in: Self.card(Self.screen(bedtime: "2026-11-27T00:30:00+01:00"))) == "00:30 after midnight")
+        #expect(Self.figure("bedtime", in: Self.card(Self.screen(bedtime: "2026-11-27T00:00:00+01:00"))) == "midnight")
+        #expect(Self.figure("bedtime", in: Self.card(Self.screen(bedtime: nil))) == "none (any hour)")
+        #expect(Self.figure("screen-left", in: Self.card(Self.screen(limit: nil, left: nil))) == "no limit now")
+    }
+
+    @Test("a screen form's id is the same for the same state (a double tap is carried out once) and another once the bonus, bedtime or free day changed")
+    func formIDs() throws {
+        func rid(_ action: String, _ html: String) throws -> String {
+            let marker = "name=\"rid\" value=\"\(action)-"
+            let at = try #require(html.firstRange(of: marker))
+            return String(html[at.upperBound...].prefix(16))
+        }
+        let first = Self.card(Self.screen())
+        #expect(try rid("screen-bonus", first) == rid("screen-bonus", Self.card(Self.screen())))
+        var more = Self.screen()
+        more.bonusSeconds += 600
+        #expect(try rid("screen-bonus", first) != rid("screen-bonus", Self.card(more)))
+        #expect(try rid("bedtime", first) != rid("bedtime", Self.card(Self.screen(bedtime: "2026-11-26T21:15:00+01:00"))))
+    }
+
+    @Test("a child's ask for screen minutes: said so, with one answer that gives them free, not for points")
+    func screenRequest() {
+        var r = ControlReply.RequestLine(child: nil, id: "4", at: "2026-11-26T10:00:00Z", minutes: 20, reason: "finish my project",
+                                         state: "pending", expiresAt: nil, pay: nil, minutesGranted: nil, decidedAt: nil, by: nil, answer: nil)
+        r.screen = true
+        let html = FamilyPage.fragment([.init(child: "emma", status: PageTests.status(requests: [r]))], csrf: "t0k")
+        #expect(html.contains("Asks for <strong>20 min of screen time</strong>"))
+        #expect(html.contains("<button type=\"submit\" name=\"pay\" value=\"screen\">Give as screen time for today</button>"))
+        #expect(!html.contains("points)</button>") && !html.contains("value=\"gift\""))
+    }
+
+    static func day(_ date: String, used: Int64?, limit: Int64?, bonus: Int64?) -> ControlReply.ReportDay {
+        var d = ControlReply.ReportDay(day: date, learningCreditedSeconds: 0, learningRefusedSeconds: 0, refused: [], pointsEarned: 0,
+                                       pointsSpent: 0, pointsAdjusted: 0, rewardUsedSeconds: nil, rewardDailyLimitSeconds: nil, topApps: [])
+        d.screenUsedSeconds = used
+        d.screenLimitSeconds = limit
+        d.screenBonusSeconds = bonus
+        return d
+    }
+
+    @Test("the week's screen time chart: each day's time against its own limit, the limit with a bonus, on one scale; none without screen figures")
+    func chart() {
+        // A school day (2 h), a weekend day a schedule gives 3 h, with 1 h of bonus; a day not seen.
+        let days = [Self.day("2026-11-27", used: 3600, limit: 7200, bonus: 0), Self.day("2026-11-28", used: 14_400, limit: 10_800, bonus: 3600),
+                    Self.day("2026-11-29", used: nil, limit: 10_800, bonus: nil)]
+        let chart = WeekCharts.screenTime(days)
+        #expect(chart.contains("id=\"chart-screen\""))
+        #expect(chart.contains("Screen time against each day&#39;s limit"))
+        // The scale is the most of any day: 4 h (used, and the limit with the bonus) fills the 116 pixels.
+        #expect(chart.contains("height=\"116\" data-kind=\"used\" data-value=\"14400\""))
+        #expect(chart.contains("height=\"29\" data-kind=\"used\" data-value=\"3600\""))            // 1 h: a quarter
+        #expect(chart.contains("data-kind=\"limit\" data-seconds=\"7200\""))
+        #expect(chart.contains("data-kind=\"limit\" data-seconds=\"10800\""))
+        #expect(chart.contains("data-kind=\"bonus\" data-seconds=\"14400\""))
+        #expect(chart.components(separatedBy: "data-kind=\"bonus\"").count - 1 == 1)
+        #expect(chart.components(separatedBy: "data-kind=\"used\"").count - 1 == 2)           // the day not seen has no bar
+        #expect(WeekCharts.screenTime([Self.day("2026-11-27", used: 0, limit: 7200, bonus: 0)]).contains("against the daily limit of 2 h 00 min"))
+        #expect(WeekCharts.screenTime([Self.day("2026-11-27", used: nil, limit: nil, bonus: nil)]) == "")
+        let page = ChildPage.page(child: "emma", day: "2026-11-29", sessions: [], week: days, csrf: "t")
+        #expect(page.contains("id=\"chart-screen\"") && page.contains("id=\"chart-game\""))
+    }
+
+    /// The daemon's refusals of the three (screentimed's ParentsSay), as a parent reads them.
+    @Test("the daemon's refusals of screen time, bedtime and a free day, in the page's words", arguments: [
+        ("bonus needs minutes from 1 to 1440 (a day); nothing was given", "Not done: bonus needs minutes from 1 to 1440 (a day); nothing was given."),
+        ("bedtime needs a time tonight such as 21:30 (HH:MM, up to 24:00); nothing was changed",
+         "Not done: bedtime needs a time tonight such as 21:30 (HH:MM, up to 24:00); nothing was changed."),
+        ("the reason is 301 characters long; at most 300, please", "Not done: the reason is 301 characters long; at most 300, please."),
+    ])
+    func refusals(_ daemon: String, _ page: String) {
+        #expect(PageWords.refusal(daemon) == page)
+        let shown = FamilyPage.page([.init(child: "emma", status: PageTests.status())], csrf: "t0k", flash: .answer(ok: false, done: "Bedtime", error: daemon))
+        #expect(shown.contains("<p class=\"error\" role=\"alert\">\(HTML.escape(page))</p>"))
+    }
+}

@@ -4,7 +4,8 @@ against the real daemon and screentime-web: log in; a child's `stctl ask` appear
 reload; approving it gives the child the minutes; a chore approved; redeem and adjust; the week's
 charts carry the report's figures; screenshots at 390x844 and 1280x800, no horizontal overflow at
 390. Run by WebPageTests.swift, which starts the daemon and the page; it fails (exit 1) on the
-first expectation not met, saying which.
+first expectation not met, saying which. The browser, and how a form's button is pressed, are
+web_page.py's.
 
 Environment: URL (the page), PASSPHRASE, CHILD (name), CHILD_UID, STCTL, SOCKET, SHOTS (a folder
 for the screenshots), DAY (a day with learning in the child's state, YYYY-MM-DD), HASH (the
@@ -14,17 +15,13 @@ import json
 import re
 import os
 import subprocess
-import sys
 import time
 
-from selenium import webdriver
-from selenium.webdriver.chrome.options import Options
-from selenium.webdriver.chrome.service import Service
-from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
-from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support import expected_conditions as ready
-from selenium.webdriver.support.ui import WebDriverWait
+
+from web_page import browser, card, expect, figure, flash, shots, submit, wait
 
 URL = os.environ["URL"]
 CHILD = os.environ["CHILD"]
@@ -32,16 +29,6 @@ CHILD_UID = os.environ["CHILD_UID"]
 STCTL = os.environ["STCTL"]
 SOCKET = os.environ["SOCKET"]
 SHOTS = os.environ["SHOTS"]
-
-
-def fail(why):
-    print("web-browser.py: " + why, file=sys.stderr)
-    sys.exit(1)
-
-
-def expect(condition, why):
-    if not condition:
-        fail(why)
 
 
 def as_child(*args):
@@ -61,75 +48,6 @@ def as_parent(*args):
     r = subprocess.run([STCTL, *args, "--socket", SOCKET], capture_output=True, text=True, timeout=30)
     expect(r.returncode == 0, f"stctl {' '.join(args)} as root failed: {r.stderr}")
     return r.stdout
-
-
-options = Options()
-options.binary_location = "/usr/bin/chromium"
-for a in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--window-size=1280,800",
-          f"--user-data-dir={SHOTS}/profile", "--no-first-run", "--disable-extensions", "--disable-background-networking"]:
-    options.add_argument(a)
-browser = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
-# Long enough for a loaded 2-core machine; what is waited for comes as soon as it is there.
-wait = WebDriverWait(browser, 30)
-
-
-def card():
-    return browser.find_element(By.ID, f"child-{CHILD}")
-
-
-def figure(name):
-    return card().find_element(By.CSS_SELECTOR, f'[data-figure="{name}"]')
-
-
-def submit(button):
-    """Presses a form's button (from the keyboard: where it is on the screen does not matter, so a
-    page still laying itself out cannot move it from under a click) and waits for the page it
-    leads to (not the old one's words)."""
-    old = browser.find_element(By.TAG_NAME, "html")
-    button.send_keys(Keys.ENTER)
-    wait.until(gone(old))
-
-
-def gone(element):
-    """Whether an element of the old page is gone. Chromium may say so with an inspector error ("Node
-    with given id does not belong to the document") instead of the stale-element error that
-    selenium's staleness_of waits for, when the new page replaces the old just as it asks."""
-    def check(_):
-        try:
-            element.is_enabled()
-            return False
-        except StaleElementReferenceException:
-            return True
-        except WebDriverException as e:
-            if "does not belong to the document" in str(e):
-                return True
-            raise
-    return check
-
-
-def flash():
-    return wait.until(ready.presence_of_element_located((By.CSS_SELECTOR, ".flash"))).text
-
-
-def no_overflow(where):
-    wide = browser.execute_script("return [document.documentElement.scrollWidth, window.innerWidth]")
-    expect(wide[0] <= wide[1], f"{where}: the page is {wide[0]} px wide in a {wide[1]} px window (it scrolls sideways)")
-
-
-def shots(name):
-    for (w, h) in [(390, 844), (1280, 800)]:
-        browser.set_window_size(w, h)
-        # The viewport, not the window, is what must be 390 px wide.
-        inner = browser.execute_script("return window.innerWidth")
-        if inner != w:
-            browser.set_window_size(w + (w - inner), h)
-        time.sleep(0.3)  # a relayout, for the picture only; nothing is asserted on it
-        if w == 390:
-            no_overflow(f"{name} at 390 px")
-        expect(browser.save_screenshot(f"{SHOTS}/{name}-{w}x{h}.png"), f"no screenshot of {name} at {w}x{h}")
-    browser.set_window_size(1280, 800)
-    # Until the page has its width again (the window manager of a headless browser is quick, not instant).
-    WebDriverWait(browser, 10).until(lambda b: b.execute_script("return window.innerWidth") <= 1280)
 
 
 try:

@@ -113,7 +113,7 @@ for path in ["/", "/policy", "/child/anyone", "/events", "/no-such-page"]:
         expect(header(headers, "Location") == ["/login"], f"GET {path} without a session goes to {header(headers, 'Location')}")
     expect("data-points" not in body and "child-" not in body, f"GET {path} without a session shows a child")
 before = balance()
-for path in ["/redeem", "/adjust", "/requests/approve", "/chores/approve", "/logout"]:
+for path in ["/redeem", "/adjust", "/requests/approve", "/chores/approve", "/screen-bonus", "/bedtime", "/free-day", "/logout"]:
     status, _, _ = fetch("POST", path, form={"child": "x", "minutes": "5", "points": "100", "reason": "x"})
     expect(status == 403, f"POST {path} without a session: {status}")
 expect(balance() == before, "a form without a session changed the balance")

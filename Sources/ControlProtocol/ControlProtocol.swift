@@ -451,6 +451,12 @@ public struct ControlReply: Codable, Sendable, Equatable {
         public var topApps: [TopApp]
         /// With a `daily_goal`: whether the day's credited learning met it.
         public var goalMet: Bool? = nil
+        /// With `[screen]`: screen time used (nil for a past day the daemon did not see end), the
+        /// day's own screen limit (nil: none; a schedule's when one ruled it), and the parents'
+        /// extra screen minutes of the day (bonus and approved asks).
+        public var screenUsedSeconds: Int64? = nil
+        public var screenLimitSeconds: Int64? = nil
+        public var screenBonusSeconds: Int64? = nil
 
         public struct TopApp: Codable, Sendable, Equatable {
             public var app: String
@@ -483,6 +489,9 @@ public struct ControlReply: Codable, Sendable, Equatable {
             try c.encode(rewardDailyLimitSeconds, forKey: .rewardDailyLimitSeconds)
             try c.encode(topApps, forKey: .topApps)
             try c.encodeIfPresent(goalMet, forKey: .goalMet)
+            try c.encodeIfPresent(screenUsedSeconds, forKey: .screenUsedSeconds)
+            try c.encodeIfPresent(screenLimitSeconds, forKey: .screenLimitSeconds)
+            try c.encodeIfPresent(screenBonusSeconds, forKey: .screenBonusSeconds)
         }
     }
 

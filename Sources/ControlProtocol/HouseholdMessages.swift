@@ -41,7 +41,7 @@ public enum HouseholdMessage {
             case pay
             /// The family ledger's entries after `after` (at most `limit`), and the balance.
             case read
-            /// `lease.want` of game time on `lease.day`, within the limits (docs/household.md).
+            /// `lease.want` of game time (or with `lease.screen`, screen time) on `lease.day`, within the limits (docs/household.md).
             case lease
             /// The child's whole family ledger, its chain and balances checked (`screentimed check --household`).
             case check
@@ -53,8 +53,11 @@ public enum HouseholdMessage {
             public var want: Int64
             public var dailyLimit: Int64?
             public var weeklyLimit: Int64?
-            public init(day: Int64, weekStart: Int64, want: Int64, dailyLimit: Int64?, weeklyLimit: Int64?) {
+            /// Screen time, not game time (absent: game time).
+            public var screen: Bool?
+            public init(day: Int64, weekStart: Int64, want: Int64, dailyLimit: Int64?, weeklyLimit: Int64?, screen: Bool? = nil) {
                 self.day = day; self.weekStart = weekStart; self.want = want; self.dailyLimit = dailyLimit; self.weeklyLimit = weeklyLimit
+                self.screen = screen
             }
         }
         public var id: Int64

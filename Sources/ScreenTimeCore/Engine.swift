@@ -78,6 +78,8 @@ public struct Engine: Sendable {
     /// With a household: the game time this machine holds of the family's (EngineLease.swift),
     /// and what the other computers played of limited apps and groups (EngineAppLimits.swift).
     var lease = FamilyLease()
+    /// Screen time leased the same way (with a daily or weekly screen limit).
+    var screenLease = FamilyLease()
     var others = OthersAppUse()
     /// Some reward app of the policy has a limit of its own or a group's (else none of that is looked at).
     var hasAppLimits = false
@@ -262,6 +264,7 @@ public struct Engine: Sendable {
                 idle.add(last, t)
                 screenInputGap(from: last, to: t)
             }
+            screenInputWhileLocked(at: t, last: lastInput)
             lastInput = t
             judgeAwaiting()
             if let run = periodicDetector.input(at: t) {

@@ -12,7 +12,8 @@ extension Engine {
         /// older format may hold a calendar a night switched off left behind.
         /// 5: bonus time (a kind of grant), games stopped by a parent, minutes taken back.
         /// 6: screen time (the child's login sessions, what was counted today and this week).
-        public static let currentFormat = 6
+        /// 7: screen time leased from the family in a household (what was taken of today's counted time).
+        public static let currentFormat = 7
         public var format: Int
         var clock: TrustedClock
         var now: Microseconds
@@ -60,6 +61,8 @@ extension Engine {
         var gamesStopped: GamesStop?
         /// Screen time (format 6).
         var screen: ScreenState?
+        /// Screen time leased from the family (format 7; only in a household).
+        var screenLease: FamilyLease?
 
         struct TrackedPID: Codable, Sendable { var pid: Int32; var process: TrackedProcess }
         struct ToldPID: Codable, Sendable { var pid: Int32; var told: Told }
@@ -88,7 +91,7 @@ extension Engine {
             paused: paused.sorted(), pauseUndone: pauseUndone.sorted(), clockFaults: clockFaults, clockFaultCount: clockFaultCount,
             family: family, appUse: appUse, appWarned: appWarned.mapValues { $0.sorted() },
             streak: streak, lease: leased ? lease : nil, others: leased ? others : nil, gamesStopped: gamesStopped,
-            screen: screen)
+            screen: screen, screenLease: leased ? screenLease : nil)
     }
 
     /// An engine that goes on from a checkpoint, under the policy it was taken with.
@@ -134,6 +137,7 @@ extension Engine {
         others = c.others ?? OthersAppUse()
         gamesStopped = c.gamesStopped
         screen = c.screen ?? ScreenState()
+        screenLease = c.screenLease ?? FamilyLease()
         if started {
             enterDay(containing: now)
             grantAllowance()

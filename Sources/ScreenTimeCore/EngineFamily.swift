@@ -111,8 +111,7 @@ extension Engine {
         if d.approved, r.screen == true {
             // Screen minutes: a screen bonus for today, free (docs/spec/screen.md); no ledger entry.
             let minutes = min(d.minutes ?? r.minutes, r.minutes)
-            self.screen.bonus += minutes * 60 * Seconds.micro
-            screenTimeAgain(at: t)
+            giveScreenBonus(minutes, at: t)
             r.state = .approved
             r.pay = .bonus
             r.minutesGranted = minutes

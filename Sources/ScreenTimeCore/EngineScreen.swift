@@ -41,6 +41,8 @@ struct ScreenState: Sendable, Codable {
     var warned: [Microseconds] = []      // (an array: a checkpoint is the same bytes for the same state)
     var zeroSaid = false
     var relocksDone = 0
+    /// Input at a screen believed locked with no time left, unbroken since then (nil: none).
+    var lockedInputSince: Microseconds? = nil
 
     var usedToday: Microseconds { today.measure }
     var usedThisWeek: Microseconds { weekBefore + today.measure }
@@ -55,6 +57,7 @@ struct ScreenState: Sendable, Codable {
         warned = []
         zeroSaid = false
         relocksDone = 0
+        lockedInputSince = nil
         for id in logins.keys { logins[id]!.dueAt = nil; logins[id]!.dueEnd = false; logins[id]!.lockOrdered = false }
     }
 
@@ -117,7 +120,7 @@ extension Engine {
             guard screen.logins[id] == nil else { return }
             screen.logins[id] = ScreenState.Login(start: t, tty: tty, remote: remote)
             // Begun with no time left, or outside the allowed hours: ended after the grace.
-            if screenLimited, let (left, limit) = screenLeft(), left <= 0 {
+            if screenLimited, let (left, limit) = screenLeftHere(), left <= 0 {
                 warnScreen(remaining: 0, limit: limit, at: t)
                 screen.logins[id]!.dueAt = t + policy.screen.grace
                 screen.logins[id]!.dueEnd = true
@@ -125,8 +128,7 @@ extension Engine {
         case .sessionEnded(let id):
             screen.logins[id] = nil
         case .screenBonus(let minutes, _, _):
-            screen.bonus += minutes * 60 * Seconds.micro
-            screenTimeAgain(at: t)
+            giveScreenBonus(minutes, at: t)
         case .bedtimeMoved(let until, _):
             screen.bedtime = until
             placeDay()
@@ -141,10 +143,37 @@ extension Engine {
         }
     }
 
+    /// Input at a screen believed locked with no time left. A lock screen takes a password, not
+    /// minutes of typing: input with no gap longer than `lockedInputGap` for longer than `grace`
+    /// says the desktop is not locked (a screen locker closed without logind knowing, as swaylock
+    /// is; a lock only claimed), and the session is ended after a last warning.
+    mutating func screenInputWhileLocked(at t: Microseconds, last: Microseconds?) {
+        guard screenLimited, locked, screen.zeroSaid, let (left, limit) = screenLeftHere(), left <= 0 else {
+            screen.lockedInputSince = nil
+            return
+        }
+        guard let since = screen.lockedInputSince, let last, t - last <= Self.lockedInputGap else {
+            screen.lockedInputSince = t
+            return
+        }
+        guard t - since > policy.screen.grace else { return }
+        screen.lockedInputSince = nil
+        warnScreen(remaining: 0, limit: limit, at: t)
+        for id in screen.logins.keys.sorted() where !screen.logins[id]!.ending {
+            screen.logins[id]!.dueAt = t + policy.screen.grace
+            screen.logins[id]!.dueEnd = true
+            screen.logins[id]!.lockOrdered = false
+        }
+    }
+
+    /// Input this far apart is one stretch of use (input is reported every few seconds while a
+    /// person types or moves the mouse).
+    static let lockedInputGap = Seconds.of(10)
+
     /// The screen was unlocked (logind, a trusted hook) with no time left: locked again after the
     /// grace, or past `relocks` ended after a last warning.
     mutating func screenUnlocked(at t: Microseconds) {
-        guard screenLimited, screen.zeroSaid, let (left, limit) = screenLeft(), left <= 0 else { return }
+        guard screenLimited, screen.zeroSaid, let (left, limit) = screenLeftHere(), left <= 0 else { return }
         let end = policy.screen.action == .logout || screen.relocksDone >= policy.screen.relocks
         if end { warnScreen(remaining: 0, limit: limit, at: t) } else { screen.relocksDone += 1 }
         for id in screen.logins.keys.sorted() where !screen.logins[id]!.ending {
@@ -152,6 +181,14 @@ extension Engine {
             screen.logins[id]!.dueEnd = end
             screen.logins[id]!.lockOrdered = false
         }
+    }
+
+    /// A parent's screen minutes for today (a bonus, an approved ask): beyond the day's and week's
+    /// limits, and in a household asked of the family under limits raised by them.
+    mutating func giveScreenBonus(_ minutes: Int64, at t: Microseconds) {
+        screen.bonus += minutes * 60 * Seconds.micro
+        screenLease.spent = nil
+        screenTimeAgain(at: t)
     }
 
     /// A parent gave time or hours: what was due is not, and warnings below what is left are given again.
@@ -170,17 +207,35 @@ extension Engine {
 
     // MARK: What is left
 
-    /// Screen time left from now, and the limit that bounds it (nil: no limit applies now).
+    /// Screen time left from now, and the limit that bounds it (nil: no limit applies now); in a
+    /// household, the daily and weekly limits count what the child's other computers leased.
     /// Bonus minutes go beyond the day's and week's limits, not beyond the allowed hours.
+    /// Warnings and status say this; what is left on this computer is `screenLeftHere`.
     func screenLeft() -> (left: Microseconds, limit: Reason)? {
+        guard !screen.freeDay else { return nil }
+        var best = screenLeftByLimits()
+        if let spans = screenSpans {
+            let left = hoursLeft(spans, windows: \.screenAllowedHours)
+            if best == nil || left < best!.left { best = (left, .bedtime) }
+        }
+        return best
+    }
+
+    /// What the daily and weekly screen limits leave (nil: neither applies).
+    func screenLeftByLimits() -> (left: Microseconds, limit: Reason)? {
         guard !screen.freeDay else { return nil }
         var best: (left: Microseconds, limit: Reason)? = nil
         func consider(_ left: Microseconds, _ limit: Reason) { if best == nil || left < best!.left { best = (left, limit) } }
-        if let limit = rules.screenDailyLimit { consider(limit + screen.bonus - screen.usedToday, .screenDailyLimit) }
-        if let limit = policy.screen.weeklyLimit { consider(limit + screen.bonus - screen.usedThisWeek, .screenWeeklyLimit) }
-        if let spans = screenSpans { consider(hoursLeft(spans, windows: \.screenAllowedHours), .bedtime) }
+        if let limit = rules.screenDailyLimit { consider(limit + screen.bonus - screen.usedToday - screenOthersToday, .screenDailyLimit) }
+        if let limit = policy.screen.weeklyLimit {
+            consider(limit + screen.bonus - screen.usedThisWeek - screenOthersThisWeek, .screenWeeklyLimit)
+        }
         return best.map { (max(0, $0.left), $0.limit) }
     }
+
+    /// Screen time left on this computer: in a household, bounded by what it holds of the
+    /// family's and its credit (the same rule offline: passed by at most the credit).
+    func screenLeftHere() -> (left: Microseconds, limit: Reason)? { screenLeaseBound(screenLeft()) }
 
     /// What is left of the allowed window holding now (0 outside every window), games' or the
     /// screen's; a window that runs to midnight goes on in tomorrow's first window when it
@@ -220,17 +275,18 @@ extension Engine {
     /// Warnings before zero; at zero a warning and, after the grace, each session locked (or
     /// ended); what was due, carried out when it is due.
     mutating func enforceScreen(at t: Microseconds) {
+        accountScreenLease()
         guard screenLimited, !screen.logins.isEmpty else { return }
-        guard let (left, limit) = screenLeft() else { return }
-        if left > 0 {
+        guard let family = screenLeft(), let (left, limit) = screenLeftHere() else { return }
+        if family.left > 0 {
             var crossed = false
-            for w in policy.screen.warnBefore where left <= w && !screen.warned.contains(w) {
+            for w in policy.screen.warnBefore where family.left <= w && !screen.warned.contains(w) {
                 screen.warned.append(w)
                 crossed = true
             }
-            if crossed { warnScreen(remaining: left, limit: limit, at: t) }
-            return
+            if crossed { warnScreen(remaining: family.left, limit: family.limit, at: t) }
         }
+        if left > 0 { return }
         if !screen.zeroSaid {
             warnScreen(remaining: 0, limit: limit, at: t)
             for id in screen.logins.keys where screen.logins[id]!.dueAt == nil && !screen.logins[id]!.ending {
@@ -279,9 +335,13 @@ extension Engine {
         func consider(_ d: Microseconds) { if d > now, d < best { best = d } }
         for login in screen.logins.values { if let d = login.dueAt { consider(d) } }
         if let spans = screenSpans { for s in spans { consider(s.start); consider(s.end) } }
+        if let (left, limit) = screenLeftHere(), left > 0, limit == .bedtime || screenCounting { consider(now + left) }
         if let (left, limit) = screenLeft(), left > 0, limit == .bedtime || screenCounting {
-            consider(now + left)
             for w in policy.screen.warnBefore where w < left { consider(now + left - w) }
+        }
+        // The moment to ask the family for the next minute of screen time.
+        if screenCounting, screenLeased, screenLease.spent == nil, screenLease.held > Self.leaseLow {
+            consider(now + screenLease.held - Self.leaseLow)
         }
         if screenCounting, let last = lastInput { consider(last + policy.validation.idleAfter) }
         return best == .max ? nil : best
@@ -312,12 +372,18 @@ extension Engine {
         return ScreenFigures(usedToday: screen.usedToday, usedThisWeek: screen.usedThisWeek, dailyLimit: rules.screenDailyLimit,
                              bonus: screen.bonus, left: left?.left, limit: left?.limit,
                              bedtime: screenSpans?.last.map { clock.wall(at: $0.end) }, freeDay: screen.freeDay,
-                             sessions: screen.logins.keys.sorted(), counting: screenCounting)
+                             sessions: screen.logins.keys.sorted(), counting: screenCountsNow)
+    }
+
+    /// Screen time goes on now, second by second, against the limits: a session counts, the last
+    /// input is within `idle_after`, and no focused learning waits for its judgement.
+    var screenCountsNow: Bool {
+        screenCounting && !screenWaitsForLearning && (lastInput.map { now - $0 < policy.validation.idleAfter } ?? true)
     }
 
     /// Today's screen totals, for the day's end and a replay's result (nil: the policy has no
     /// `[screen]` and no schedule's screen keys).
-    var screenDay: ScreenDayTotals? {
+    public var screenDay: ScreenDayTotals? {
         guard policy.screen.configured else { return nil }
         return ScreenDayTotals(used: screen.usedToday, limit: rules.screenDailyLimit, bonus: screen.bonus)
     }

@@ -112,6 +112,7 @@ extension Engine {
         day = calendar.day(containing: clock.wall(at: t), allowedHours: rules.allowedHours)
         placeDay()
         lease.start(day: day.key, week: day.weekKey)
+        screenLease.start(day: day.key, week: day.weekKey)
         others.start(day: day.key, week: day.weekKey)
     }
 }

@@ -157,7 +157,13 @@ public enum EventLog {
                 }
                 limit = r
             }
-            kind = .leaseGranted(LeaseGrant(day: try f.int("day"), granted: granted, dayTotal: dayTotal, weekTotal: weekTotal, limit: limit))
+            var screen = false
+            if let of = try f.optionalString("of") {
+                guard of == "game" || of == "screen" else { throw LineError(reason: "'of' must be \"game\" or \"screen\", not \"\(of.prefix(40))\"") }
+                screen = of == "screen"
+            }
+            kind = .leaseGranted(LeaseGrant(day: try f.int("day"), granted: granted, dayTotal: dayTotal, weekTotal: weekTotal, limit: limit,
+                                            screen: screen))
         case "app_time_shared":
             guard case .array(let items)? = f.value("others") else { throw LineError(reason: "missing field 'others' (a list of {key, today, week})") }
             var shared: [SharedAppTime] = []
@@ -308,6 +314,7 @@ public enum EventLog {
             w.key("day_total"); w.micros(g.dayTotal)
             w.key("week_total"); w.micros(g.weekTotal)
             if let l = g.limit { w.key("limit"); w.string(l.rawValue) }
+            if g.screen { w.key("of"); w.string("screen") }
         case .appTimeShared(let day, let shared):
             w.key("day"); w.int(day)
             w.key("others"); w.beginArray()

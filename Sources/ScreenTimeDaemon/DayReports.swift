@@ -16,10 +16,11 @@ public enum DayReports {
 
     /// The report of `days` days up to `last`. `sessions`, `ledger`: what was saved from the first
     /// day's start on (later entries are left out); `rewardUsed`: each day's game time as saved, by
-    /// the day's start.
+    /// the day's start; `screenUsed`: each day's screen time as saved (under a policy with [screen]).
     public static func build(days: Int, last: (start: Microseconds, end: Microseconds), engine: Engine,
                              sessions: [SessionRecord], ledger: [LedgerEntry],
-                             rewardUsed used: [Microseconds: Microseconds]) -> [ControlReply.ReportDay] {
+                             rewardUsed used: [Microseconds: Microseconds],
+                             screenUsed screen: [Microseconds: ScreenDayTotals] = [:]) -> [ControlReply.ReportDay] {
         let ledger = ledger.filter { $0.at < last.end }
         return Self.days(days, endingWith: last, engine: engine).map { b in
             let mine = sessions.filter { $0.start >= b.start && $0.start < b.end }
@@ -54,6 +55,16 @@ public enum DayReports {
                     .map { .init(app: $0.key, category: $0.value.category.rawValue, seconds: $0.value.seconds / Seconds.micro,
                                  creditedSeconds: $0.value.credited / Seconds.micro) })
             report.goalMet = engine.policy.points.dailyGoal.map { credited >= $0 }
+            // Screen time: today's from the engine, a past day's as saved at its end (a day the
+            // daemon did not see end has none: its screen time is not known), against the limit
+            // saved with it, or else the day's own.
+            let saved = b.start == engine.today.start ? engine.screenDay : screen[b.start]
+            if engine.policy.screen.configured || saved != nil {
+                report.screenUsedSeconds = saved.map { $0.used / Seconds.micro }
+                report.screenLimitSeconds = (saved.map { $0.limit } ?? CalendarDate.key(of: day).flatMap {
+                    engine.policy.rules(forDay: $0).screenDailyLimit }).map { $0 / Seconds.micro }
+                report.screenBonusSeconds = saved.map { $0.bonus / Seconds.micro }
+            }
             return report
         }
     }

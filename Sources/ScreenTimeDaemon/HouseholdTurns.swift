@@ -34,6 +34,8 @@ public struct HouseholdTurns: Sendable {
         public var id: Int64
         public var day: Int64
         public var since: Microseconds
+        /// Screen time, not game time.
+        public var screen = false
     }
 
     public private(set) var inFlight: Flight? = nil
@@ -104,8 +106,8 @@ public struct HouseholdTurns: Sendable {
     /// Whether a lease may be asked for now (one at a time, not before `nextLease`).
     public func mayAskLease(now: Microseconds) -> Bool { leaseInFlight == nil && now >= nextLease }
 
-    public mutating func leaseAsked(id: Int64, day: Int64, now: Microseconds) {
-        leaseInFlight = LeaseFlight(id: id, day: day, since: now)
+    public mutating func leaseAsked(id: Int64, day: Int64, screen: Bool = false, now: Microseconds) {
+        leaseInFlight = LeaseFlight(id: id, day: day, since: now, screen: screen)
     }
 
     /// Whether a background turn is due now (nothing in flight); if so, the next one is a second on.
@@ -132,8 +134,8 @@ public struct HouseholdTurns: Sendable {
 
     /// What an answer with `id` answers.
     public enum Answered: Sendable, Equatable {
-        /// The lease asked for on `day`.
-        case lease(day: Int64)
+        /// The lease asked for on `day` (of screen time, or of game time).
+        case lease(day: Int64, screen: Bool)
         /// The background request in flight.
         case flight(Flight)
         /// Nothing in flight: a late answer, not taken.
@@ -144,7 +146,7 @@ public struct HouseholdTurns: Sendable {
     public mutating func answer(id: Int64) -> Answered {
         if let lease = leaseInFlight, lease.id == id {
             leaseInFlight = nil
-            return .lease(day: lease.day)
+            return .lease(day: lease.day, screen: lease.screen)
         }
         if let flight = inFlight, flight.id == id {
             inFlight = nil

@@ -20,12 +20,15 @@ public struct FamilyGameTime: Sendable {
         public var reached: String?
     }
 
-    /// Takes up to `want` µs of game time for `day` (a day key), as one transaction of the
+    /// Takes up to `want` µs of game time (`screen`: of screen time) for `day` (a day key), as one transaction of the
     /// database's: the child's row is locked, so that machines asking at once are answered one at
     /// a time. The limits are the asking machine's policy's (nil: none). The lease is the login
     /// role's: the database takes the machine from who logged in.
-    public func lease(child: String, day: Int64, weekStart: Int64, want: Int64, dailyLimit: Int64?, weeklyLimit: Int64?) async throws -> Grant {
-        let rows = try await client.query("""
+    public func lease(child: String, day: Int64, weekStart: Int64, want: Int64, dailyLimit: Int64?, weeklyLimit: Int64?,
+                      screen: Bool = false) async throws -> Grant {
+        let rows = try await client.query(screen ? """
+            SELECT granted, day_total, week_total, reached FROM screentime.take_screen_lease(\(child), \(day), \(weekStart), \(want), \(dailyLimit), \(weeklyLimit))
+            """ : """
             SELECT granted, day_total, week_total, reached FROM screentime.take_lease(\(child), \(day), \(weekStart), \(want), \(dailyLimit), \(weeklyLimit))
             """, logger: logger)
         for try await (granted, dayTotal, weekTotal, reached) in rows.decode((Int64, Int64, Int64, String?).self) {

@@ -251,6 +251,57 @@ public enum HouseholdSchema {
             GRANT EXECUTE ON FUNCTION screentime.share_app_time(text, bigint, bigint, text[], bigint[]) TO screentime_machine
             """,
         ]),
+        (6, [
+            """
+            -- Screen time leased to each machine, by day (issue 38): as game time, in a table of its own.
+            CREATE TABLE screentime.screen_time (
+                child text NOT NULL REFERENCES screentime.children,
+                day bigint NOT NULL,
+                machine text NOT NULL,
+                leased_micros bigint NOT NULL CHECK (leased_micros >= 0),
+                PRIMARY KEY (child, day, machine)
+            )
+            """,
+            """
+            -- A lease of screen time, decided and recorded at once, under the child's row lock as a
+            -- lease of game time. The machine is the login role; no machine may name another.
+            CREATE FUNCTION screentime.take_screen_lease(p_child text, p_day bigint, p_week_start bigint, p_want bigint,
+                                                         p_day_limit bigint, p_week_limit bigint)
+            RETURNS TABLE (granted bigint, day_total bigint, week_total bigint, reached text)
+            LANGUAGE plpgsql SECURITY DEFINER SET search_path = screentime, pg_temp AS $$
+            DECLARE
+                d bigint;
+                w bigint;
+                g bigint := greatest(p_want, 0);
+                r text := NULL;
+            BEGIN
+                INSERT INTO screentime.children (child) VALUES (p_child) ON CONFLICT DO NOTHING;
+                PERFORM 1 FROM screentime.children c WHERE c.child = p_child FOR UPDATE;
+                SELECT coalesce(sum(t.leased_micros), 0) INTO d FROM screentime.screen_time t WHERE t.child = p_child AND t.day = p_day;
+                SELECT coalesce(sum(t.leased_micros), 0) INTO w FROM screentime.screen_time t
+                    WHERE t.child = p_child AND t.day BETWEEN p_week_start AND p_day;
+                IF p_day_limit IS NOT NULL AND p_day_limit - d <= g THEN g := greatest(p_day_limit - d, 0); r := 'daily_limit'; END IF;
+                IF p_week_limit IS NOT NULL AND p_week_limit - w <= g THEN g := greatest(p_week_limit - w, 0); r := 'weekly_limit'; END IF;
+                IF g > 0 THEN
+                    INSERT INTO screentime.screen_time AS t VALUES (p_child, p_day, session_user::text, g)
+                    ON CONFLICT (child, day, machine) DO UPDATE SET leased_micros = t.leased_micros + EXCLUDED.leased_micros;
+                END IF;
+                RETURN QUERY SELECT g, d + g, w + g, r;
+            END $$
+            """,
+            """
+            REVOKE ALL ON screentime.screen_time FROM PUBLIC
+            """,
+            """
+            REVOKE ALL ON FUNCTION screentime.take_screen_lease(text, bigint, bigint, bigint, bigint, bigint) FROM PUBLIC
+            """,
+            """
+            GRANT SELECT ON screentime.screen_time TO screentime_machine
+            """,
+            """
+            GRANT EXECUTE ON FUNCTION screentime.take_screen_lease(text, bigint, bigint, bigint, bigint, bigint) TO screentime_machine
+            """,
+        ]),
     ]
 
     /// Brings the database to the newest schema (as its owner: the family's administrator, not a

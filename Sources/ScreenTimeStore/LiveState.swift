@@ -177,6 +177,13 @@ public struct LiveState {
         return used
     }
 
+    /// Screen time on each day that began between two wall times and is over: saved, and not saved yet.
+    public func screenUsed(from start: Microseconds, to end: Microseconds) throws -> [Microseconds: ScreenDayTotals] {
+        var used = try store.screenUsed(from: start, to: end)
+        for d in batch.days where d.start >= start && d.start < end { if let s = d.screen { used[d.start] = s } }
+        return used
+    }
+
     /// Moves what is to be saved into the batch; returns the rest.
     @discardableResult
     private mutating func collect() -> [Effect] {

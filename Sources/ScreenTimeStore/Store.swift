@@ -98,7 +98,8 @@ public final class Store: Sendable {
     // MARK: Schema
 
     private static let migrations = ["v1-event-log-ledger-sessions", "v2-checkpoints", "v3-log-base", "v4-session-refusals", "v5-days", "v6-answered-requests",
-                                     "v7-family-ledger-kinds", "v8-household", "v9-bonus-time-revoked"]
+                                     "v7-family-ledger-kinds", "v8-household", "v9-bonus-time-revoked",
+                                     "v10-screen-days"]
 
     private func migrate(readOnly: Bool) throws(StoreError) {
         var migrator = DatabaseMigrator()
@@ -239,6 +240,15 @@ public final class Store: Sendable {
                 CREATE INDEX ledger_by_family_seq ON ledger(family_seq) WHERE family_seq IS NOT NULL;
                 """)
         }
+        migrator.registerMigration(Store.migrations[9]) { db in
+            // Screen time per day (issue 38): used, the day's own limit and the parents' extra
+            // minutes; NULL for a day saved before, or under a policy without [screen].
+            try db.execute(sql: """
+                ALTER TABLE day ADD COLUMN screen_used_micros INTEGER;
+                ALTER TABLE day ADD COLUMN screen_limit_micros INTEGER;
+                ALTER TABLE day ADD COLUMN screen_bonus_micros INTEGER;
+                """)
+        }
         do {
             try pool.read { db in try Store.refuseUnknownSchema(db, path: path, readOnly: readOnly) }
             if !readOnly { try migrator.migrate(pool) }
@@ -336,8 +346,10 @@ public final class Store: Sendable {
                            arguments: [marks.sentThrough, marks.readThrough])
         }
         for d in batch.days {
-            try db.execute(sql: "INSERT OR REPLACE INTO day (start_micros, reward_used_micros) VALUES (?, ?)",
-                           arguments: [d.start, d.rewardUsed])
+            try db.execute(sql: """
+                INSERT OR REPLACE INTO day (start_micros, reward_used_micros, screen_used_micros, screen_limit_micros, screen_bonus_micros)
+                VALUES (?, ?, ?, ?, ?)
+                """, arguments: [d.start, d.rewardUsed, d.screen?.used, d.screen?.limit, d.screen?.bonus])
         }
         if let state = batch.checkpoint, let last = try Int64.fetchOne(db, sql: "SELECT max(seq) FROM event"),
            let policy = try Int64.fetchOne(db, sql: "SELECT max(seq) FROM policy") {
@@ -521,6 +533,22 @@ public final class Store: Sendable {
             for row in try Row.fetchAll(db, sql: "SELECT start_micros, reward_used_micros FROM day WHERE start_micros >= ? AND start_micros < ?",
                                         arguments: [start, end]) {
                 used[row["start_micros"]] = row["reward_used_micros"]
+            }
+            return used
+        }
+    }
+
+    /// Screen time on the days that began between two wall times and are over, by their start
+    /// (only days saved with it: under a policy with [screen]).
+    public func screenUsed(from start: Microseconds, to end: Microseconds) throws(StoreError) -> [Microseconds: ScreenDayTotals] {
+        try read("read the days' screen time") { db in
+            var used: [Microseconds: ScreenDayTotals] = [:]
+            for row in try Row.fetchAll(db, sql: """
+                SELECT start_micros, screen_used_micros, screen_limit_micros, screen_bonus_micros FROM day
+                WHERE start_micros >= ? AND start_micros < ? AND screen_used_micros IS NOT NULL
+                """, arguments: [start, end]) {
+                used[row["start_micros"]] = ScreenDayTotals(used: row["screen_used_micros"], limit: row["screen_limit_micros"],
+                                                            bonus: row["screen_bonus_micros"] ?? 0)
             }
             return used
         }

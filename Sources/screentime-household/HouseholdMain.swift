@@ -151,7 +151,7 @@ struct Link: AsyncParsableCommand {
             guard let l = request.lease else { throw Refused(why: "lease needs its terms") }
             let g = try await FamilyGameTime(client: ledger.client, logger: ledger.logger)
                 .lease(child: request.child, day: l.day, weekStart: l.weekStart, want: l.want,
-                       dailyLimit: l.dailyLimit, weeklyLimit: l.weeklyLimit)
+                       dailyLimit: l.dailyLimit, weeklyLimit: l.weeklyLimit, screen: l.screen == true)
             var reply = HouseholdMessage.Reply(id: request.id)
             (reply.granted, reply.dayTotal, reply.weekTotal, reply.reached) = (g.granted, g.dayTotal, g.weekTotal, g.reached)
             return reply

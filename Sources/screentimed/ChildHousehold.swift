@@ -129,13 +129,14 @@ extension Child {
         HouseholdMessage.Entry(origin: "entry:" + e.hash, kind: e.entry.kind.rawValue, points: e.entry.points, atMicros: e.entry.at, note: e.entry.note ?? "")
     }
 
-    /// Asks the family database for game time when the engine wants some (a lease in flight at a time).
+    /// Asks the family database for game time or screen time when the engine wants some (a lease in flight at a time).
     mutating func askForLease(now: Int64) {
         guard var s = household, let link = s.link, !link.gone, s.turns.mayAskLease(now: now),
               let want = live.engine.leaseWanted else { return }
         let id = link.send(.lease, child: s.child, machine: s.settings.machine,
-                           lease: .init(day: want.day, weekStart: want.weekStart, want: want.want, dailyLimit: want.dailyLimit, weeklyLimit: want.weeklyLimit))
-        s.turns.leaseAsked(id: id, day: want.day, now: now)
+                           lease: .init(day: want.day, weekStart: want.weekStart, want: want.want, dailyLimit: want.dailyLimit,
+                                        weeklyLimit: want.weeklyLimit, screen: want.screen ? true : nil))
+        s.turns.leaseAsked(id: id, day: want.day, screen: want.screen, now: now)
         household = s
     }
 
@@ -144,7 +145,7 @@ extension Child {
         switch answered {
         case .nothing:
             return
-        case .lease(let day):
+        case .lease(let day, let screen):
             guard reply.error == nil, let granted = reply.granted, let dayTotal = reply.dayTotal, let weekTotal = reply.weekTotal else {
                 household?.turns.leaseFailed(now: now)
                 householdUnreachable(reply.error ?? "the family database's answer to a lease was not understood")
@@ -152,7 +153,7 @@ extension Child {
             }
             householdAnswered()
             observe(.leaseGranted(LeaseGrant(day: day, granted: granted, dayTotal: dayTotal, weekTotal: weekTotal,
-                                             limit: reply.reached.flatMap(Reason.init(rawValue:)))))
+                                             limit: reply.reached.flatMap(Reason.init(rawValue:)), screen: screen)))
         case .flight(let flight):
             if let error = reply.error {
                 householdUnreachable(error)

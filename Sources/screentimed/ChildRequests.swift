@@ -350,7 +350,8 @@ extension Child {
         let engine = live.engine
         let from = DayReports.days(days, endingWith: last, engine: engine)[0].start
         return DayReports.build(days: days, last: last, engine: engine, sessions: try live.sessions(from: from, to: last.end),
-                                ledger: try live.ledger(from: from), rewardUsed: try live.rewardUsed(from: from, to: last.end))
+                                ledger: try live.ledger(from: from), rewardUsed: try live.rewardUsed(from: from, to: last.end),
+                                screenUsed: try live.screenUsed(from: from, to: last.end))
     }
 
     /// The programs the child started in the last `days` days (as saved), most started first.

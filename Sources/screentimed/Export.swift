@@ -60,8 +60,15 @@ extension Child {
         }
         w.endArray()
         w.key("days"); w.beginArray()
+        let screen = try live.screenUsed(from: .min, to: .max)
         for (start, used) in try live.rewardUsed(from: .min, to: .max).sorted(by: { $0.key < $1.key }) {
-            w.beginObject(); w.key("day"); w.string(String(at(start).prefix(10))); w.key("game_seconds"); w.micros(used); w.endObject()
+            w.beginObject(); w.key("day"); w.string(String(at(start).prefix(10))); w.key("game_seconds"); w.micros(used)
+            if let s = screen[start] {
+                w.key("screen_seconds"); w.micros(s.used)
+                if let limit = s.limit { w.key("screen_limit_seconds"); w.micros(limit) }
+                w.key("screen_bonus_seconds"); w.micros(s.bonus)
+            }
+            w.endObject()
         }
         w.endArray()
         w.key("requests"); w.beginArray()

@@ -83,6 +83,25 @@ struct Report: ParsableCommand {
                        + (d.rewardDailyLimitSeconds.map { "\(minutes(used)) of \(minutes($0))" } ?? minutes(used)))
         }
 
+        // Screen time (a policy with [screen]), against each day's own limit and its extra minutes.
+        if days.contains(where: { $0.screenUsedSeconds != nil || $0.screenLimitSeconds != nil }) {
+            out.append("")
+            out.append("Screen time: █ used, · left of the day's limit")
+            let most = days.map { max(($0.screenLimitSeconds ?? 0) + ($0.screenBonusSeconds ?? 0), $0.screenUsedSeconds ?? 0) }.max() ?? 0
+            for (i, d) in days.enumerated() {
+                guard let used = d.screenUsedSeconds else {
+                    out.append(label[i] + String(repeating: " ", count: barWidth + 2) + "not known: the daemon did not see this day end")
+                    continue
+                }
+                let bonus = d.screenBonusSeconds ?? 0
+                let limit = d.screenLimitSeconds.map { $0 + bonus }
+                var line = label[i] + bar([(used, "█"), (max(0, (limit ?? 0) - used), "·")], scale: most)
+                line += limit.map { "\(minutes(used)) of \(minutes($0))" } ?? "\(minutes(used)) (no daily limit)"
+                if bonus > 0 { line += " (\(minutes(bonus)) extra from parents)" }
+                out.append(line)
+            }
+        }
+
         // Points, as columns.
         out.append("")
         out.append("Points")
@@ -132,7 +151,8 @@ struct Report: ParsableCommand {
     // MARK: CSV
 
     static let csvHeader = ["day", "learning_credited_seconds", "learning_refused_seconds", "refused", "points_earned", "points_spent",
-                            "points_adjusted", "reward_used_seconds", "reward_daily_limit_seconds", "top_apps"]
+                            "points_adjusted", "reward_used_seconds", "reward_daily_limit_seconds", "top_apps",
+                            "screen_used_seconds", "screen_limit_seconds", "screen_bonus_seconds"]
 
     /// RFC 4180: a header line, then a line per day; lists as `name=seconds` joined by `;`.
     static func csv(_ days: [ControlReply.ReportDay]) -> String {
@@ -147,6 +167,7 @@ struct Report: ParsableCommand {
             let limit: String = d.rewardDailyLimitSeconds.map { String($0) } ?? ""
             var cells: [String] = [d.day, String(d.learningCreditedSeconds), String(d.learningRefusedSeconds), refused]
             cells += [String(d.pointsEarned), String(d.pointsSpent), String(d.pointsAdjusted), used, limit, apps]
+            cells += [d.screenUsedSeconds, d.screenLimitSeconds, d.screenBonusSeconds].map { $0.map { String($0) } ?? "" }
             lines.append(cells.map(field).joined(separator: ","))
         }
         return lines.joined(separator: "\r\n") + "\r\n"

@@ -133,16 +133,18 @@ struct HistoryTests {
         let csv = try d.stctl(["report", "--day", "2026-11-23", "--csv"])
         let rows = csv.stdout.components(separatedBy: "\r\n")
         #expect(rows.count == 3 && rows[2].isEmpty)
-        #expect(rows.first == "day,learning_credited_seconds,learning_refused_seconds,refused,points_earned,points_spent,points_adjusted,reward_used_seconds,reward_daily_limit_seconds,top_apps")
+        #expect(rows.first == "day,learning_credited_seconds,learning_refused_seconds,refused,points_earned,points_spent,points_adjusted,reward_used_seconds,reward_daily_limit_seconds,top_apps,screen_used_seconds,screen_limit_seconds,screen_bonus_seconds")
         let cells = rows.count > 1 ? rows[1].split(separator: ",", omittingEmptySubsequences: false).map(String.init) : []
-        #expect(cells.count == 10)
-        if cells.count == 10 {
+        #expect(cells.count == 13)
+        if cells.count == 13 {
             #expect(cells[0] == "2026-11-23")
             #expect(cells[1] == String(credited) && cells[2] == String(refused))
             #expect(cells[4] == String(points("earned")) && cells[5] == String(-points("redeemed")) && cells[6] == "0")
             #expect(cells[7] == String(Int(rewardUsed)))
             #expect(cells[9].hasPrefix("\(expectedTop.first?.key ?? "")=\((expectedTop.first?.value ?? 0) / 1_000_000);"))
+            #expect(cells[10...12] == ["", "", ""], "no [screen]: no screen time")
         }
+        #expect(!text.stdout.contains("Screen time"), "no [screen]: no screen time section")
         let bad = try d.stctl(["report", "--day", "11-23"])
         #expect(bad.status == 1)
         #expect(bad.stderr == "stctl: report needs a day as YYYY-MM-DD, not \"11-23\"\n")

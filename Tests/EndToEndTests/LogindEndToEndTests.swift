@@ -76,8 +76,19 @@ struct LogindEndToEndTests {
         // logind removes it: the end is logged.
         try logind.removeSession("c7")
         _ = try d.poll("SELECT count(*) FROM event WHERE line LIKE '%\"event\":\"session_ended\",\"session\":\"c7\"%'") { $0 == "1" }
+        // The report has today's screen time against the limit: at least the six seconds of the limit
+        // were used (and the grace after it, while unlocked).
+        let report = try ReplayBinaryTests.runBinary(ControlSocketTests.stctl, ["report", "--day", Self.today(), "--json", "--socket", d.socket])
+        let days = try #require((try JSONSerialization.jsonObject(with: Data(report.stdout.utf8)) as? [String: Any])?["report"] as? [[String: Any]])
+        #expect(days.count == 1 && days[0]["screen_limit_seconds"] as? Int == 6 && (days[0]["screen_used_seconds"] as? Int ?? 0) >= 6
+                && days[0]["screen_bonus_seconds"] as? Int == 0, "\(days)")
+        let text = try ReplayBinaryTests.runBinary(ControlSocketTests.stctl, ["report", "--day", Self.today(), "--socket", d.socket])
+        #expect(text.stdout.contains("Screen time: █ used, · left of the day's limit"), "\(text.stdout)")
         try d.stop()
     }
+
+    /// Today in UTC (the policy's zone), as YYYY-MM-DD.
+    static func today() -> String { String(ISO8601DateFormatter().string(from: Date()).prefix(10)) }
 
     /// A zone where it is about noon now (Etc/GMT-N is N hours ahead of UTC), so that the test's
     /// hours never touch midnight, whenever it runs.

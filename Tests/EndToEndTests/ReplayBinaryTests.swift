@@ -95,7 +95,7 @@ struct ReplayBinaryTests {
     @Test("every scenario folder is there, each with its policy, events and expectations")
     func scenariosPresent() throws {
         for (folder, names, least) in [(Self.scenarios, Self.scenarioNames, 5), (Self.familyScenarios, Self.familyNames, 2),
-                                       (Self.calendarScenarios, Self.calendarNames, 6), (Self.screenScenarios, Self.screenNames, 2)] {
+                                       (Self.calendarScenarios, Self.calendarNames, 6), (Self.screenScenarios, Self.screenNames, 22)] {
             #expect(names.count >= least, "\(folder.path): \(names.count) scenarios, expected at least \(least)")
             for name in names {
                 for file in ["policy.toml", "events.jsonl", "expect.json"] {

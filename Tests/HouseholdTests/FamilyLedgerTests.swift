@@ -42,7 +42,7 @@ struct FamilyLedgerTests {
             try await HouseholdSchema.migrate(admin, logger: logger)
         }
         #expect(done == HouseholdSchema.migrations.map(\.version))
-        #expect(done.last == 5)
+        #expect(done.last == 6)
         for m in machines { try pg.sql("GRANT \(HouseholdSchema.machineRole) TO \(m)", database: "family") }
     }
 
@@ -138,6 +138,42 @@ struct FamilyLedgerTests {
         #expect(try pg.sql("SELECT string_agg(DISTINCT machine, ',') FROM screentime.game_time", database: "family") == "laptop")
         #expect(try pg.sql("SELECT string_agg(DISTINCT machine, ',') FROM screentime.app_time", database: "family") == "laptop")
         #expect(try pg.sql("SELECT balance FROM screentime.children WHERE child = 'emma'", database: "family") == "50")
+    }
+
+    @Test("screen time is leased apart from game time: two computers take a 20-minute day a minute at a time, exactly the limit between them, each in its own name")
+    func screenLeases() async throws {
+        let pg = try Self.family(machines: ["family_pc", "laptop"])
+        defer { pg.stop() }
+        try await Self.migrate(pg, machines: ["family_pc", "laptop"])
+        let minute: Int64 = 60_000_000, limit = 20 * minute
+        try await Self.with(Self.client(pg, user: "family_pc", password: "family_pc-secret")) { pcDB in
+            try await Self.with(Self.client(pg, user: "laptop", password: "laptop-secret")) { laptopDB in
+                let pc = FamilyGameTime(client: pcDB, logger: Self.logger), laptop = FamilyGameTime(client: laptopDB, logger: Self.logger)
+                // A game lease first: it takes nothing from the screen's day.
+                _ = try await pc.lease(child: "emma", day: 20_000, weekStart: 20_000, want: 5 * minute, dailyLimit: 90 * minute, weeklyLimit: nil)
+                var granted: [Int64] = [], reached: String? = nil
+                // The two ask in turn until the family's limit is reached: 20 grants of a minute.
+                var turn = 0
+                while reached == nil, turn < 40 {
+                    let g = try await (turn % 2 == 0 ? pc : laptop).lease(child: "emma", day: 20_000, weekStart: 20_000, want: minute,
+                                                                         dailyLimit: limit, weeklyLimit: nil, screen: true)
+                    granted.append(g.granted)
+                    #expect(g.dayTotal == granted.reduce(0, +) && g.weekTotal == g.dayTotal)
+                    reached = g.reached
+                    turn += 1
+                }
+                #expect(granted.count == 20 && granted.allSatisfy { $0 == minute } && reached == "daily_limit")
+                // Nothing more today; the next day starts afresh, and the week counts both days.
+                let more = try await laptop.lease(child: "emma", day: 20_000, weekStart: 20_000, want: minute, dailyLimit: limit, weeklyLimit: nil, screen: true)
+                #expect(more.granted == 0 && more.reached == "daily_limit" && more.dayTotal == limit)
+                let next = try await laptop.lease(child: "emma", day: 20_001, weekStart: 20_000, want: minute, dailyLimit: limit,
+                                                  weeklyLimit: limit + 30_000_000, screen: true)
+                #expect(next.granted == 30_000_000 && next.reached == "weekly_limit" && next.weekTotal == limit + 30_000_000)
+            }
+        }
+        #expect(try pg.sql("SELECT machine || '=' || (sum(leased_micros) / 60000000)::bigint FROM screentime.screen_time WHERE day = 20000 GROUP BY machine ORDER BY machine",
+                           database: "family") == "family_pc=10\nlaptop=10")
+        #expect(try pg.sql("SELECT (sum(leased_micros) / 60000000)::bigint FROM screentime.game_time", database: "family") == "5", "game time apart")
     }
 
     @Test("the setup as docs/household.md writes it: an administrator made with createuser --createrole (not a superuser) makes the schema and grants the computers' roles")

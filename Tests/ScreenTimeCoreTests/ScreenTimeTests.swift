@@ -61,6 +61,23 @@ struct ScreenTimeTests {
         #expect(Self.used(r) == 2010)
     }
 
+    @Test("a lock undone without logind knowing (swaylock closed by the child), or only claimed: input on and on at the 'locked' screen for longer than the grace ends the session after a last warning; a password typed, or a mouse bumped now and then, does not")
+    func inputWhileLocked() {
+        var tl = Self.atTerminal(to: 2000)     // a key every 20 s: a mouse bumped now and then
+        tl.lock(1265, true)
+        tl.keys(from: 1400, to: 1410, every: 3)  // a password typed at the lock screen
+        tl.keys(from: 1500, to: 1600, every: 3)  // the desktop in use behind a lock logind believes in
+        var ended = tl
+        ended.logout(1625, "c1")                // logind ended it
+        let r = ended.replay(Self.screen(["daily_limit": "\"20m\"", "warn_before": "[]"]))
+        // Zero at 20:00, locked at 21:00; the stretch of input from 25:00 is longer than the
+        // grace (60 s) at its input at 26:03: a last warning, and the end a grace later.
+        #expect(Self.orders(r) == ["warn 1200 screen_daily_limit 0", "lock 1260 c1 screen_limit",
+                                   "warn 1563 screen_daily_limit 0", "end 1623 c1 screen_limit"])
+        // With time left, input at a locked screen is nothing to the screen time.
+        #expect(Self.orders(tl.replay(Self.screen(["daily_limit": "\"2h\"", "warn_before": "[]"]))).isEmpty)
+    }
+
     @Test("action = logout: ended at zero after the grace, never locked")
     func logout() {
         var tl = Self.atTerminal(to: 40 * M)

@@ -77,6 +77,25 @@ struct DayReportsTests {
         #expect(wed.rewardUsedSeconds == Int64(0), "today's is the engine's own")
         #expect(wed.pointsEarned == 0, "an entry after the last day is left out")
         #expect(days.allSatisfy { $0.rewardDailyLimitSeconds == Int64(3600) })
+        #expect(days.allSatisfy { $0.screenUsedSeconds == nil && $0.screenLimitSeconds == nil && $0.screenBonusSeconds == nil },
+                "no [screen]: no screen time in the report")
+    }
+
+    @Test("screen time: a past day as saved with its own limit and bonus, a day not seen to its end unknown against its schedule's limit, today the engine's")
+    func screenTime() throws {
+        let engine = try Self.engine(schedule: """
+            [screen]
+            daily_limit = "2h"
+            [[schedules]]
+            name = "tuesdays"
+            days = ["tue"]
+            screen_daily_limit = "1h"
+            """)
+        let days = DayReports.build(days: 3, last: engine.today, engine: engine, sessions: [], ledger: [], rewardUsed: [:],
+                                    screenUsed: [Self.monday: ScreenDayTotals(used: 90 * Self.minute, limit: 150 * Self.minute, bonus: 30 * Self.minute)])
+        #expect(days.map(\.screenUsedSeconds) == [5400, nil, 0])
+        #expect(days.map(\.screenLimitSeconds) == [9000, 3600, 7200], "Monday's as saved (a limit changed since), Tuesday's schedule, today's policy")
+        #expect(days.map(\.screenBonusSeconds) == [1800, nil, 0])
     }
 
     @Test("a day's own limit comes from its schedule; a week of days back over a month's end")

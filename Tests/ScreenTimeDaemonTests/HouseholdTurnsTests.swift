@@ -87,7 +87,7 @@ struct HouseholdTurnsTests {
         let r15 = h.answer(id: 8)
         #expect(r15 == .nothing)
         let r16 = h.answer(id: 9)
-        #expect(r16 == .lease(day: 20_001))
+        #expect(r16 == .lease(day: 20_001, screen: false))
         h.leaseFailed(now: Self.t0 + Self.s)
         #expect(!h.mayAskLease(now: Self.t0 + 5 * Self.s))
         #expect(h.mayAskLease(now: Self.t0 + 6 * Self.s))

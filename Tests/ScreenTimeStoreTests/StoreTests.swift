@@ -138,6 +138,36 @@ struct StoreTests {
         #expect(try store.firstBrokenLink()?.seq == 5)           // who wrote an entry is part of its hash
     }
 
+    @Test("a database from before screen time keeps its days; days saved after it keep their screen time")
+    func screenDays() throws {
+        let path = try Self.freshPath()
+        let day = 86_400 * Seconds.micro, minute = 60 * Seconds.micro
+        do {
+            let store = try Store(path: path)
+            var a = Store.Batch()
+            a.days = [DayTotals(start: day, rewardUsed: 5 * minute)]
+            try store.commit(a)
+        }
+        // The day table as schema v9 left it.
+        try Self.sqlite(path, """
+            ALTER TABLE day DROP COLUMN screen_used_micros; ALTER TABLE day DROP COLUMN screen_limit_micros;
+            ALTER TABLE day DROP COLUMN screen_bonus_micros;
+            DELETE FROM grdb_migrations WHERE identifier = 'v10-screen-days';
+            """)
+        let store = try Store(path: path)
+        var b = Store.Batch()
+        b.days = [DayTotals(start: 2 * day, rewardUsed: 0, screen: ScreenDayTotals(used: 90 * minute, limit: 120 * minute, bonus: 15 * minute)),
+                  DayTotals(start: 3 * day, rewardUsed: minute, screen: ScreenDayTotals(used: 30 * minute, limit: nil, bonus: 0))]
+        try store.commit(b)
+        #expect(try store.rewardUsed(from: 0, to: 4 * day) == [day: 5 * minute, 2 * day: 0, 3 * day: minute])
+        // The day saved before has no screen time (not zero: it was not counted).
+        #expect(try store.screenUsed(from: 0, to: 4 * day) == [
+            2 * day: ScreenDayTotals(used: 90 * minute, limit: 120 * minute, bonus: 15 * minute),
+            3 * day: ScreenDayTotals(used: 30 * minute, limit: nil, bonus: 0)])
+        #expect(try store.screenUsed(from: 3 * day, to: 4 * day).keys.sorted() == [3 * day])
+        #expect(try store.integrityCheck() == "ok")
+    }
+
     @Test("a file that is not a database is refused with a clear message")
     func notADatabase() throws {
         let path = try Self.freshPath()

@@ -64,6 +64,8 @@ struct Child {
     var saveFailure: String? { saving.failure }
     /// The last notices told (for `status`), and how many were told since the start.
     var recentNotices: [ControlReply.Status.Notice] = []
+    /// Why the last session was ended, to say in the next one.
+    var sessionEnded = SessionEndedNotice()
     var noticesTold: Int64 = 0
     /// System mode: the compositor whose reports are believed (GNOME Shell with the extension).
     var compositor = BelievedCompositor()
@@ -273,6 +275,20 @@ struct Child {
             knownSessions.remove(id)
             observe(.sessionEnded(session: id))
         }
+        // Why the last session was ended, said in the next one.
+        switch sessionEnded.step(sessions: present.map(\.id), now: now) {
+        case .send(let notice)?:
+            if show(notice).shown {
+                keep(notice, shown: true)
+                sessionEnded.done()
+                log("told at login why the last session was ended: \(notice.summary)", ["event": "session_end_told"])
+            }
+        case .keep(let notice)?:
+            keep(notice, shown: false)
+            log("kept for status why the last session was ended (no desktop took notifications): \(notice.summary)", ["event": "session_end_told"])
+        case nil:
+            break
+        }
     }
 
     // MARK: The journal
@@ -307,6 +323,7 @@ struct Child {
                     outcome = "logind refused: \(error)"
                 }
             }
+            if end { sessionEnded.ended(o, time: String(at(o.at).dropFirst(11).prefix(5))) }
             log("\(at(o.at)) \(end ? "ending" : "locking") session \(o.session) (\(o.reason.rawValue)): \(outcome)" + told, level: .notice,
                 ["event": end ? "end_session" : "lock_session", "session": "\(o.session)", "reason": "\(o.reason.rawValue)"])
         case .stop(let s):
@@ -444,15 +461,20 @@ struct Child {
     /// Shows a notice on the child's desktop, and keeps it for `status` (the GNOME Shell extension
     /// shows those not shown here); returns what the journal line adds about it.
     private mutating func tell(_ notice: Notice) -> String {
+        let (shown, words) = show(notice)
+        keep(notice, shown: shown)
+        return words
+    }
+
+    /// Sends a notice to the child's desktop: whether it got there, and what the journal line adds.
+    private func show(_ notice: Notice) -> (shown: Bool, words: String) {
         if let relay {
             let shown = relay.tell(uid, summary: notice.summary, body: notice.body, urgency: notice.urgency.desktop)
-            keep(notice, shown: shown)
-            return shown ? "; notified" : "; not notified (\(relay.problem[uid] ?? "no relay"))"
+            return (shown, shown ? "; notified" : "; not notified (\(relay.problem[uid] ?? "no relay"))")
         }
         let shown = notifier?.notify(summary: notice.summary, body: notice.body, urgency: notice.urgency.desktop, now: SystemClock.monoMicros())
-        keep(notice, shown: shown == true)
-        guard let notifier, let shown else { return "" }
-        return shown ? "; notified" : "; not notified (\(notifier.problem ?? "no notification service"))"
+        guard let notifier, let shown else { return (false, "") }
+        return (shown, shown ? "; notified" : "; not notified (\(notifier.problem ?? "no notification service"))")
     }
 
     /// Keeps a notice for `status` (the last five).

@@ -98,16 +98,17 @@ struct LogindEndToEndTests {
         return ahead == 0 ? "UTC" : ahead > 0 ? "Etc/GMT-\(ahead)" : "Etc/GMT+\(-ahead)"
     }
 
-    @Test("bedtime: a session begun after it is ended within the grace; with bedtime moved for tonight a new one goes on")
+    @Test("bedtime: a session begun after it is ended within the grace; with bedtime moved for tonight a new one goes on, and its first notice says why the last one was ended")
     func lateLogin() throws {
         let logind = try MockLogind()
+        let notifications = try MockNotifications()
         let d = try LiveDaemon(policy: """
             version = 1
             timezone = "\(Self.noonZone())"
             [screen]
             allowed_hours = ["00:00-09:00"]
             grace = "5s"
-            """, environment: ["DBUS_SYSTEM_BUS_ADDRESS": logind.address])
+            """, environment: ["DBUS_SYSTEM_BUS_ADDRESS": logind.address, "DBUS_SESSION_BUS_ADDRESS": notifications.address])
         defer { if d.process.isRunning { kill(d.process.processIdentifier, SIGKILL) } }
         _ = try d.waitFor("watching uid")
         try logind.addSession("c8", uid: 65534, name: "nobody")
@@ -129,6 +130,12 @@ struct LogindEndToEndTests {
         #expect(screen["limit"] as? String == "bedtime" && (screen["left_seconds"] as? Int ?? 0) > 3600 && screen["sessions"] as? [String] == ["c9"], "\(screen)")
         #expect(try logind.calls("TerminateSession") == ["c8"])
         #expect(!(try String(contentsOfFile: d.log, encoding: .utf8)).contains("session c9"), "nothing ordered for c9")
+        // The new session's first notice says why the last one was ended (the login screen cannot).
+        let said = "\"screentime\" 0 \"screentime\" \"You were logged out at bedtime\" \"It was "
+        #expect(Wait.whether(within: 20) { notifications.notifications.contains { $0.hasPrefix(said) } }, "\(notifications.notifications)")
+        let atLogin = notifications.notifications.filter { $0.hasPrefix(said) }
+        #expect(atLogin.count == 1 && atLogin[0].contains(": the computer is for the allowed hours only. A parent can move bedtime for tonight.\""), "\(atLogin)")
+        _ = try d.waitFor("told at login why the last session was ended: You were logged out at bedtime")
         try d.stop()
     }
 }

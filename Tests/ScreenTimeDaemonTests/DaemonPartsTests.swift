@@ -255,3 +255,34 @@ struct ScreenNoticeTests {
         #expect(used?.summary == "Your screen time is used up" && used?.body.contains("in 30 s you are logged out") == true, "\(String(describing: used))")
     }
 }
+
+/// Why the last session was ended, said at the next login.
+@Suite("The next login's notice")
+struct SessionEndedNoticeTests {
+    static let s = Seconds.micro
+
+    @Test("said in a new session only, sent until the desktop takes it, kept for status once if it never does; a lock says nothing")
+    func nextLogin() {
+        var n = SessionEndedNotice()
+        #expect(n.step(sessions: ["c1"], now: 0) == nil, "nothing was ended")
+        n.ended(SessionOrder(at: 0, session: "c1", reason: .bedtime), time: "21:31")
+        let bedtime = Notice(summary: "You were logged out at bedtime",
+                             body: "It was 21:31: the computer is for the allowed hours only. A parent can move bedtime for tonight.", urgency: .normal)
+        #expect(n.pending == bedtime)
+        #expect(n.step(sessions: ["c1"], now: 1 * Self.s) == nil, "the ended session is still closing: not a new login")
+        #expect(n.step(sessions: [], now: 2 * Self.s) == nil)
+        #expect(n.step(sessions: ["c2"], now: 10 * Self.s) == .send(bedtime))
+        #expect(n.step(sessions: ["c2"], now: 15 * Self.s) == .send(bedtime), "sent again until the desktop takes it")
+        n.done()
+        #expect(n.step(sessions: ["c2"], now: 20 * Self.s) == nil, "said once")
+        // Screen time used up; the new session's desktop never takes notifications: kept for status
+        // after two minutes, once.
+        n.ended(SessionOrder(at: 0, session: "c2", reason: .screenLimit), time: "17:05")
+        let used = Notice(summary: "You were logged out: your screen time was used up",
+                          body: "At 17:05 there was no screen time left. A parent can give more for today.", urgency: .normal)
+        #expect(n.step(sessions: ["c3"], now: 100 * Self.s) == .send(used))
+        #expect(n.step(sessions: ["c3"], now: 219 * Self.s) == .send(used))
+        #expect(n.step(sessions: ["c3"], now: 220 * Self.s) == .keep(used))
+        #expect(n.step(sessions: ["c3"], now: 221 * Self.s) == nil)
+    }
+}

@@ -1,0 +1,59 @@
+import ScreenTimeCore
+
+/// Why the child's last session was ended (bedtime, screen time used up), said at their next
+/// login. The login screen cannot say it: GDM and LightDM show only what PAM tells them while the
+/// child logs in, and screentime does not sit in PAM. So the next session's first notice says it:
+/// sent to the new session's desktop as soon as it takes notifications, or, if none has within
+/// `waitForDesktop`, kept for `status` once, where the GNOME indicator shows it as new.
+public struct SessionEndedNotice: Sendable {
+    /// The notice, the sessions that were ended, and since when another session has been there.
+    public private(set) var pending: Notice? = nil
+    private var ended: Set<String> = []
+    private var newSessionSince: Microseconds? = nil
+
+    /// How long a new session's desktop is given to take notifications.
+    public static let waitForDesktop = Seconds.of(120)
+
+    public init() {}
+
+    /// A session was ordered ended; `time` is when, in the child's local time ("21:31").
+    public mutating func ended(_ order: SessionOrder, time: String) {
+        ended.insert(order.session)
+        newSessionSince = nil
+        pending = switch order.reason {
+        case .bedtime:
+            Notice(summary: "You were logged out at bedtime",
+                   body: "It was \(time): the computer is for the allowed hours only. A parent can move bedtime for tonight.", urgency: .normal)
+        default:
+            Notice(summary: "You were logged out: your screen time was used up",
+                   body: "At \(time) there was no screen time left. A parent can give more for today.", urgency: .normal)
+        }
+    }
+
+    /// What to do now that these sessions are there (monotonic `now`).
+    public enum Step: Equatable, Sendable {
+        /// Send it to the desktop; `shown` says whether it got there.
+        case send(Notice)
+        /// The desktop did not take it in time: keep it for `status` (not shown), and be done.
+        case keep(Notice)
+    }
+
+    public mutating func step(sessions: [String], now: Microseconds) -> Step? {
+        guard let pending else { return nil }
+        guard sessions.contains(where: { !ended.contains($0) }) else { newSessionSince = nil; return nil }
+        let since = newSessionSince ?? now
+        newSessionSince = since
+        if now - since >= Self.waitForDesktop {
+            done()
+            return .keep(pending)
+        }
+        return .send(pending)
+    }
+
+    /// The notice reached the child's desktop.
+    public mutating func done() {
+        pending = nil
+        ended = []
+        newSessionSince = nil
+    }
+}

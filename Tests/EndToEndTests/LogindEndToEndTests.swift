@@ -85,6 +85,34 @@ struct LogindEndToEndTests {
         let text = try ReplayBinaryTests.runBinary(ControlSocketTests.stctl, ["report", "--day", Self.today(), "--socket", d.socket])
         #expect(text.stdout.contains("Screen time: █ used, · left of the day's limit"), "\(text.stdout)")
         try d.stop()
+
+        // What the live daemon did (its journal lines "TIME warn: …", "TIME locking session …",
+        // "TIME ending session …"), and the same log replayed: the same, at the same moments.
+        let log = try String(contentsOfFile: d.log, encoding: .utf8)
+        let live: [String] = log.split(separator: "\n").compactMap { line in
+            let words = line.split(separator: " ")
+            guard words.count > 4 else { return nil }
+            switch words[2] {
+            case "warn:": return "\(words[1]) warn \(words[3]) s"
+            case "locking", "ending": return "\(words[1]) \(words[2] == "locking" ? "lock" : "end") \(words[4]) \(words[5].dropFirst().prefix { $0 != ")" })"
+            default: return nil
+            }
+        }
+        let events = d.base + "/events.jsonl"
+        try (try d.sql("SELECT line FROM event ORDER BY seq") + "\n").write(toFile: events, atomically: true, encoding: .utf8)
+        let r = try ReplayBinaryTests.runBinary(ReplayBinaryTests.binary, ["replay", "--policy", d.base + "/policy.toml", events])
+        let result = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any], "\(r.stderr)")
+        let replayed: [String] = (result["actions"] as? [[String: Any]] ?? []).compactMap { a in
+            switch a["action"] as? String {
+            case "warn": return "\(a["at"] as? String ?? "") warn \(Int(a["remaining_seconds"] as? Double ?? -1)) s"
+            case "lock_session": return "\(a["at"] as? String ?? "") lock \(a["session"] as? String ?? "") \(a["reason"] as? String ?? "")"
+            case "end_session": return "\(a["at"] as? String ?? "") end \(a["session"] as? String ?? "") \(a["reason"] as? String ?? "")"
+            default: return nil
+            }
+        }
+        // A warning at three seconds, one at zero, two locks, the last warning and the end.
+        #expect(replayed.count == 6 && replayed.filter { $0.contains(" lock c7 screen_limit") }.count == 2, "\(replayed)")
+        #expect(live == replayed, "live: \(live)\nreplay: \(replayed)")
     }
 
     /// Today in UTC (the policy's zone), as YYYY-MM-DD.

@@ -83,7 +83,10 @@ func start(_ path: String, _ arguments: [String], environment: [String: String]?
         }
     }
     while processCount() < 1000, processes.count < 1300, let p = start("/bin/sleep", ["3600"]) { processes.append(p) }
-    for c in children { try! policyText.write(toFile: "\(base)/policies/\(c.name).toml", atomically: true, encoding: .utf8) }
+    // Screen time limited, as Timekpr-nExT's whole job is: the daemon follows the children's login
+    // sessions (every 5 s) and counts their screen time; no limit is reached in the run.
+    let screenPolicy = policyText + "\n[screen]\ndaily_limit = \"6h\"\nweekly_limit = \"20h\"\nwarn_before = [\"10m\"]\n"
+    for c in children { try! screenPolicy.write(toFile: "\(base)/policies/\(c.name).toml", atomically: true, encoding: .utf8) }
     guard let screentimed = start(binaries + "/screentimed", ["--system", "--policy-dir", base + "/policies", "--state-dir", base + "/state",
                                                              "--socket", base + "/control.sock", "--no-desktop-hooks"], environment: env),
           let timekpr = start("/usr/bin/timekprd", [], environment: env) else {

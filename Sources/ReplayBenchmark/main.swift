@@ -166,6 +166,11 @@ do {
     _ = measure("input-heavy week: replay (decode + engine)", events: heavy.count, repeat: 5) { sink &+= replay(heavyBytes) }
 }
 if CommandLine.arguments.dropFirst().first == "--replay-only" { exit(0) }
+// `--system-only BINARIES MINUTES`: only the side-by-side run with Timekpr-nExT (as root).
+if CommandLine.arguments.dropFirst().first == "--system-only", CommandLine.arguments.count > 2 {
+    systemBench(binaries: CommandLine.arguments[2], minutes: CommandLine.arguments.count > 3 ? Int(CommandLine.arguments[3]) ?? 5 : 5)
+    exit(0)
+}
 
 // MARK: The state database (issue #3)
 

@@ -85,7 +85,9 @@ func start(_ path: String, _ arguments: [String], environment: [String: String]?
     while processCount() < 1000, processes.count < 1300, let p = start("/bin/sleep", ["3600"]) { processes.append(p) }
     // Screen time limited, as Timekpr-nExT's whole job is: the daemon follows the children's login
     // sessions (every 5 s) and counts their screen time; no limit is reached in the run.
-    let screenPolicy = policyText + "\n[screen]\ndaily_limit = \"6h\"\nweekly_limit = \"20h\"\nwarn_before = [\"10m\"]\n"
+    // (SYSTEM_BENCH_SCREEN=0: without, for an A/B of what following the sessions costs.)
+    let withScreen = ProcessInfo.processInfo.environment["SYSTEM_BENCH_SCREEN"] != "0"
+    let screenPolicy = policyText + (withScreen ? "\n[screen]\ndaily_limit = \"6h\"\nweekly_limit = \"20h\"\nwarn_before = [\"10m\"]\n" : "")
     for c in children { try! screenPolicy.write(toFile: "\(base)/policies/\(c.name).toml", atomically: true, encoding: .utf8) }
     guard let screentimed = start(binaries + "/screentimed", ["--system", "--policy-dir", base + "/policies", "--state-dir", base + "/state",
                                                              "--socket", base + "/control.sock", "--no-desktop-hooks"], environment: env),
@@ -108,7 +110,7 @@ func start(_ path: String, _ arguments: [String], environment: [String: String]?
     }
     let ours = (rss: after.0.rssKiB, cpu: cpu(before.0, after.0)), theirs = (rss: after.1.rssKiB, cpu: cpu(before.1, after.1))
     func mib(_ kib: Int) -> String { String(format: "%.1f MiB", Double(kib) / 1024) }
-    print("system mode, two children, \(total) processes, over \(minutes) min, side by side: screentimed --system (release, 1 Hz) RSS \(mib(ours.rss)), CPU \(String(format: "%.2f", ours.cpu)) % of a core; timekprd (Timekpr-nExT \(timekprVersion())) RSS \(mib(theirs.rss)), CPU \(String(format: "%.2f", theirs.cpu)) % of a core")
+    print("system mode, two children\(withScreen ? " with [screen]" : ""), \(total) processes, over \(minutes) min, side by side: screentimed --system (release, 1 Hz) RSS \(mib(ours.rss)), CPU \(String(format: "%.2f", ours.cpu)) % of a core; timekprd (Timekpr-nExT \(timekprVersion())) RSS \(mib(theirs.rss)), CPU \(String(format: "%.2f", theirs.cpu)) % of a core")
     print("  screentimed/timekprd: RSS \(String(format: "%.2f", Double(ours.rss) / Double(max(1, theirs.rss)))) (target ≤ 0.33), CPU \(theirs.cpu > 0 ? String(format: "%.2f", ours.cpu / theirs.cpu) : "n/a (timekprd used none)") (target ≤ 0.20)")
     print(residentBreakdown(of: screentimed.processIdentifier).split(separator: "\n").map { "  " + $0 }.joined(separator: "\n"))
 }

@@ -34,6 +34,9 @@ public final class LogindObserver {
     private var reportedLocked = false
     private var pending: [Event.Kind] = []
     private var notices: [Notice] = []
+    /// logind said a session began or ended (`SessionNew`, `SessionRemoved`), or was (re)connected:
+    /// the user's sessions should be listed again (`takeSessionsChanged`).
+    private var sessionsChanged = true
     /// Why logind is not watched right now; nil while it is.
     public private(set) var problem: String? = "logind has not been asked yet"
 
@@ -108,6 +111,11 @@ public final class LogindObserver {
                 }
                 reportLock()
             }
+            for member in ["SessionNew", "SessionRemoved"] {
+                try bus.onMessages(matching: "type='signal',interface='org.freedesktop.login1.Manager',member='\(member)'") { [unowned self] m in
+                    if trusted(m) { sessionsChanged = true }
+                }
+            }
             try bus.onMessages(matching: "type='signal',interface='org.freedesktop.login1.Manager',member='PrepareForSleep'") { [unowned self] m in
                 guard trusted(m), let sleeping = m.arguments.first?.bool else { return }
                 notices.append(.preparingForSleep(sleeping))
@@ -125,8 +133,18 @@ public final class LogindObserver {
 
     private func trusted(_ m: BusMessage) -> Bool { owner != nil && m.sender == owner }
 
+    /// Whether sessions began or ended since the last call (the list of them is then asked for again).
+    public func takeSessionsChanged() -> Bool {
+        defer { sessionsChanged = false }
+        return sessionsChanged
+    }
+
+    /// logind's signals reach this observer (a bus, and logind on it).
+    public var hearsSignals: Bool { bus != nil && owner != nil }
+
     private func ownerChanged(to newOwner: String?) {
         owner = newOwner
+        sessionsChanged = true
         if session != nil { notices.append(.lost(newOwner == nil ? "logind stopped" : "logind restarted")) }
         session = nil
         lockSignal = nil

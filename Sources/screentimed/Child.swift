@@ -246,16 +246,21 @@ struct Child {
         for a in caused { carryOut(a) }
     }
 
-    /// How often the child's login sessions are listed (logind's `ListSessions`; a session begun
-    /// after bedtime is ended within the grace, so this is well inside it).
-    static let sessionLookEvery = Seconds.of(5)
+    /// How often the child's login sessions are listed (logind's `ListSessions`): at once when
+    /// logind says a session began or ended, and besides every minute (a session's state, a signal
+    /// missed); every 5 s while logind's signals cannot be heard. A session begun after bedtime is
+    /// ended within the grace, so this is well inside it. (Listing every 5 s, always, cost the daemon
+    /// twice its CPU beside Timekpr-nExT: docs/benchmarks.md.)
+    static let sessionLookEvery = Seconds.of(60)
+    static let sessionLookWithoutSignals = Seconds.of(5)
 
     /// Screen time (docs/spec/screen.md): the child's login sessions, from logind, as
     /// `session_started` and `session_ended` events. Only with a `[screen]` table.
     mutating func followLoginSessions(now: Microseconds) {
         guard live.engine.policy.screen.configured, let loginSessions else { nextSessionLook = nil; return }
-        if let next = nextSessionLook, now < next { return }
-        nextSessionLook = now + Self.sessionLookEvery
+        let signalled = logind?.takeSessionsChanged() ?? false
+        if !signalled, let next = nextSessionLook, now < next { return }
+        nextSessionLook = now + (logind?.hearsSignals == true ? Self.sessionLookEvery : Self.sessionLookWithoutSignals)
         let sessions: [LoginSession]
         do throws(BusError) { sessions = try loginSessions.sessions(of: uid) } catch {
             if sessionsProblem == nil {

@@ -31,9 +31,10 @@ struct HouseholdEndToEndTests {
         /// `remote`: the second computer sits behind this cable, and the server has this certificate.
         let machines: [(name: String, uid: UInt32)]
 
-        /// `machines`: the computers' names and uids (each suite has its own).
+        /// `machines`: the computers' names and uids (each suite has its own). `logind`: the daemons
+        /// follow the login sessions of this (mock) logind instead of none.
         init(machines: [(name: String, uid: UInt32)] = HouseholdEndToEndTests.machines, extra: String = "", sampleEvery: String = "1h", crash: String? = nil,
-             remote: (cable: HouseholdGameTimeTests.Cable, certificate: String, key: String)? = nil) throws {
+             remote: (cable: HouseholdGameTimeTests.Cable, certificate: String, key: String)? = nil, logind: MockLogind? = nil) throws {
             self.machines = machines
             pg = try PostgresCluster(listen: remote.map { [$0.cable.hostAddress] } ?? [],
                                      tls: remote.map { ($0.certificate, $0.key) })
@@ -62,9 +63,10 @@ struct HouseholdEndToEndTests {
             try fm.createDirectory(atPath: marks, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             try fm.setAttributes([.ownerAccountID: machines[0].uid], ofItemAtPath: marks)
             for (i, m) in machines.enumerated() {
-                let environment = i == 0 ? crash.map { ["SCREENTIME_TEST_CRASH": "\($0):\(marks)/crashed"] } ?? [:] : [:]
+                var environment = i == 0 ? crash.map { ["SCREENTIME_TEST_CRASH": "\($0):\(marks)/crashed"] } ?? [:] : [:]
+                if let logind { environment["DBUS_SYSTEM_BUS_ADDRESS"] = logind.address }
                 daemons.append(try LiveDaemon(policy: policy(machine: m.name, remote: i == 1) + extra, environment: environment,
-                                              arguments: ["--sample-every", sampleEvery, "--no-logind", "--no-notifications"], uid: m.uid,
+                                              arguments: ["--sample-every", sampleEvery] + (logind == nil ? ["--no-logind"] : []) + ["--no-notifications"], uid: m.uid,
                                               launcher: i == 1 ? remote?.cable.launcher ?? [] : []))
             }
             for d in daemons { _ = try d.waitFor("the family database answers") }
@@ -323,6 +325,33 @@ struct HouseholdGameTimeTests {
         #expect(try family.pg.sql("SELECT sum(leased_micros) FROM screentime.game_time", database: "family") == "90000000")
         // The tablet, where nothing was played, took nothing.
         #expect(try family.pg.sql("SELECT count(*) FROM screentime.game_time WHERE machine = 'tablet'", database: "family") == "0")
+    }
+
+    @Test("a child at two computers at once: the family's daily screen limit holds over both (each counts only the screen time it leased), and both are locked")
+    func sharedScreenLimit() throws {
+        let logind = try MockLogind()
+        let (pcUser, laptopUser) = (Self.machines[0], Self.machines[1])
+        try logind.addSession("s1", uid: pcUser.uid, name: pcUser.name)
+        try logind.addSession("s2", uid: laptopUser.uid, name: laptopUser.name)
+        try logind.actAsLogindForLockers(session: "s1")     // each desktop locks when logind asks
+        // 40 s of screen time for the day, for both: the first computer to ask leases all of it
+        // (a lease is up to a minute), the other none; each is locked a grace (5 s) after its zero.
+        let family = try Family(machines: Array(Self.machines.prefix(2)), extra: "[screen]\ndaily_limit = \"40s\"\nwarn_before = []\ngrace = \"5s\"\n",
+                                logind: logind)
+        defer { family.end() }
+        for (d, s) in zip(family.daemons, ["s1", "s2"]) { _ = try d.waitFor("locking session \(s) (screen_limit): logind was asked", seconds: 90) }
+        #expect(try Set(logind.calls("LockSession")) == ["s1", "s2"])
+        #expect(try family.pg.sql("SELECT sum(leased_micros) FROM screentime.screen_time", database: "family") == "40000000")
+        var used = 0
+        for d in family.daemons {
+            let screen = try #require(try d.status()["screen"] as? [String: Any])
+            used += screen["used_today_seconds"] as? Int ?? -1000
+        }
+        // 40 s leased in all; each computer counted its share, its 10 s of credit at most, and
+        // the grace before its lock (5 s), and perhaps a second or two until the desktop said it
+        // locked — not the 40 s each that two computers alone would have.
+        #expect(used >= 40 && used <= 40 + 2 * (10 + 5 + 2), "counted \(used) s on the two computers")
+        #expect(try family.pg.sql("SELECT count(*) FROM screentime.game_time", database: "family") == "0", "no game time leased")
     }
 
     /// A network namespace joined to this one by a veth pair: a computer on the family's network

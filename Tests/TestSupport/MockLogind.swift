@@ -65,6 +65,14 @@ public final class MockLogind {
     public func addSession(_ id: String, uid: UInt32, name: String, active: Bool = true) throws {
         try call("/org/freedesktop/login1", "org.freedesktop.DBus.Mock", "AddSession",
                  [.string(id), .string("seat0"), .uint32(uid), .string(name), .bool(active)])
+        try managerSignal("SessionNew", session: id)
+    }
+
+    /// Real logind says so on its manager (`SessionNew`, `SessionRemoved`); the template does not.
+    private func managerSignal(_ name: String, session id: String) throws {
+        try call("/org/freedesktop/login1", "org.freedesktop.DBus.Mock", "EmitSignal",
+                 [.string("org.freedesktop.login1.Manager"), .string(name), .string("so"),
+                  .array(element: "v", [.variant(.string(id)), .variant(.objectPath("/org/freedesktop/login1/session/\(id)"))])])
     }
 
     /// logind's GetSessionByPID, which the template lacks, answering `id` for every pid.
@@ -122,6 +130,7 @@ public final class MockLogind {
     /// is removed, and `ListSessions` no longer lists it).
     public func removeSession(_ id: String) throws {
         try call("/org/freedesktop/login1", "org.freedesktop.DBus.Mock", "RemoveObject", [.objectPath("/org/freedesktop/login1/session/\(id)")])
+        try managerSignal("SessionRemoved", session: id)
     }
 
     public func setSession(_ id: String, _ properties: [String: BusValue]) throws {

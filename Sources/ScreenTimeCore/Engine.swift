@@ -180,6 +180,9 @@ public struct Engine: Sendable {
         policy = newPolicy
         hasAppLimits = newPolicy.apps.contains { $0.category == .reward && $0.isLimited }
         leased = newPolicy.household != nil
+        // New limits may leave the family more to lease: ask again.
+        lease.spent = nil
+        screenLease.spent = nil
         screenLimited = newPolicy.screenLimited
         classifier = Classifier(policy: newPolicy)
         calendar = PolicyCalendar(zone: newPolicy.timeZone)

@@ -48,6 +48,16 @@ struct FamilyLease: Sendable, Codable, Equatable {
         if spent == nil { owed += amount - fromHeld } else { overdrawn += amount - fromHeld }
     }
 
+    /// Time counted and then given back (an idleness learned afterwards): it pays what was used
+    /// after the family's no, then what was used on credit, and only then is held again.
+    mutating func giveBack(_ amount: Microseconds) {
+        let a = min(amount, overdrawn)
+        overdrawn -= a
+        let b = min(amount - a, owed)
+        owed -= b
+        held += amount - a - b
+    }
+
     /// What may be used here now: what is held, and while the family has not said no, the credit.
     func mayUse(credit: Microseconds) -> Microseconds { held + (spent == nil ? max(0, credit - owed) : 0) }
 
@@ -175,13 +185,13 @@ extension Engine {
     }
 
     /// Screen time counted since the last call is taken from the lease (time given back by an
-    /// idleness learned afterwards is held again: it was leased to this computer).
+    /// idleness learned afterwards pays what is owed first, then is held again: it was leased here).
     mutating func accountScreenLease() {
         guard screenLeased else { return }
         screenLease.start(day: day.key, week: day.weekKey)
         let used = screen.usedToday - screenLease.counted
         screenLease.counted = screen.usedToday
-        if used > 0 { screenLease.use(used) } else if used < 0 { screenLease.held -= used }
+        if used > 0 { screenLease.use(used) } else if used < 0 { screenLease.giveBack(-used) }
     }
 
     /// The screen time this computer holds, and its credit, bound what is left here.

@@ -41,8 +41,11 @@ struct ScreenState: Sendable, Codable {
     var warned: [Microseconds] = []      // (an array: a checkpoint is the same bytes for the same state)
     var zeroSaid = false
     var relocksDone = 0
-    /// Input at a screen believed locked with no time left, unbroken since then (nil: none).
+    /// Input at a screen believed locked, unbroken since then (nil: none).
     var lockedInputSince: Microseconds? = nil
+    /// The lock is not believed for screen time: input went on at the "locked" screen for longer
+    /// than `grace` (until the lock changes again).
+    var lockDisbelieved = false
 
     var usedToday: Microseconds { today.measure }
     var usedThisWeek: Microseconds { weekBefore + today.measure }
@@ -76,8 +79,12 @@ extension Engine {
     /// The child's screen time counts now: a session present, not locked (by a trusted source),
     /// not idle by `idle_changed` (a gap in input is cut in `pass`).
     var screenCounting: Bool {
-        !screen.logins.isEmpty && !locked && !screen.idle
+        !screen.logins.isEmpty && !screenLocked && !screen.idle
     }
+
+    /// The screen is locked for screen time: logind or a trusted hook says so, and no input going
+    /// on at it says otherwise.
+    var screenLocked: Bool { locked && !screen.lockDisbelieved }
 
     /// Focused learning now that its judgement decides about (`learning_counts = false`): a learning
     /// app the policy trusts, focused, with today's learning cap not reached.
@@ -136,19 +143,23 @@ extension Engine {
         case .freeDay:
             screen.freeDay = true
             screenTimeAgain(at: t)
-        case .lockChanged(false, claimed: false):
-            screenUnlocked(at: t)
+        case .lockChanged(let isLocked, claimed: false):
+            screen.lockDisbelieved = false
+            screen.lockedInputSince = nil
+            if !isLocked { screenUnlocked(at: t) }
         default:
             break
         }
     }
 
-    /// Input at a screen believed locked with no time left. A lock screen takes a password, not
-    /// minutes of typing: input with no gap longer than `lockedInputGap` for longer than `grace`
-    /// says the desktop is not locked (a screen locker closed without logind knowing, as swaylock
-    /// is; a lock only claimed), and the session is ended after a last warning.
+    /// Input at a screen believed locked. A lock screen takes a password, not minutes of typing:
+    /// input with no gap longer than `lockedInputGap` for longer than `grace` says the desktop is
+    /// not locked (a screen locker closed without logind knowing, as swaylock is; a lock only
+    /// claimed through logind: `loginctl lock-session`, `SetLockedHint`, another session of the
+    /// child's own in front). Screen time counts again until the lock changes; with no time left,
+    /// the session is ended after a last warning.
     mutating func screenInputWhileLocked(at t: Microseconds, last: Microseconds?) {
-        guard screenLimited, locked, screen.zeroSaid, let (left, limit) = screenLeftHere(), left <= 0 else {
+        guard screenLimited, screenLocked else {
             screen.lockedInputSince = nil
             return
         }
@@ -158,6 +169,12 @@ extension Engine {
         }
         guard t - since > policy.screen.grace else { return }
         screen.lockedInputSince = nil
+        guard screen.zeroSaid, let (left, limit) = screenLeftHere(), left <= 0 else {
+            // From the last input before the stretch: it was screen time.
+            screen.lockDisbelieved = true
+            screen.today.insert(since, t)
+            return
+        }
         warnScreen(remaining: 0, limit: limit, at: t)
         for id in screen.logins.keys.sorted() where !screen.logins[id]!.ending {
             screen.logins[id]!.dueAt = t + policy.screen.grace
@@ -278,6 +295,16 @@ extension Engine {
         accountScreenLease()
         guard screenLimited, !screen.logins.isEmpty else { return }
         guard let family = screenLeft(), let (left, limit) = screenLeftHere() else { return }
+        if left > 0, screen.zeroSaid {
+            // Time again without a parent's act (idle time given back, a limit raised by a new
+            // policy): what was due is not, and the next zero is said and carried out again.
+            screen.zeroSaid = false
+            for id in screen.logins.keys where !screen.logins[id]!.ending {
+                screen.logins[id]!.dueAt = nil
+                screen.logins[id]!.dueEnd = false
+                screen.logins[id]!.lockOrdered = false
+            }
+        }
         if family.left > 0 {
             var crossed = false
             for w in policy.screen.warnBefore where family.left <= w && !screen.warned.contains(w) {
@@ -303,13 +330,13 @@ extension Engine {
             guard let login = screen.logins[id], let due = login.dueAt, t >= due else { continue }
             screen.logins[id]!.dueAt = nil
             screen.logins[id]!.lockOrdered = false
-            if login.lockOrdered && locked { continue }     // it did lock
+            if login.lockOrdered && screenLocked { continue }     // it did lock
             if login.dueEnd {
                 // Ordered again while the session is still there (logind refused, or was not there).
                 screen.logins[id]!.ending = true
                 screen.logins[id]!.dueAt = t + max(policy.screen.grace, Self.endAgainAfter)
                 out.append(.endSession(SessionOrder(at: clock.wall(at: t), session: id, reason: reason)))
-            } else if !locked {
+            } else if !screenLocked {
                 out.append(.lockSession(SessionOrder(at: clock.wall(at: t), session: id, reason: reason)))
                 // A desktop that does not lock when logind asks (no screen locker): ended after another grace.
                 screen.logins[id]!.dueAt = t + policy.screen.grace

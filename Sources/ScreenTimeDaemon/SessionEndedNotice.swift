@@ -4,7 +4,8 @@ import ScreenTimeCore
 /// login. The login screen cannot say it: GDM and LightDM show only what PAM tells them while the
 /// child logs in, and screentime does not sit in PAM. So the next session's first notice says it:
 /// sent to the new session's desktop as soon as it takes notifications, or, if none has within
-/// `waitForDesktop`, kept for `status` once, where the GNOME indicator shows it as new.
+/// `waitForDesktop`, kept for `status` once, where the GNOME indicator shows it as new. It is kept
+/// in memory only: a daemon started again in between (the computer switched off) does not say it.
 public struct SessionEndedNotice: Sendable {
     /// The notice, the sessions that were ended, and since when another session has been there.
     public private(set) var pending: Notice? = nil
@@ -23,10 +24,10 @@ public struct SessionEndedNotice: Sendable {
         pending = switch order.reason {
         case .bedtime:
             Notice(summary: "You were logged out at bedtime",
-                   body: "It was \(time): the computer is for the allowed hours only. A parent can move bedtime for tonight.", urgency: .normal)
+                   body: "It was \(time), after bedtime, so the computer stopped for today.", urgency: .normal)
         default:
             Notice(summary: "You were logged out: your screen time was used up",
-                   body: "At \(time) there was no screen time left. A parent can give more for today.", urgency: .normal)
+                   body: "At \(time) your screen time for the day was all used. A parent can give you more.", urgency: .normal)
         }
     }
 

@@ -294,6 +294,8 @@ struct Child {
         case nil:
             break
         }
+        // While it waits for the new session's desktop: tried again every few seconds.
+        if sessionEnded.pending != nil, let next = nextSessionLook { nextSessionLook = min(next, now + Self.sessionLookWithoutSignals) }
     }
 
     // MARK: The journal

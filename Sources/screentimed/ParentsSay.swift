@@ -31,6 +31,14 @@ extension Child {
             guard let text = request.until?.trimmingCharacters(in: .whitespaces), let minute = HourWindow.minute(of: text), minute > 0 else {
                 return .refused("bedtime needs a time tonight such as 21:30 (HH:MM, up to 24:00); nothing was changed")
             }
+            // A time already past today (00:30 asked at 21:00, meaning after midnight) would make it
+            // bedtime at once: refused, in the parent's words.
+            let wall = SystemClock.wallMicros()
+            let local = ((wall / Seconds.micro + Int64(live.engine.utcOffset(at: wall))) % 86_400 + 86_400) % 86_400
+            if Int64(minute) * 60 <= local {
+                return .refused("it is already past \(HourWindow.text(minute: minute)) today: bedtime tonight can be from now up to 24:00 "
+                                + "(midnight), when a new day starts with its own hours; nothing was changed")
+            }
             return try saveAndAnswer(.bedtimeMoved(until: minute, by: by), request, asked: "bedtime \(HourWindow.text(minute: minute))",
                                      caller: caller) { [self] _, engine in
                 let screen = engine.asOf(mono: SystemClock.monoMicros()).screenFigures

@@ -102,8 +102,10 @@ struct GnomeIndicatorViewTests {
         status = try d.status()
         let toBedtime = try #require((status["screen"] as? [String: Any])?["left_seconds"] as? Int)
         #expect(toBedtime <= StatusBarTests.secondsUntil(hour: 14, in: zone) + 1 && toBedtime > 3600 - 60, "\(status)")
-        (now, _) = try Self.views(status, passed: 7, folder: folder)
+        (now, later) = try Self.views(status, passed: 7, folder: folder)
         #expect(now["screenText"] as? String == "\(Self.words(toBedtime)) (bedtime 14:00)", "\(now)")
+        // Time to bedtime runs by the clock, whether screen time counts or not.
+        #expect(later["screenSecondsLeft"] as? Int == toBedtime - 7, "\(later)")
         #expect(Self.lines(now).first == "Screen time left until bedtime: \(Self.words(toBedtime))" && Self.lines(now).contains("Bedtime tonight: 14:00"), "\(now)")
 
         // A free day: no limit today, and no bedtime said.

@@ -162,7 +162,7 @@ struct LogindEndToEndTests {
         let said = "\"screentime\" 0 \"screentime\" \"You were logged out at bedtime\" \"It was "
         #expect(Wait.whether(within: 20) { notifications.notifications.contains { $0.hasPrefix(said) } }, "\(notifications.notifications)")
         let atLogin = notifications.notifications.filter { $0.hasPrefix(said) }
-        #expect(atLogin.count == 1 && atLogin[0].contains(": the computer is for the allowed hours only. A parent can move bedtime for tonight.\""), "\(atLogin)")
+        #expect(atLogin.count == 1 && atLogin[0].contains(", after bedtime, so the computer stopped for today.\""), "\(atLogin)")
         _ = try d.waitFor("told at login why the last session was ended: You were logged out at bedtime")
         try d.stop()
     }

@@ -148,9 +148,10 @@ struct ParentsSayEndToEndTests {
 
     @Test("just tonight (issue #38): bedtime moved with --tonight only, screen bonus minutes, a free day; each logged with who; status shows them")
     func justTonight() throws {
+        // A zone where it is about noon now: 23:59 is always tonight, and 00:01 always past.
         let d = try LiveDaemon(policy: """
             version = 1
-            timezone = "UTC"
+            timezone = "\(LogindEndToEndTests.noonZone())"
             [screen]
             daily_limit = "1h"
             allowed_hours = ["00:00-24:00"]
@@ -163,12 +164,14 @@ struct ParentsSayEndToEndTests {
         #expect(bedtime.status == 0 && bedtime.stdout.hasPrefix("Bedtime tonight is 23:59"), "\(bedtime.stdout)\(bedtime.stderr)")
         let bad = try Self.parent(d, ["bedtime", "25:00", "--tonight"])
         #expect(bad.status == 1 && bad.stderr.contains("bedtime needs a time tonight such as 21:30"), "\(bad.stderr)")
+        let past = try Self.parent(d, ["bedtime", "00:01", "--tonight"])
+        #expect(past.status == 1 && past.stderr.contains("it is already past 00:01 today: bedtime tonight can be from now up to 24:00"), "\(past.stderr)")
         let bonus = try Self.parent(d, ["bonus", "10", "--screen", "--reason", "homework"])
         #expect(bonus.status == 0 && bonus.stdout.hasPrefix("10 min of screen time for the child today, beyond the limits"), "\(bonus.stdout)\(bonus.stderr)")
         var screen = try #require(try d.status()["screen"] as? [String: Any])
         #expect(screen["bonus_seconds"] as? Int == 600 && screen["daily_limit_seconds"] as? Int == 3600 && screen["used_today_seconds"] as? Int == 0,
                 "\(screen)")
-        #expect((screen["bedtime"] as? String)?.hasSuffix("T23:59:00Z") == true, "\(screen)")
+        #expect((screen["bedtime"] as? String)?.contains("T23:59:00") == true, "\(screen)")
         #expect(screen["free_day"] as? Bool == false)
         let text = try Self.parent(d, ["status"])
         #expect(text.stdout.contains("Bedtime") && text.stdout.contains("Screen time") && text.stdout.contains("10 min bonus from a parent"), "\(text.stdout)")

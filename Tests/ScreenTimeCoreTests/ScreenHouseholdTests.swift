@@ -163,6 +163,32 @@ struct ScreenHouseholdTests {
         #expect(free.log.events.allSatisfy { if case .leaseGranted = $0.kind { false } else { true } }, "nothing leased on a free day")
     }
 
+    @Test("time given back (an idleness learned afterwards) pays what was used after the family's no, then the credit, then is held")
+    func giveBack() {
+        var l = FamilyLease()
+        l.held = 20 * Seconds.micro
+        l.use(30 * Seconds.micro)                  // 20 held, 10 on credit
+        #expect(l.owed == 10 * Seconds.micro && l.mayUse(credit: Engine.leaseCredit) == 0)
+        l.spent = .dailyLimit
+        l.use(5 * Seconds.micro)                   // after the family's no
+        #expect(l.overdrawn == 5 * Seconds.micro)
+        l.giveBack(12 * Seconds.micro)
+        #expect(l.overdrawn == 0 && l.owed == 3 * Seconds.micro && l.held == 0, "not held again while owed")
+        l.giveBack(10 * Seconds.micro)
+        #expect(l.owed == 0 && l.held == 7 * Seconds.micro)
+    }
+
+    @Test("a new policy with a higher limit: the computer asks the family again, though it had said no")
+    func askAgainAfterReload() {
+        var family = Family()
+        var pc = Computer("pc", policy: Self.policy())
+        for s in 0..<1300 { pc.second(s, family: &family) }
+        #expect(pc.engine.leaseWanted == nil && family.total == 1200 * Seconds.micro)
+        pc.engine.adopt(ScreenTimeTests.screen(["daily_limit": "\"30m\"", "warn_before": "[\"5m\"]"], extra: Self.household), into: &pc.effects)
+        pc.put(1300, .lockChanged(locked: false, claimed: false))
+        #expect(pc.engine.leaseWanted?.dailyLimit == 1800 * Seconds.micro)
+    }
+
     @Test("a screen lease in the log: written with \"of\": \"screen\", read back the same; an unknown kind refused")
     func logLine() throws {
         let grant = LeaseGrant(day: Self.day, granted: 60_000_000, dayTotal: 120_000_000, weekTotal: 180_000_000, limit: .dailyLimit, screen: true)

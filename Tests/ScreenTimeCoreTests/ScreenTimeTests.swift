@@ -78,6 +78,46 @@ struct ScreenTimeTests {
         #expect(Self.orders(tl.replay(Self.screen(["daily_limit": "\"2h\"", "warn_before": "[]"]))).isEmpty)
     }
 
+    @Test("idle time given back after the lock (input after a long pause): the child has time again, and at the next zero is warned and locked again")
+    func idleGivenBackAfterLock() {
+        var tl = Timeline()
+        tl.login(0, "c1")
+        tl.start(0, pid: 40, exe: xterm)
+        tl.focus(0, pid: 40)
+        tl.keys(from: 0, to: 1111)             // a key every 20 s, the last at 18:20, then a video (no input)
+        tl.lock(1265, true)
+        tl.keys(from: 1800, to: 2400)          // back at 30:00 (still locked), unlocked at 30:05
+        tl.lock(1805, false)
+        tl.lock(1970, true)
+        let r = tl.replay(Self.screen(["daily_limit": "\"20m\"", "warn_before": "[]"]))
+        // Counted 0–21:05 (the idleness is not known yet), zero at 20:00, locked at 21:00. The key
+        // at 30:00 gives back 18:20–21:05 (165 s): 100 s are left, counted from the unlock at
+        // 30:05: zero at 31:45, locked a grace later at 32:45; the desktop locks at 32:50.
+        #expect(Self.orders(r) == ["warn 1200 screen_daily_limit 0", "lock 1260 c1 screen_limit",
+                                   "warn 1905 screen_daily_limit 0", "lock 1965 c1 screen_limit"])
+        #expect(Self.used(r) == 1100 + (1970 - 1805))
+    }
+
+    @Test("a lock only claimed through logind (no locker, another session of the child's in front): input going on at it for longer than the grace is screen time again, from the stretch's start")
+    func claimedLockWithInput() {
+        var tl = Timeline()
+        tl.login(0, "c1")
+        tl.keys(from: 0, to: 600, every: 3)
+        tl.lock(100, true)                     // `loginctl lock-session` with no screen locker
+        let r = tl.replay(Self.screen(["daily_limit": "\"2h\"", "warn_before": "[]"]))
+        // Counted 0–100; the stretch of keys from 102 is longer than the grace (60 s) at 165: the
+        // lock is not believed from then, and 102–165 counts too; on to the last key at 597.
+        #expect(Self.used(r) == 100 + (597 - 102))
+        // A password typed at the lock (10 s) changes nothing.
+        var short = Timeline()
+        short.login(0, "c1")
+        short.keys(from: 0, to: 100, every: 3)
+        short.lock(100, true)
+        short.keys(from: 200, to: 210, every: 3)
+        short.tick(600)
+        #expect(Self.used(short.replay(Self.screen(["daily_limit": "\"2h\"", "warn_before": "[]"]))) == 100)
+    }
+
     @Test("action = logout: ended at zero after the grace, never locked")
     func logout() {
         var tl = Self.atTerminal(to: 40 * M)

@@ -267,7 +267,7 @@ struct SessionEndedNoticeTests {
         #expect(n.step(sessions: ["c1"], now: 0) == nil, "nothing was ended")
         n.ended(SessionOrder(at: 0, session: "c1", reason: .bedtime), time: "21:31")
         let bedtime = Notice(summary: "You were logged out at bedtime",
-                             body: "It was 21:31: the computer is for the allowed hours only. A parent can move bedtime for tonight.", urgency: .normal)
+                             body: "It was 21:31, after bedtime, so the computer stopped for today.", urgency: .normal)
         #expect(n.pending == bedtime)
         #expect(n.step(sessions: ["c1"], now: 1 * Self.s) == nil, "the ended session is still closing: not a new login")
         #expect(n.step(sessions: [], now: 2 * Self.s) == nil)
@@ -279,7 +279,7 @@ struct SessionEndedNoticeTests {
         // after two minutes, once.
         n.ended(SessionOrder(at: 0, session: "c2", reason: .screenLimit), time: "17:05")
         let used = Notice(summary: "You were logged out: your screen time was used up",
-                          body: "At 17:05 there was no screen time left. A parent can give more for today.", urgency: .normal)
+                          body: "At 17:05 your screen time for the day was all used. A parent can give you more.", urgency: .normal)
         #expect(n.step(sessions: ["c3"], now: 100 * Self.s) == .send(used))
         #expect(n.step(sessions: ["c3"], now: 219 * Self.s) == .send(used))
         #expect(n.step(sessions: ["c3"], now: 220 * Self.s) == .keep(used))

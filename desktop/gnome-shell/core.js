@@ -93,7 +93,8 @@ function indicatorView(s, passed) {
             screenText = 'free day';
             lines.push('Screen time: no limit today (a free day)');
         } else if (typeof screen.left_seconds === 'number') {
-            screenSecondsLeft = down(screen.left_seconds, screen.counting);
+            // Time to bedtime runs by the clock; time left of a limit only while it counts.
+            screenSecondsLeft = down(screen.left_seconds, screen.counting || screen.limit === 'bedtime');
             const bedtime = screen.limit === 'bedtime' && screen.bedtime ? ` (bedtime ${clockWords(screen.bedtime)})` : '';
             screenText = `${screenTimeWords(screenSecondsLeft)}${bedtime}`;
             const until = {bedtime: 'until bedtime', screen_weekly_limit: 'this week'}[screen.limit] || 'today';
@@ -517,7 +518,7 @@ class Indicator {
     // Called every second.
     tick() {
         const s = this._status;
-        if (s && (s.reward_counting || s.learning_counting || (s.screen && s.screen.counting)))
+        if (s && (s.reward_counting || s.learning_counting || (s.screen && (s.screen.counting || s.screen.limit === 'bedtime'))))
             this._render();
     }
 

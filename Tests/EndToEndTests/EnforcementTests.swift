@@ -375,10 +375,7 @@ struct EnforcementTests {
             return words[2] == "warn:" ? "\(words[1]) warn \(words[3]) s" : "\(words[1]) stop pid \(p.processIdentifier) no_reward_time"
         }
         // The same log, replayed.
-        let events = d.base + "/events.jsonl"
-        try (try d.sql("SELECT line FROM event ORDER BY seq") + "\n").write(toFile: events, atomically: true, encoding: .utf8)
-        let r = try ReplayBinaryTests.runBinary(ReplayBinaryTests.binary, ["replay", "--policy", d.base + "/policy.toml", events])
-        let result = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any], "\(r.stderr)")
+        let (result, r) = try d.replayOwnLog()
         let replayed: [String] = (result["actions"] as? [[String: Any]] ?? []).compactMap { a in
             switch a["action"] as? String {
             case "warn": return "\(a["at"] as? String ?? "") warn \(Int(a["remaining_seconds"] as? Double ?? -1)) s"

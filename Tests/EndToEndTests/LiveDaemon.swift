@@ -201,3 +201,19 @@ final class LiveDaemon {
     }
 }
 
+
+extension LiveDaemon {
+    struct UnreadableReplay: Error, CustomStringConvertible { var description: String }
+
+    /// The daemon's stored log, replayed by `screentimed replay` under its policy: the result, and
+    /// the run (for its output in a failure's message).
+    func replayOwnLog() throws -> (result: [String: Any], run: ReplayBinaryTests.Run) {
+        let events = base + "/events.jsonl"
+        try (try sql("SELECT line FROM event ORDER BY seq") + "\n").write(toFile: events, atomically: true, encoding: .utf8)
+        let r = try ReplayBinaryTests.runBinary(ReplayBinaryTests.binary, ["replay", "--policy", base + "/policy.toml", events])
+        guard let result = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any] else {
+            throw UnreadableReplay(description: "screentimed replay printed no result: \(r.stderr)")
+        }
+        return (result, r)
+    }
+}

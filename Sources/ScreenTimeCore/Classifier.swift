@@ -20,14 +20,27 @@ struct Classifier {
     private let knownNames: [Set<String>]
     /// The entry a focused program that nothing names counts as (`unknown_apps = "reward"`).
     private let unknownProgram: Int?
+    /// `[[sites]]`: each domain and the entry that names it (the first entry that does).
+    private let domains: [String: Int]
+    /// With `[browsers]`: the browsers' exe patterns, and the entry for an unnamed host.
+    private let browsers: [ExePattern]
+    private let unnamedSite: Int?
 
     init(policy: Policy) {
-        self.init(apps: policy.apps, unknownProgram: policy.unknownProgramEntry)
+        self.init(apps: policy.apps, unknownProgram: policy.unknownProgramEntry, browsers: policy.browsers?.exe ?? [],
+                  unnamedSite: policy.unnamedSiteEntry)
     }
 
-    init(apps: [AppEntry], unknownProgram: Int? = nil) {
+    init(apps: [AppEntry], unknownProgram: Int? = nil, browsers: [ExePattern] = [], unnamedSite: Int? = nil) {
         self.apps = apps
         self.unknownProgram = unknownProgram
+        self.browsers = browsers
+        self.unnamedSite = unnamedSite
+        var domains: [String: Int] = [:]
+        for (i, entry) in apps.enumerated() {
+            for d in entry.domains where domains[d] == nil { domains[d] = i }
+        }
+        self.domains = domains
         self.knownNames = apps.map { entry in
             var names = Set(entry.exe.compactMap { $0.literalBaseName?.lowercased() })
             if let f = entry.flatpak { names.insert(f.lowercased()) }
@@ -71,6 +84,38 @@ struct Classifier {
         return AppMatch(entry: unknown, trusted: true)
     }
 
+    /// The site a host is (docs/spec/sites.md): of the domains that match it (itself, or a name it
+    /// is under), the longest; a host none names is `unnamed_sites` (nil: neutral). Always trusted:
+    /// only a report the daemon believes reaches the engine.
+    func classify(host: String) -> AppMatch? {
+        var name = Substring(host.lowercased())
+        if name.hasSuffix(".") { name = name.dropLast() }
+        while !name.isEmpty {
+            if let entry = domains[String(name)] { return AppMatch(entry: entry, trusted: true) }
+            guard let dot = name.firstIndex(of: ".") else { break }
+            name = name[name.index(after: dot)...]
+        }
+        return unnamedSite.map { AppMatch(entry: $0, trusted: true) }
+    }
+
+    /// The process is a browser, for the `unreported` rule: one of `[browsers]`' programs, a copy
+    /// of one (the same file or build), or a program that goes by a browser's name (a portable
+    /// browser in the child's home). Only ever costs the child: such a browser's sites are never
+    /// believed, only its reports are.
+    func isBrowser(_ p: ProcessFacts) -> Bool {
+        guard !browsers.isEmpty else { return false }
+        let exe = ExeFacts(p)
+        if browsers.contains(where: { $0.matches(exe.path) || exe.contentOf.map($0.matches) == true }) { return true }
+        return exe.names.contains { Classifier.browserNames.contains($0) || browserBaseNames.contains($0) }
+    }
+
+    /// The names browsers' programs go by (their file names and `comm`), beyond those of `[browsers] exe`.
+    static let browserNames: Set<String> = ["firefox", "firefox-esr", "firefox-bin", "chrome", "chromium", "chromium-browser",
+                                            "google-chrome", "brave", "brave-browser", "opera", "vivaldi", "vivaldi-bin",
+                                            "msedge", "microsoft-edge", "epiphany", "falkon", "midori", "librewolf",
+                                            "waterfox", "qutebrowser", "konqueror", "palemoon", "seamonkey", "nyxt"]
+    private var browserBaseNames: Set<String> { Set(browsers.compactMap { $0.literalBaseName?.lowercased() }) }
+
     private func identityMatches(_ entry: AppEntry, _ exe: ExeFacts) -> Bool {
         if trustedIdentityMatches(entry, exe) { return true }
         // What it runs is the named program under another name: that app (a game stays a game).
@@ -96,7 +141,7 @@ struct Classifier {
         if let id = window?.appID { names.append(id.lowercased()) }
         let title = window?.title?.lowercased()
         guard !names.isEmpty || title != nil else { return nil }
-        for (i, entry) in apps.enumerated() where entry.category != .neutral {
+        for (i, entry) in apps.enumerated() where entry.category != .neutral && !entry.isSite {
             let known = knownNames[i]
             let byName = names.contains { n in known.contains(n) || (n.count == 15 && known.contains { $0.hasPrefix(n) }) }
             // A title that names a learning app is a claim; for games it is not enough (a web page about a game is not the game).

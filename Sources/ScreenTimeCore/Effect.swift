@@ -26,6 +26,24 @@ public enum Effect: Sendable, Equatable {
     /// Lock one of the child's login sessions (docs/spec/screen.md), or end it.
     case lockSession(SessionOrder)
     case endSession(SessionOrder)
+    /// A site must not be shown (docs/spec/sites.md): the browser's extension shows its own page
+    /// in the tabs of that host instead. The browser itself is never stopped for a site.
+    case siteStop(SiteStop)
+}
+
+/// `site_stop`: a blocked site, or a reward site while no game time is left for it.
+public struct SiteStop: Sendable, Equatable {
+    public var at: Microseconds
+    /// The browser's process, as its report named it.
+    public var pid: Int32
+    public var host: String
+    /// The `[[sites]]` entry (or "an unnamed website").
+    public var site: String
+    public var reason: Reason
+
+    public init(at: Microseconds, pid: Int32, host: String, site: String, reason: Reason) {
+        self.at = at; self.pid = pid; self.host = host; self.site = site; self.reason = reason
+    }
 }
 
 /// The figures of a day that only the engine knows, saved when the day is over.

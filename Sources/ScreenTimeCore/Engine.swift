@@ -26,6 +26,8 @@ public struct Engine: Sendable {
         var facts: ProcessFacts
         var match: AppMatch?
         var lastCPU: CPUSample?
+        /// When the engine first saw it (engine time): a browser has `report_within` from then.
+        var seen: Microseconds? = nil
     }
     struct CPUSample: Sendable, Codable {
         var millis: Int64
@@ -94,6 +96,8 @@ public struct Engine: Sendable {
     var screenSpans: [(start: Microseconds, end: Microseconds)]?
     /// Some screen limit or bedtime is set, in `[screen]` or a schedule (a stored flag: read on every event).
     var screenLimited = false
+    /// Websites: what the browsers report, and which of their hosts were told to stop (EngineSites.swift).
+    var sites = SiteState()
 
     // Enforcement.
     var warned: Set<Microseconds> = []
@@ -189,8 +193,11 @@ public struct Engine: Sendable {
         periodicDetector = PeriodicInputDetector(threshold: newPolicy.validation.periodicInputVariation,
                                                  maxGap: newPolicy.validation.idleAfter)
         for pid in processes.keys.sorted() { setMatch(of: pid, to: classifier.classify(process: processes[pid]!.facts)) }
-        if let window = focus, let pid = window.pid {
-            focusMatch = classifier.classify(window: window, process: processes[pid]?.facts)
+        // The browsers' reports hold; what their hosts are, and whether they stop, is judged anew.
+        sites.told = [:]
+        rebuildAudibleSites()
+        if let window = focus, window.pid != nil {
+            focusMatch = classifyFocus(window)
         }
         stopping = stopping.filter { blockedPids.contains($0.key) || rewardPids.contains($0.key) || $0.key == focus?.pid }
         warned = []
@@ -242,7 +249,7 @@ public struct Engine: Sendable {
             }
             // The focused window may belong to it: a program seen after its window, or one that exec'd.
             if let window = focus, window.pid == facts.pid {
-                focusMatch = classifier.classify(window: window, process: facts)
+                focusMatch = classifyFocus(window)
             }
             refreshSessions(at: t)
         case .processExited(let pid):
@@ -254,9 +261,9 @@ public struct Engine: Sendable {
         case .focusChanged(let window):
             focusHookSeen = true
             hookGapTime.set(window.pid == nil && window.hookLost == true, at: t)
-            if let pid = window.pid {
+            if window.pid != nil {
                 focus = window
-                focusMatch = classifier.classify(window: window, process: processes[pid]?.facts)
+                focusMatch = classifyFocus(window)
             } else {
                 focus = nil
                 focusMatch = nil
@@ -335,10 +342,12 @@ public struct Engine: Sendable {
             screenEvent(event.kind, at: t)
         case .freeDay:
             screenEvent(event.kind, at: t)
+        case .siteChanged(let report):
+            siteChanged(report, at: t)
         case .tick, .daemonStarted:
             break
         }
-        rewardRunning.set(!rewardPids.isEmpty || focusedRewardPid != nil, at: t)
+        rewardRunning.set(!rewardPids.isEmpty || focusedRewardPid != nil || siteRewardInUse, at: t)
     }
 
     // MARK: - What the shell and stctl read

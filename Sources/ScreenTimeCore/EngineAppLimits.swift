@@ -57,6 +57,7 @@ extension Engine {
         }
         if policy.rewards.countsWhile == .running { for pid in rewardPids { add(pid) } }
         if let pid = focusedRewardPid { add(pid) }
+        out.formUnion(countingSites)
         return out
     }
 

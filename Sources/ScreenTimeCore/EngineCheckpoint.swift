@@ -13,7 +13,8 @@ extension Engine {
         /// 5: bonus time (a kind of grant), games stopped by a parent, minutes taken back.
         /// 6: screen time (the child's login sessions, what was counted today and this week).
         /// 7: screen time leased from the family in a household (what was taken of today's counted time).
-        public static let currentFormat = 7
+        /// 8: websites (the browsers' reports, the sites told to stop, when each process was first seen).
+        public static let currentFormat = 8
         public var format: Int
         var clock: TrustedClock
         var now: Microseconds
@@ -63,6 +64,8 @@ extension Engine {
         var screen: ScreenState?
         /// Screen time leased from the family (format 7; only in a household).
         var screenLease: FamilyLease?
+        /// Websites (format 8).
+        var sites: SiteState?
 
         struct TrackedPID: Codable, Sendable { var pid: Int32; var process: TrackedProcess }
         struct ToldPID: Codable, Sendable { var pid: Int32; var told: Told }
@@ -91,7 +94,7 @@ extension Engine {
             paused: paused.sorted(), pauseUndone: pauseUndone.sorted(), clockFaults: clockFaults, clockFaultCount: clockFaultCount,
             family: family, appUse: appUse, appWarned: appWarned.mapValues { $0.sorted() },
             streak: streak, lease: leased ? lease : nil, others: leased ? others : nil, gamesStopped: gamesStopped,
-            screen: screen, screenLease: leased ? screenLease : nil)
+            screen: screen, screenLease: leased ? screenLease : nil, sites: sites)
     }
 
     /// An engine that goes on from a checkpoint, under the policy it was taken with.
@@ -101,7 +104,7 @@ extension Engine {
         now = c.now
         started = c.started
         for t in c.processes {
-            processes[t.pid] = TrackedProcess(facts: t.process.facts, match: nil, lastCPU: t.process.lastCPU)
+            processes[t.pid] = TrackedProcess(facts: t.process.facts, match: nil, lastCPU: t.process.lastCPU, seen: t.process.seen)
             setMatch(of: t.pid, to: t.process.match)
         }
         focus = c.focus
@@ -138,6 +141,8 @@ extension Engine {
         gamesStopped = c.gamesStopped
         screen = c.screen ?? ScreenState()
         screenLease = c.screenLease ?? FamilyLease()
+        sites = c.sites ?? SiteState()
+        rebuildAudibleSites()
         if started {
             enterDay(containing: now)
             grantAllowance()

@@ -127,7 +127,7 @@ extension Engine {
     /// Game time to ask for: while a game runs, less than half a minute is held, the child may play
     /// more than that, and the family has not said its limit is reached.
     var gameLeaseWanted: LeaseRequest? {
-        guard leased, lease.spent == nil, lease.held < Self.leaseLow, !rewardPids.isEmpty || focusedRewardPid != nil else { return nil }
+        guard leased, lease.spent == nil, lease.held < Self.leaseLow, !rewardPids.isEmpty || focusedRewardPid != nil || siteRewardInUse else { return nil }
         let may = familyAvailable().seconds - budget.bonusRemaining     // bonus time is not leased
         guard may > lease.held else { return nil }
         return LeaseRequest(day: day.key, weekStart: day.weekKey, want: min(Self.leaseSize, may - lease.held + lease.owed + lease.overdrawn),

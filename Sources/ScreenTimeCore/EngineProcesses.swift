@@ -1,7 +1,7 @@
 /// What runs: processes appearing, exec'ing and leaving, and what the focused window is.
 extension Engine {
     mutating func processAppeared(_ facts: ProcessFacts) {
-        processes[facts.pid] = TrackedProcess(facts: facts, match: nil)
+        processes[facts.pid] = TrackedProcess(facts: facts, match: nil, seen: now)
         setMatch(of: facts.pid, to: classifier.classify(process: facts))
     }
 
@@ -28,6 +28,7 @@ extension Engine {
         stopping[pid] = nil
         paused.remove(pid)
         pauseUndone.remove(pid)
+        siteReportGone(pid)
         if focus?.pid == pid {
             focus = nil
             focusMatch = nil
@@ -61,10 +62,12 @@ extension Engine {
         // The login sessions are told afresh (logind's own list) when the daemon is back.
         screen.logins = [:]
         screen.idle = false
+        sites = SiteState()
     }
 
     var focusedRewardPid: Int32? {
-        guard let m = focusMatch, let pid = focus?.pid, policy.apps[m.entry].category == .reward else { return nil }
+        // A site is stopped in the browser, never by stopping the browser.
+        guard let m = focusMatch, let pid = focus?.pid, policy.apps[m.entry].category == .reward, !policy.apps[m.entry].isSite else { return nil }
         return pid
     }
 }

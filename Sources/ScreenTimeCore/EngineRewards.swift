@@ -3,6 +3,7 @@ extension Engine {
     /// Reward time is being used now.
     var rewardCounting: Bool {
         guard !locked else { return false }
+        if siteRewardInUse { return true }
         switch policy.rewards.countsWhile {
         case .running:
             if rewardPids.contains(where: { stopping[$0] == nil && !paused.contains($0) }) { return true }
@@ -127,6 +128,7 @@ extension Engine {
             if let pid = blockedFocusPid, stopping[pid] == nil { due.insert(pid) }
             for pid in due.sorted() { tellStop(pid, reason: .blocked, at: t, action: .terminate) }
         }
+        enforceSites(at: t, available: available, limit: limit)
         // A process still alive after the grace period is told again, then less and less often.
         if !stopping.isEmpty {
             for (pid, told) in stopping.sorted(by: { $0.key < $1.key }) where t - told.at >= retellDelay(told.count) {
@@ -166,7 +168,7 @@ extension Engine {
     }
 
     var blockedFocusPid: Int32? {
-        guard let m = focusMatch, let pid = focus?.pid, policy.apps[m.entry].category == .blocked else { return nil }
+        guard let m = focusMatch, let pid = focus?.pid, policy.apps[m.entry].category == .blocked, !policy.apps[m.entry].isSite else { return nil }
         return pid
     }
 

@@ -2,7 +2,7 @@
 extension Engine {
     func category(_ key: AppMatch) -> AppCategory { policy.apps[key.entry].category }
 
-    func isPresent(_ key: AppMatch) -> Bool { presence[key] != nil || focusMatch == key }
+    func isPresent(_ key: AppMatch) -> Bool { presence[key] != nil || focusMatch == key || sites.audible[key] != nil }
 
     func isInUse(_ key: AppMatch) -> Bool {
         switch category(key) {
@@ -10,6 +10,8 @@ extension Engine {
             return focusHookSeen && focusMatch == key
         case .reward:
             guard !locked else { return false }
+            // A site: while its browser's window shows it or a tab of it plays sound, until it is stopped.
+            if isSite(key) { return (focusMatch == key || sites.audible[key] != nil) && !siteStopped(key) }
             return policy.rewards.countsWhile == .running ? isPresent(key) : focusMatch == key
         case .neutral, .blocked:
             return false
@@ -24,6 +26,7 @@ extension Engine {
     mutating func refreshSessions(at t: Microseconds) {
         var keys = Set(sessions.keys)
         keys.formUnion(presence.keys)
+        keys.formUnion(sites.audible.keys)
         if let m = focusMatch { keys.insert(m) }
         for key in keys.sorted() {
             let cat = category(key)
@@ -47,7 +50,7 @@ extension Engine {
     }
 
     mutating func open(_ key: AppMatch, at t: Microseconds) {
-        let pid = presence[key]?.min() ?? focus?.pid ?? 0
+        let pid = presence[key]?.min() ?? (focusMatch == key ? focus?.pid : nil) ?? sites.audible[key]?.min() ?? focus?.pid ?? 0
         sessions[key] = OpenSession(key: key, pid: pid, start: t)
     }
 

@@ -31,6 +31,7 @@ extension Engine {
             out.append(.ledger(ledger.append(.expired, points: 0, at: clock.wall(at: t), note: "reward time not used in time", rewardSeconds: lost)))
         }
         splitUnusedSessions(at: t)
+        siteDeadlinePassed(at: t)
         if let last = lastInput, t - last > policy.validation.idleAfter { judgeAwaiting() }
         enforce(at: t)
         enforceScreen(at: t)
@@ -51,6 +52,7 @@ extension Engine {
         for told in stopping.values { consider(told.at + retellDelay(told.count)) }
         if let d = nextAppDeadline() { consider(d) }
         if let d = nextScreenDeadline() { consider(d) }
+        if let d = nextSiteDeadline { consider(d) }
         if rewardCounting {
             let available = availableNow().seconds
             if available > 0 { consider(now + available) }

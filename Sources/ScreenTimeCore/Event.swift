@@ -87,6 +87,10 @@ public struct Event: Sendable, Equatable {
         case bedtimeMoved(until: Int, by: String?)
         /// No screen or game limit applies for the rest of today.
         case freeDay(by: String?, reason: String?)
+        // Websites (`docs/spec/sites.md`).
+        /// A browser's extension reports its active tab's host (nil: no web page), the hosts of
+        /// its tabs playing sound, and (its own claim, never counted by) whether it has the focus.
+        case siteChanged(SiteReport)
     }
 
     /// The `event` field's value for each kind.
@@ -117,6 +121,7 @@ public struct Event: Sendable, Equatable {
         case .minutesRevoked: return "minutes_revoked"
         case .sessionStarted: return "session_started"
         case .sessionEnded: return "session_ended"
+        case .siteChanged: return "site_changed"
         case .screenBonus: return "screen_bonus"
         case .bedtimeMoved: return "bedtime_moved"
         case .freeDay: return "free_day"
@@ -259,5 +264,54 @@ public struct FamilyLedgerEntry: Sendable, Equatable {
 
     public init(machine: String, seq: Int64, kind: LedgerEntry.Kind, points: Int64, note: String? = nil) {
         self.machine = machine; self.seq = seq; self.kind = kind; self.points = points; self.note = note
+    }
+}
+
+/// What a browser's extension reports (`site_changed`, docs/spec/sites.md): hosts only, in lower
+/// case, never a path or a query.
+public struct SiteReport: Sendable, Equatable, Codable {
+    /// The browser's process (the one whose windows the desktop hook names).
+    public var pid: Int32
+    /// The active tab's host; nil: no web page (a new tab, the browser's own pages).
+    public var host: String?
+    /// The hosts of tabs playing sound, sorted, each once.
+    public var audible: [String]
+    /// The browser says one of its windows has the focus (a claim: the desktop hook decides).
+    public var focused: Bool?
+
+    public init(pid: Int32, host: String?, audible: [String] = [], focused: Bool? = nil) {
+        self.pid = pid
+        self.host = host.map(SiteReport.normalized)
+        self.audible = Array(Set(audible.map(SiteReport.normalized))).sorted()
+        self.focused = focused
+    }
+
+    /// Every host the report names: the active tab's first, then the audible ones.
+    public var hosts: [String] {
+        var out = host.map { [$0] } ?? []
+        for h in audible where h != host { out.append(h) }
+        return out
+    }
+
+    /// Lower case, without the root's trailing dot.
+    static func normalized(_ host: String) -> String {
+        var h = host.lowercased()
+        if h.hasSuffix(".") { h.removeLast() }
+        return h
+    }
+
+    /// A host name as a browser's URL holds it (ASCII letters, digits, hyphens and dots; an IPv6
+    /// address in brackets), at most 253 characters: never a URL, a path or a port.
+    public static func isHost(_ text: String) -> Bool {
+        guard !text.isEmpty, text.utf8.count <= 253 else { return false }
+        if text.hasPrefix("[") { return text.hasSuffix("]") && text.utf8.dropFirst().dropLast().allSatisfy { $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: ".") || isHexDigit($0) } }
+        return text.utf8.allSatisfy { c in
+            (c >= UInt8(ascii: "a") && c <= UInt8(ascii: "z")) || (c >= UInt8(ascii: "A") && c <= UInt8(ascii: "Z"))
+                || (c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9")) || c == UInt8(ascii: "-") || c == UInt8(ascii: ".")
+        } && !text.hasPrefix(".") && !text.contains("..")
+    }
+
+    private static func isHexDigit(_ c: UInt8) -> Bool {
+        (c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9")) || (c >= UInt8(ascii: "a") && c <= UInt8(ascii: "f")) || (c >= UInt8(ascii: "A") && c <= UInt8(ascii: "F"))
     }
 }

@@ -135,6 +135,15 @@ public enum EventLog {
             kind = .sessionStarted(session: try f.sessionID(), tty: try f.optionalBool("tty") ?? false, remote: try f.optionalBool("remote") ?? false)
         case "session_ended":
             kind = .sessionEnded(session: try f.sessionID())
+        case "site_changed":
+            guard f.value("host") != nil else { throw LineError(reason: "missing field 'host' (a host name, or null for no web page)") }
+            let host: String? = f.value("host") == .null ? nil : try f.string("host")
+            let audible = try f.optionalStrings("audible") ?? []
+            for h in (host.map { [$0] } ?? []) + audible where !SiteReport.isHost(h) {
+                throw LineError(reason: "'host' and 'audible' hold host names (such as \"www.khanacademy.org\"), not \"\(h)\"")
+            }
+            guard audible.count <= 1000 else { throw LineError(reason: "'audible' may name at most 1000 hosts") }
+            kind = .siteChanged(SiteReport(pid: try f.pid("pid"), host: host, audible: audible, focused: try f.optionalBool("focused")))
         case "screen_bonus":
             kind = .screenBonus(minutes: try f.minutes("minutes"), by: try f.optionalString("by"), reason: try f.optionalString("reason"))
         case "bedtime_moved":
@@ -203,7 +212,7 @@ public enum EventLog {
                                      "game_continued", "clock_faked", "time_requested", "request_decided", "chore_done",
                                      "chore_decided", "family_entry", "lease_granted", "app_time_shared", "bonus_given",
                                      "games_stopped", "minutes_revoked", "session_started", "session_ended", "screen_bonus",
-                                     "bedtime_moved", "free_day"]
+                                     "bedtime_moved", "free_day", "site_changed"]
 
     /// One line of the log for an event, with `at` as it was observed.
     public static func encode(_ e: Event) -> String {
@@ -308,6 +317,11 @@ public enum EventLog {
         case .freeDay(let by, let reason):
             if let b = by { w.key("by"); w.string(b) }
             if let r = reason { w.key("reason"); w.string(r) }
+        case .siteChanged(let r):
+            w.key("pid"); w.int(Int64(r.pid))
+            w.key("host"); if let h = r.host { w.string(h) } else { w.null() }
+            if !r.audible.isEmpty { w.key("audible"); w.beginArray(); for h in r.audible { w.string(h) }; w.endArray() }
+            if let v = r.focused { w.key("focused"); w.bool(v) }
         case .leaseGranted(let g):
             w.key("day"); w.int(g.day)
             w.key("granted"); w.micros(g.granted)

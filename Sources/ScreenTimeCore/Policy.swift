@@ -28,6 +28,15 @@ public struct Policy: Sendable {
     /// names counts as.
     public private(set) var unknownProgramEntry: Int? = nil
     public static let unknownProgramName = "an unknown program"
+    /// `[browsers]` (docs/spec/sites.md): nil when the policy follows no sites (no `[[sites]]`,
+    /// no `[browsers]`); a browser is then a program like any other.
+    public private(set) var browsers: Browsers? = nil
+    /// With `unnamed_sites = "reward"` or `"blocked"`: the entry a host no `[[sites]]` entry names counts as.
+    public private(set) var unnamedSiteEntry: Int? = nil
+    /// The entry a focused browser without a report counts as (`unreported`), when sites are followed.
+    public private(set) var unreportedEntry: Int? = nil
+    public static let unnamedSiteName = "an unnamed website"
+    public static let unreportedName = "a browser without screentime's extension"
 
     public init(timeZone: Zone, points: Points, rewards: Rewards, validation: Validation,
                 enforcement: Enforcement, parents: Parents, apps: [AppEntry],
@@ -53,6 +62,41 @@ public struct Policy: Sendable {
 
     /// What a program that no entry names counts as, while it has the focus.
     public enum UnknownApps: String, Sendable, CaseIterable { case neutral, reward }
+
+    /// `[browsers]`: which programs are browsers whose extension reports sites, and what a host no
+    /// entry names and a browser without a report count as (docs/spec/sites.md).
+    public struct Browsers: Sendable {
+        public static let defaultExe = ["/usr/lib/chromium/chromium", "/usr/lib/firefox-esr/firefox-esr"]
+        public enum UnnamedSites: String, Sendable, CaseIterable { case neutral, reward, blocked }
+        public enum Unreported: String, Sendable, CaseIterable { case reward, blocked }
+        public var exe: [ExePattern]
+        public var unnamedSites: UnnamedSites
+        public var unreported: Unreported
+        /// How long a browser may run before its first report, before it counts as `unreported`.
+        public var reportWithin: Microseconds
+        public init(exe: [ExePattern] = Browsers.defaultExe.map(ExePattern.init), unnamedSites: UnnamedSites = .neutral,
+                    unreported: Unreported = .reward, reportWithin: Microseconds = 10 * Seconds.micro) {
+            self.exe = exe
+            self.unnamedSites = unnamedSites
+            self.unreported = unreported
+            self.reportWithin = reportWithin
+        }
+    }
+
+    /// Follows sites: `sites` (entries with `domains`) join the apps, so that learning, game time,
+    /// limits and groups hold for them as for apps; `browsers` says the rest.
+    public mutating func follow(sites: [AppEntry], browsers: Browsers) {
+        apps += sites
+        self.browsers = browsers
+        switch browsers.unnamedSites {
+        case .neutral: break
+        case .reward, .blocked:
+            apps.append(AppEntry(name: Policy.unnamedSiteName, category: browsers.unnamedSites == .reward ? .reward : .blocked, isSite: true))
+            unnamedSiteEntry = apps.count - 1
+        }
+        apps.append(AppEntry(name: Policy.unreportedName, category: browsers.unreported == .reward ? .reward : .blocked))
+        unreportedEntry = apps.count - 1
+    }
 
     public struct Points: Sendable, Equatable {
         public var learningPerHour: Int64
@@ -243,10 +287,17 @@ public struct AppEntry: Sendable {
     public var dailyLimit: Microseconds?
     public var weeklyLimit: Microseconds?
     public var group: String?
+    /// A `[[sites]]` entry (docs/spec/sites.md): what a browser's report names, never a process.
+    public var isSite: Bool
+    /// Its domains, in lower case: each matches itself and the names under it.
+    public var domains: [String]
 
     public init(name: String, category: AppCategory, pointsPerHour: Int64? = nil, exe: [ExePattern] = [],
                 flatpak: String? = nil, appID: String? = nil, title: TitlePattern? = nil,
-                dailyLimit: Microseconds? = nil, weeklyLimit: Microseconds? = nil, group: String? = nil) {
+                dailyLimit: Microseconds? = nil, weeklyLimit: Microseconds? = nil, group: String? = nil,
+                isSite: Bool = false, domains: [String] = []) {
+        self.isSite = isSite || !domains.isEmpty
+        self.domains = domains
         self.dailyLimit = dailyLimit
         self.weeklyLimit = weeklyLimit
         self.group = group

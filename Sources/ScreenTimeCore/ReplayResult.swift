@@ -30,7 +30,7 @@ public struct ReplayResult: Sendable {
             switch e {
             case .sessionClosed(let s): sessions.append(s)
             case .ledger(let l): ledger.append(l)
-            case .warn, .stop, .resume, .gamesStopped, .lockSession, .endSession: actions.append(e)
+            case .warn, .stop, .resume, .gamesStopped, .lockSession, .endSession, .siteStop: actions.append(e)
             case .refused(let r): refusals.append(r)
             case .clockJumped(let at, let by): clockJumps.append((at, by))
             case .clockFault(let f): clockFaults.append(f)
@@ -247,6 +247,13 @@ public struct ReplayResult: Sendable {
                 if case .lockSession = a { w.key("action"); w.string("lock_session") } else { w.key("action"); w.string("end_session") }
                 w.key("session"); w.string(o.session)
                 w.key("reason"); w.string(o.reason.rawValue)
+            case .siteStop(let s):
+                time("at", s.at)
+                w.key("action"); w.string("site_stop")
+                w.key("pid"); w.int(Int64(s.pid))
+                w.key("host"); w.string(s.host)
+                w.key("site"); w.string(s.site)
+                w.key("reason"); w.string(s.reason.rawValue)
             case .sessionClosed, .ledger, .refused, .clockJumped, .clockFault, .dayEnded, .request, .chore:
                 break
             }

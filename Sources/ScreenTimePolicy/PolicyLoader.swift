@@ -185,7 +185,8 @@ struct PolicyReader {
 
     mutating func read(_ root: TOMLNode, systemZone: () -> Zone) -> Policy? {
         let top = fields(root, at: "", known: ["version", "timezone", "points", "rewards", "validation", "enforcement", "parents", "apps",
-                                                     "requests", "chores", "schedules", "groups", "privacy", "household", "screen"], label: "")
+                                                     "requests", "chores", "schedules", "groups", "privacy", "household", "screen",
+                                                     "sites", "browsers"], label: "")
         if let v = top["version"] {
             if case .integer(let n) = v, n == 1 {} else {
                 problem("version", "this screentime reads policy version 1; the file says version = \(v.typeNameOrValue)")
@@ -229,6 +230,8 @@ struct PolicyReader {
         let keepTitles = boolean(privacy, "keep_titles", "privacy") ?? false
         let household = top["household"].flatMap { readHousehold($0) }
         let screen = readScreen(top["screen"], enforcement: enforcement)
+        let sites = readSites(top["sites"], groups: groups, apps: apps)
+        let browsers = top["browsers"].map { readBrowsers($0) } ?? (sites.isEmpty ? nil : Policy.Browsers())
 
         guard problems.isEmpty else { return nil }
         var policy = Policy(timeZone: zone, points: points, rewards: rewards, validation: validation,
@@ -236,6 +239,7 @@ struct PolicyReader {
                             groups: groups, keepTitles: keepTitles)
         policy.household = household
         policy.screen = screen
+        if let browsers { policy.follow(sites: sites, browsers: browsers) }
         if schedules.contains(where: { $0.screenDailyLimit != nil || $0.screenAllowedHours != nil }) { policy.screen.configured = true }
         return policy
     }
@@ -551,6 +555,101 @@ struct PolicyReader {
                                    weeklyLimit: duration(f, "weekly_limit", path, allowZero: true)))
         }
         return out
+    }
+
+    /// `[[sites]]` (docs/spec/sites.md): entries like apps, named by their domains.
+    private mutating func readSites(_ node: TOMLNode?, groups: [RewardGroup], apps: [AppEntry]) -> [AppEntry] {
+        guard let node else { return [] }
+        guard case .array(let items) = node else {
+            problem("sites", "'sites' must be written as [[sites]] tables, not \(node.typeName)")
+            return []
+        }
+        let suffixes = PublicSuffixList()
+        if suffixes == nil {
+            problem("sites", "the public suffix list \(PublicSuffixList.debianPath) cannot be read, so no domain can be checked "
+                    + "(Debian's publicsuffix package has it: sudo apt-get install publicsuffix)")
+        }
+        var out: [AppEntry] = []
+        var names = Set(apps.map(\.name))
+        var domains: [String: String] = [:]
+        for (i, item) in items.enumerated() {
+            let path = "sites[\(i)]"
+            let f = fields(item, at: path, known: ["name", "category", "domains", "points_per_hour", "daily_limit", "weekly_limit", "group"],
+                           label: " in [[sites]]")
+            guard let name = string(f, "name", path), !name.isEmpty else {
+                if f["name"] == nil { problem(path, "a [[sites]] entry needs a name") }
+                continue
+            }
+            if !names.insert(name).inserted { problem(join(path, "name"), "the name \"\(name)\" is used twice in [[apps]] and [[sites]]") }
+            guard f["category"] != nil else { problem(path, "the site \"\(name)\" needs a category (learning, reward, neutral or blocked)"); continue }
+            guard let category = choice(f, "category", path, AppCategory.self, options: AppCategory.allCases.map(\.rawValue)) else { continue }
+            let rate = integer(f, "points_per_hour", path, min: 1)
+            if rate != nil, category != .learning {
+                problem(join(path, "points_per_hour"), "'points_per_hour' only applies to learning sites; \"\(name)\" is \(category.rawValue)")
+            }
+            for key in ["daily_limit", "weekly_limit", "group"] where f[key] != nil && category != .reward {
+                problem(join(path, key), "'\(key)' only applies to reward sites; \"\(name)\" is \(category.rawValue)")
+            }
+            let group = string(f, "group", path)
+            if let g = group, !groups.contains(where: { $0.name == g }) {
+                problem(join(path, "group"), "no [[groups]] entry is named \"\(g)\"" + suggestion(for: g, among: groups.map(\.name)))
+            }
+            guard let list = stringList(f, "domains", path), !list.isEmpty else {
+                if f["domains"] == nil { problem(path, "the site \"\(name)\" needs its domains, such as domains = [\"khanacademy.org\"]") }
+                else { problem(join(path, "domains"), "'domains' must name at least one domain") }
+                continue
+            }
+            var own: [String] = []
+            for d in list {
+                let domain = d.lowercased()
+                guard SiteReport.isHost(domain), !domain.hasPrefix("["), domain.contains(".") || domain == "localhost" else {
+                    problem(join(path, "domains"), "\"\(d)\" is not a domain: write the name alone, such as \"khanacademy.org\" "
+                            + "(no https://, no path, no *: a domain matches the names under it)")
+                    continue
+                }
+                if let suffixes, suffixes.isSuffix(domain) {
+                    problem(join(path, "domains"), "\"\(d)\" is a public suffix: it would name everybody's sites under it; name a domain registered under it")
+                    continue
+                }
+                if let other = domains[domain] {
+                    problem(join(path, "domains"), "\"\(d)\" is named by \"\(other)\" already")
+                    continue
+                }
+                domains[domain] = name
+                own.append(domain)
+            }
+            out.append(AppEntry(name: name, category: category, pointsPerHour: rate,
+                                dailyLimit: duration(f, "daily_limit", path, allowZero: true),
+                                weeklyLimit: duration(f, "weekly_limit", path, allowZero: true), group: group,
+                                isSite: true, domains: own))
+        }
+        return out
+    }
+
+    /// `[browsers]` (docs/spec/sites.md).
+    private mutating func readBrowsers(_ node: TOMLNode) -> Policy.Browsers {
+        let f = fields(node, at: "browsers", known: ["exe", "unnamed_sites", "unreported", "report_within"], label: " in [browsers]")
+        var b = Policy.Browsers()
+        if let list = stringList(f, "exe", "browsers") {
+            var exe: [ExePattern] = []
+            for p in list {
+                guard p.hasPrefix("/") else { problem(join("browsers", "exe"), "'exe' must hold full paths starting with '/', not \"\(p)\""); continue }
+                exe.append(ExePattern(p))
+            }
+            if list.isEmpty { problem(join("browsers", "exe"), "'exe' must name at least one browser") }
+            b.exe = exe
+        }
+        if let v = choice(f, "unnamed_sites", "browsers", Policy.Browsers.UnnamedSites.self, options: Policy.Browsers.UnnamedSites.allCases.map(\.rawValue)) {
+            b.unnamedSites = v
+        }
+        if let v = choice(f, "unreported", "browsers", Policy.Browsers.Unreported.self, options: Policy.Browsers.Unreported.allCases.map(\.rawValue)) {
+            b.unreported = v
+        }
+        if let d = duration(f, "report_within", "browsers") {
+            if d > 5 * 60 * Seconds.micro { problem(join("browsers", "report_within"), "'report_within' must be at most 5m: a browser reports in seconds") }
+            b.reportWithin = d
+        }
+        return b
     }
 
     private mutating func readApps(_ node: TOMLNode?, groups: [RewardGroup]) -> [AppEntry] {

@@ -197,7 +197,7 @@ public struct LiveState {
                 batch.sessions.append(s)
                 actions.append(e)    // the child hears of it (points earned, time not counted)
             case .dayEnded(let d): batch.days.append(d)
-            case .warn, .stop, .resume, .refused, .clockJumped, .clockFault, .request, .chore, .gamesStopped, .lockSession, .endSession: actions.append(e)
+            case .warn, .stop, .resume, .refused, .clockJumped, .clockFault, .request, .chore, .gamesStopped, .lockSession, .endSession, .siteStop: actions.append(e)
             }
         }
         effects.removeAll(keepingCapacity: true)

@@ -406,6 +406,9 @@ struct Child {
             logLedger(entry, at: at(entry.at))
         case .dayEnded:
             break
+        case .siteStop(let stop):
+            log("\(at(stop.at)) stop the site \(stop.site) (\(stop.host)) in the browser (pid \(stop.pid)): \(stop.reason.rawValue)" + told, level: .notice,
+                ["event": "site_stop", "app": "\(stop.site)", "host": "\(stop.host)", "pid": "\(stop.pid)", "reason": "\(stop.reason.rawValue)"])
         case .gamesStopped(let w, let until, let by):
             var fields: Logger.Metadata = ["event": "games_stopped"]
             fields["until"] = until.map { "\(at($0))" }

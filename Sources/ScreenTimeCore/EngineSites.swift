@@ -1,0 +1,158 @@
+/// Websites (docs/spec/sites.md): what a browser's extension reports of its tabs, and what the
+/// engine makes of it. A site is an entry of `policy.apps` (`isSite`): sessions, learning credit,
+/// game time, limits and groups hold for it as for an app. What differs: a site is used while a
+/// browser's focused window shows it (or, for reward and blocked sites, while a tab of it plays
+/// sound), and it is stopped in the browser (`site_stop`), never by stopping the browser.
+struct SiteState: Sendable, Codable {
+    /// Each browser's last report, by its pid.
+    var reports: [Int32: SiteReport] = [:]
+    /// The hosts told `site_stop` while the reports that name them hold, with why.
+    var told: [Int32: [String: Reason]] = [:]
+    /// Reward and blocked sites playing sound in some browser, with the browsers (made from the
+    /// reports: not kept in a checkpoint).
+    var audible: [AppMatch: Set<Int32>] = [:]
+
+    init() {}
+
+    // Kept in a checkpoint as sorted lists: the same bytes for the same state.
+    private struct ToldHost: Codable { var pid: Int32; var host: String; var reason: Reason }
+    private enum Keys: String, CodingKey { case reports, told }
+
+    init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: Keys.self)
+        for r in try c.decode([SiteReport].self, forKey: .reports) { reports[r.pid] = r }
+        for t in try c.decode([ToldHost].self, forKey: .told) { told[t.pid, default: [:]][t.host] = t.reason }
+    }
+
+    func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: Keys.self)
+        try c.encode(reports.keys.sorted().map { reports[$0]! }, forKey: .reports)
+        try c.encode(told.keys.sorted().flatMap { pid in told[pid]!.keys.sorted().map { ToldHost(pid: pid, host: $0, reason: told[pid]![$0]!) } },
+                     forKey: .told)
+    }
+}
+
+extension Engine {
+    /// The policy follows sites (`[[sites]]` or `[browsers]`).
+    var followsSites: Bool { policy.browsers != nil }
+
+    /// A browser's report replaces its last one.
+    mutating func siteChanged(_ report: SiteReport, at t: Microseconds) {
+        guard followsSites, processes[report.pid] != nil else { return }
+        let pid = report.pid
+        sites.reports[pid] = report
+        // A host still named keeps its stop; one named anew is judged (and told) again.
+        if let told = sites.told[pid] {
+            let kept = told.filter { report.hosts.contains($0.key) }
+            sites.told[pid] = kept.isEmpty ? nil : kept
+        }
+        rebuildAudibleSites()
+        if let window = focus, window.pid == pid { focusMatch = classifyFocus(window) }
+        refreshSessions(at: t)
+    }
+
+    /// A browser's process ended (or everything did): its report ends with it.
+    mutating func siteReportGone(_ pid: Int32) {
+        guard sites.reports[pid] != nil || sites.told[pid] != nil else { return }
+        sites.reports[pid] = nil
+        sites.told[pid] = nil
+        rebuildAudibleSites()
+    }
+
+    mutating func rebuildAudibleSites() {
+        var audible: [AppMatch: Set<Int32>] = [:]
+        for (pid, report) in sites.reports {
+            for host in report.audible {
+                guard let m = classifier.classify(host: host) else { continue }
+                let cat = category(m)
+                guard cat == .reward || cat == .blocked else { continue }
+                audible[m, default: []].insert(pid)
+            }
+        }
+        sites.audible = audible
+    }
+
+    /// What the focused window is: a browser's site by its report, a browser without one
+    /// (`unreported`, once it has had `report_within` to report), else the app as classified.
+    func classifyFocus(_ window: FocusedWindow) -> AppMatch? {
+        guard let pid = window.pid else { return nil }
+        let facts = processes[pid]?.facts
+        if let browsers = policy.browsers {
+            if let report = sites.reports[pid] { return report.host.flatMap { classifier.classify(host: $0) } }
+            if let facts, classifier.isBrowser(facts) {
+                guard let unreported = policy.unreportedEntry, let seen = processes[pid]?.seen,
+                      now - seen >= browsers.reportWithin else { return nil }
+                return AppMatch(entry: unreported, trusted: true)
+            }
+        }
+        return classifier.classify(window: window, process: facts)
+    }
+
+    /// When a focused browser that has not reported yet becomes `unreported`.
+    var nextSiteDeadline: Microseconds? {
+        guard let browsers = policy.browsers, focusMatch == nil, let pid = focus?.pid, sites.reports[pid] == nil,
+              let p = processes[pid], let seen = p.seen, classifier.isBrowser(p.facts) else { return nil }
+        return seen + browsers.reportWithin
+    }
+
+    /// The focus is judged again at that moment.
+    mutating func siteDeadlinePassed(at t: Microseconds) {
+        guard let d = nextSiteDeadline, d <= t, let window = focus else { return }
+        focusMatch = classifyFocus(window)
+        refreshSessions(at: t)
+    }
+
+    func isSite(_ m: AppMatch) -> Bool { policy.apps[m.entry].isSite }
+
+    /// A site is told to stop in every browser that names it (while its report holds).
+    func siteStopped(_ m: AppMatch) -> Bool {
+        for (pid, hosts) in sites.told {
+            for host in hosts.keys where classifier.classify(host: host) == m && sites.reports[pid] != nil { return true }
+        }
+        return false
+    }
+
+    /// A reward site is in use: focused in a browser's window, or playing sound, and not stopped.
+    var siteRewardInUse: Bool {
+        guard followsSites, !locked else { return false }
+        if let m = focusMatch, isSite(m), category(m) == .reward, !siteStopped(m) { return true }
+        return sites.audible.keys.contains { category($0) == .reward && !siteStopped($0) }
+    }
+
+    /// The reward sites whose game time counts now (for their own and their group's limits).
+    var countingSites: Set<Int> {
+        guard followsSites, !locked else { return [] }
+        var out: Set<Int> = []
+        if let m = focusMatch, isSite(m), category(m) == .reward, !siteStopped(m) { out.insert(m.entry) }
+        for m in sites.audible.keys where category(m) == .reward && !siteStopped(m) { out.insert(m.entry) }
+        return out
+    }
+
+    /// Tells the browsers which of the hosts they report must not be shown: blocked sites at once,
+    /// reward sites when no game time is left for them. A stop that no longer holds (time given)
+    /// is forgotten, so that the site counts again if the browser goes on showing it.
+    mutating func enforceSites(at t: Microseconds, available: Microseconds, limit: Reason) {
+        guard followsSites, !sites.reports.isEmpty else { return }
+        for pid in sites.reports.keys.sorted() {
+            let report = sites.reports[pid]!
+            for host in report.hosts {
+                guard let m = classifier.classify(host: host) else { continue }
+                var reason: Reason? = nil
+                switch category(m) {
+                case .blocked: reason = .blocked
+                case .reward:
+                    if available <= 0 { reason = limit } else if let room = appRoom(m.entry), room <= 0 { reason = .appLimit }
+                case .learning, .neutral: break
+                }
+                guard let reason else {
+                    if sites.told[pid]?[host] != nil { sites.told[pid]![host] = nil }
+                    continue
+                }
+                guard sites.told[pid]?[host] == nil else { continue }
+                sites.told[pid, default: [:]][host] = reason
+                out.append(.siteStop(SiteStop(at: clock.wall(at: t), pid: pid, host: host, site: policy.apps[m.entry].name, reason: reason)))
+            }
+            if sites.told[pid]?.isEmpty == true { sites.told[pid] = nil }
+        }
+    }
+}

@@ -14,7 +14,7 @@ HOUSEHOLD_MACHINES ?= 200
 HOUSEHOLD_SECONDS ?= 60
 # The peer `make bench` measures against, run privately (not as a service), and what it runs on.
 BENCH_PKGS   = dbus-daemon python3-dbusmock timekpr-next hyperfine wrk whois postgresql
-DEBIAN_PKGS  = python3 tzdata sqlite3 libsqlite3-dev libsystemd-dev pkg-config libx11-dev libxss-dev libxres-dev libxi-dev libcrypt-dev
+DEBIAN_PKGS  = python3 tzdata publicsuffix sqlite3 libsqlite3-dev libsystemd-dev pkg-config libx11-dev libxss-dev libxres-dev libxi-dev libcrypt-dev
 # What the tests run against for real: a D-Bus daemon with python3-dbusmock's logind, an X
 # server (Xvfb) with openbox, xdotool and xterm (and Xephyr, a server whose mouse is a device of
 # its own, not XTEST's), sway headless with foot (and swayidle, swaylock and grim, to see it

@@ -13,6 +13,7 @@ let package = Package(
         .executable(name: "screentime-hook-x11", targets: ["screentime-hook-x11"]),
         .executable(name: "screentime-web", targets: ["screentime-web"]),
         .executable(name: "screentime-household", targets: ["screentime-household"]),
+        .executable(name: "screentime-browser-host", targets: ["screentime-browser-host"]),
     ],
     dependencies: [
         .package(url: "https://github.com/LebJe/TOMLKit", exact: "0.6.0"),
@@ -71,6 +72,8 @@ let package = Package(
         // Desktop hooks: the connection to the daemon, when to report input, the sway hook.
         .target(name: "DesktopHooks", dependencies: ["ScreenTimeCore", "ScreenTimeLinux", "ControlProtocol"]),
         .executableTarget(name: "screentime-hook-x11", dependencies: ["CX11", "DesktopHooks", "ControlProtocol", "ScreenTimeCore", "ScreenTimeLinux"]),
+        // The native messaging host of the browser extension (docs/spec/sites.md): relays reports and answers.
+        .executableTarget(name: "screentime-browser-host", dependencies: ["DesktopHooks", "ControlProtocol", "ScreenTimeCore", "ScreenTimeLinux"]),
         // The KDE Plasma hook (`stctl hook kde` execs `screentimed kde-hook`, which runs it): beside
         // DesktopHooks, in a module of its own because it speaks D-Bus through libsystemd, which
         // stctl must not load (docs/benchmarks.md).

@@ -141,7 +141,7 @@ extension ControlReply {
         // them. (A field added to ControlReply must be written here too, or be one of these:
         // EveryFieldTests sets each field the type has, alone, and compares with the encoder.)
         if apps != nil || history != nil || sessions != nil || report != nil || request != nil || requests != nil || chores != nil || simulation != nil || export != nil
-            || token != nil || children != nil || family != nil || policy != nil
+            || token != nil || children != nil || family != nil || policy != nil || siteStops != nil
             || status?.requests != nil || status?.chores != nil || status?.appTimeLeft != nil || status?.household != nil || status?.screen != nil {
             return ControlProtocol.encode(self)
         }
@@ -402,6 +402,17 @@ public struct ControlReply: Codable, Sendable, Equatable {
     public var family: [FamilyMember]?
     /// policy: the text of the policy in force.
     public var policy: String?
+    /// hook_event `site_changed` (docs/spec/sites.md): the hosts this browser must not show now,
+    /// each with its site and why; the browser's extension shows its own page in their tabs.
+    public var siteStops: [SiteStopLine]?
+
+    /// A host a browser must not show, and why (`reason`: `blocked`, or what stopped game time).
+    public struct SiteStopLine: Codable, Sendable, Equatable {
+        public var host: String
+        public var site: String
+        public var reason: String
+        public init(host: String, site: String, reason: String) { self.host = host; self.site = site; self.reason = reason }
+    }
 
     /// A child, as `family` shows them.
     public struct FamilyMember: Codable, Sendable, Equatable {

@@ -156,3 +156,22 @@ extension Engine {
         }
     }
 }
+
+/// What the shell reads of sites.
+extension Engine {
+    /// A browser's report in force (nil: none, or the process is not known).
+    public func siteReport(of pid: Int32) -> SiteReport? { sites.reports[pid] }
+
+    /// The hosts a browser was told not to show, and why, for the report in force.
+    public func siteStops(of pid: Int32) -> [(host: String, site: String, reason: Reason)] {
+        (sites.told[pid] ?? [:]).keys.sorted().map { host in
+            (host, classifier.classify(host: host).map { policy.apps[$0.entry].name } ?? host, sites.told[pid]![host]!)
+        }
+    }
+
+    /// The process is a browser for `[browsers]` (nil policy: no sites are followed).
+    public func isBrowser(_ facts: ProcessFacts) -> Bool { followsSites && classifier.isBrowser(facts) }
+
+    /// The policy's browsers' programs, when it follows sites.
+    public func isPolicyBrowser(exe: String) -> Bool { policy.browsers?.exe.contains { $0.matches(exe) } ?? false }
+}

@@ -193,7 +193,8 @@ public enum EventLog {
     }
 
     /// The events a desktop hook may send over the control socket.
-    public static let hookEvents = ["focus_changed", "input", "idle_changed", "lock_changed"]
+    /// (`site_changed`: from the browser's native messaging host; the daemon names the browser's pid.)
+    public static let hookEvents = ["focus_changed", "input", "idle_changed", "lock_changed", "site_changed"]
 
     /// An event a hook sent, stamped with the daemon's own clocks: a hook cannot choose `at`.
     public static func decode(hookEvent text: String, at: WallTime, mono: Microseconds) throws(LineError) -> Event {

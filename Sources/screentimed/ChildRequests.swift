@@ -123,6 +123,7 @@ extension Child {
                 guard let text = request.event else { return .refused("hook_event needs an event") }
                 let now = clocks()
                 var event = try EventLog.decode(hookEvent: text, at: now.wall, mono: now.mono)
+                if case .siteChanged(let said) = event.kind { return try answerSiteReport(event, said, from: peer, who: who) }
                 // Titles are kept only as far as the policy needs them ([privacy], docs/state.md).
                 if case .focusChanged(let w) = event.kind { event.kind = .focusChanged(Privacy.redact(w, policy: live.engine.policy)) }
                 // What the child's own side may say, and what counts (`ChildClaims`, docs/security.md).

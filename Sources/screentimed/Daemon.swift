@@ -367,10 +367,12 @@ struct Daemon {
         var answer = ControlServer.Answer(line: reply.line, ok: reply.ok, child: uid)
         // System mode: idle and a lock from the child's own side are their claims; taking them
         // does not make the connection a desktop hook (status's `hooks`, and what its end means).
-        if system, request.command == .hookEvent, caller.credentials.uid != 0, let text = request.event,
+        // A browser's site reports (the native messaging host) are not a desktop hook either: its
+        // end says nothing of what is focused.
+        if request.command == .hookEvent, caller.credentials.uid != 0, let text = request.event,
            let said = try? EventLog.decode(hookEvent: text, at: WallTime(micros: 0, utcOffsetSeconds: 0), mono: 0) {
             switch said.kind {
-            case .lockChanged, .idleChanged(idle: true, _, _): answer.reporter = false
+            case .lockChanged where system, .idleChanged(idle: true, _, _) where system, .siteChanged: answer.reporter = false
             default: break
             }
         }

@@ -1,0 +1,100 @@
+import ControlProtocol
+import FoundationEssentials
+import ScreenTimeCore
+
+/// The browsers' native messaging framing (Chromium's and Firefox's alike): each message is JSON
+/// in UTF-8, after its length as a 32-bit number in the machine's byte order. Used by
+/// `screentime-browser-host`, which the browser starts and speaks to on its standard input and output.
+public struct NativeMessageReader {
+    /// What the extension may send in one message (its reports are a few hundred bytes).
+    public static let maxMessage = 64 * 1024
+    private var buffer: [UInt8] = []
+
+    public init() {}
+
+    public enum Failure: Error, Equatable { case tooLong(Int) }
+
+    /// The whole messages in what was read so far (the rest waits for more).
+    public mutating func append(_ bytes: [UInt8]) throws(Failure) -> [[UInt8]] {
+        buffer += bytes
+        var out: [[UInt8]] = []
+        while buffer.count >= 4 {
+            let length = buffer.withUnsafeBytes { Int(UInt32(littleEndian: $0.loadUnaligned(as: UInt32.self))) }
+            guard length <= Self.maxMessage else { throw .tooLong(length) }
+            guard buffer.count >= 4 + length else { break }
+            out.append(Array(buffer[4..<(4 + length)]))
+            buffer.removeFirst(4 + length)
+        }
+        return out
+    }
+
+    /// One message framed for the browser.
+    public static func frame(_ json: String) -> [UInt8] {
+        let body = Array(json.utf8)
+        let n = UInt32(body.count).littleEndian
+        return withUnsafeBytes(of: n) { Array($0) } + body
+    }
+}
+
+/// What the extension reports, read from its message; and the daemon's answer, for it.
+public enum BrowserMessages {
+    /// The `site_changed` hook event for a report `{"type": "report", "host": …, "audible": […],
+    /// "focused": …}`; nil with why when the message is not one. The daemon names the browser's pid.
+    public static func event(fromReport message: [UInt8]) -> (event: String?, problem: String?) {
+        guard let value = try? JSONLineReader.parse(String(decoding: message, as: UTF8.self)), case .object(let members) = value else {
+            return (nil, "a message must be a JSON object")
+        }
+        let fields = Dictionary(members, uniquingKeysWith: { _, last in last })
+        guard fields["type"] == .string("report") else { return (nil, "the only message is {\"type\": \"report\", …}") }
+        var w = JSONWriter()
+        w.beginObject()
+        w.key("event"); w.string("site_changed")
+        w.key("pid"); w.int(0)
+        switch fields["host"] {
+        case .string(let h)?:
+            guard SiteReport.isHost(h) else { return (nil, "'host' must be a host name, not \"\(h.prefix(100))\"") }
+            w.key("host"); w.string(h)
+        case .null?, nil: w.key("host"); w.null()
+        default: return (nil, "'host' must be a host name or null")
+        }
+        if case .array(let items)? = fields["audible"] {
+            var hosts: [String] = []
+            for case .string(let h) in items.prefix(100) where SiteReport.isHost(h) { hosts.append(h) }
+            w.key("audible"); w.beginArray(); for h in hosts { w.string(h) }; w.endArray()
+        }
+        if case .bool(let b)? = fields["focused"] { w.key("focused"); w.bool(b) }
+        w.endObject()
+        return (w.output, nil)
+    }
+
+    /// The answer to the extension: the hosts it must not show, each with its site and why, or
+    /// why the daemon did not take the report (`{"stops": [...]}` or `{"error": "..."}`).
+    public static func answer(_ reply: ControlReply?) -> String {
+        var w = JSONWriter()
+        w.beginObject()
+        if let reply, reply.ok {
+            w.key("stops"); w.beginArray()
+            for s in reply.siteStops ?? [] {
+                w.beginObject()
+                w.key("host"); w.string(s.host)
+                w.key("site"); w.string(s.site)
+                w.key("reason"); w.string(s.reason)
+                w.endObject()
+            }
+            w.endArray()
+        } else {
+            w.key("error"); w.string(reply?.error ?? "screentime is not running")
+        }
+        w.endObject()
+        return w.output
+    }
+
+    /// `{"error": "..."}`: a message that was not a report.
+    public static func error(_ why: String) -> String {
+        var w = JSONWriter()
+        w.beginObject()
+        w.key("error"); w.string(why)
+        w.endObject()
+        return w.output
+    }
+}

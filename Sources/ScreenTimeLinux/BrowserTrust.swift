@@ -1,0 +1,156 @@
+import FoundationEssentials
+import Glibc
+import ScreenTimeCore
+
+/// System mode: whether a site report (docs/spec/sites.md) may be believed. The browser is the
+/// child's process, so what its extension says is believed only when root can show that nothing
+/// of the child's could have put words in its mouth (docs/security.md), by the rules a compositor
+/// is held to (`CompositorTrust`), and more:
+/// - the report came through the system's native messaging host, whose parent is the browser;
+/// - the browser's program is one the policy names in `[browsers] exe`, root's, and one the child
+///   cannot change; it is the child's own process, not traced, and the kernel lets no process of
+///   the child's attach to it (Yama's `ptrace_scope` at least 1);
+/// - nothing of the child's is mapped into it as code (`LD_PRELOAD` of a library of theirs);
+/// - the system forces screentime's extension on that browser, and forbids what would let the
+///   child run other code in its place (developer mode and tools, private windows, guest mode,
+///   about:config), by the managed policy the package installs, root's and unchangeable.
+/// Decides from facts; `BrowserFacts` reads them.
+public enum BrowserTrust {
+    /// The native messaging host the package installs.
+    public static let hostName = "screentime-browser-host"
+
+    /// Why a report from the host process `host` about the browser `browser` cannot be believed
+    /// for `child`, every reason found; nil: it can.
+    public static func distrust(host: CompositorFacts, browser: CompositorFacts, managed: ManagedBrowserPolicy.Verdict,
+                                child: UInt32, isPolicyBrowser: (String) -> Bool) -> String? {
+        guard let hostExe = host.exe else { return "the reporting process is gone" }
+        guard hostExe.split(separator: "/").last.map(String.init) == hostName, !host.exeAlterable else {
+            return "the report did not come through the system's \(hostName) (it came from \(hostExe))"
+        }
+        guard let exe = browser.exe else { return "the browser is gone" }
+        guard isPolicyBrowser(exe) else { return "\(exe) is not a browser of the policy's [browsers] exe" }
+        if browser.exeAlterable { return "\(exe) can be changed by the child" }
+        guard let uids = browser.uids, uids.real == child, uids.effective == child else { return "\(exe) is not the child's own process" }
+        var why: [String] = []
+        if browser.tracer != 0 { why.append("the browser is being traced (pid \(browser.tracer))") }
+        if host.tracer != 0 { why.append("the native messaging host is being traced (pid \(host.tracer))") }
+        switch browser.ptraceScope {
+        case nil: why.append("the kernel has no Yama, so the child's own programs may attach to the browser and speak through it (Yama's ptrace_scope must be 1 or more)")
+        case let scope? where scope < 1:
+            why.append("Yama's ptrace_scope is \(scope), so the child's own programs may attach to the browser and speak through it (it must be 1 or more: the screentime package's sysctl setting sets it)")
+        default: break
+        }
+        let code = browser.alterableCode + host.alterableCode
+        if !code.isEmpty {
+            let shown = code.prefix(3).joined(separator: ", ") + (code.count > 3 ? " and \(code.count - 3) more" : "")
+            why.append("the browser runs code from \(shown), which is not root's or which the child can change")
+        }
+        if case .notForced(let reason) = managed { why.append(reason) }
+        return why.isEmpty ? nil : why.joined(separator: "; ")
+    }
+}
+
+/// The managed policy that forces screentime's extension on a browser and keeps the child from
+/// running other code in its place: Chromium's `/etc/chromium/policies/managed/*.json`, Firefox
+/// ESR's `policies.json` (in `/etc/firefox/policies/` or the program's `distribution/` folder).
+public enum ManagedBrowserPolicy {
+    public enum Verdict: Equatable, Sendable { case forced, notForced(String) }
+
+    /// Chromium's id of the extension (from the public key in its manifest).
+    public static let chromiumExtensionID = "ocdgmbpmbkkkflpkpcpdnfdgnolbedfb"
+    /// Firefox's id of the extension (`browser_specific_settings.gecko.id`).
+    public static let firefoxExtensionID = "browser@screentime"
+
+    public static let chromiumFolder = "/etc/chromium/policies/managed"
+    public static let firefoxFiles = ["/etc/firefox/policies/policies.json", "/usr/lib/firefox-esr/distribution/policies.json"]
+
+    /// What the system forces on the browser whose program is `exe`, as `child` could change it or not.
+    public static func check(browserExe exe: String, child: UserAccount, chromiumFolder: String = chromiumFolder,
+                             firefoxFiles: [String] = firefoxFiles) -> Verdict {
+        let name = exe.split(separator: "/").last.map(String.init) ?? exe
+        if name.hasPrefix("firefox") {
+            for file in firefoxFiles {
+                guard let object = root(file, child: child) else { continue }
+                return firefox(object["policies"]?.fields ?? [:], file: file)
+            }
+            return .notForced("no policies.json of root's forces screentime's extension on Firefox (\(firefoxFiles.joined(separator: " or ")))")
+        }
+        // Chromium: every file of the folder is read, later ones over earlier ones, as Chromium does.
+        guard !child.canAlterOrMake(chromiumFolder) else { return .notForced("the child can change \(chromiumFolder)") }
+        var merged: [String: JSONValue] = [:]
+        let files = ((try? FileManager.default.contentsOfDirectory(atPath: chromiumFolder)) ?? []).filter { $0.hasSuffix(".json") }.sorted()
+        for file in files {
+            guard let object = root(chromiumFolder + "/" + file, child: child) else { continue }
+            merged.merge(object) { _, new in new }
+        }
+        return chromium(merged)
+    }
+
+    /// Chromium: the extension force-installed; private (incognito) windows, guest mode and the
+    /// developer tools (which also reach extensions' pages) off.
+    static func chromium(_ p: [String: JSONValue]) -> Verdict {
+        var missing: [String] = []
+        let forced = p["ExtensionInstallForcelist"]?.strings.contains { $0.hasPrefix(chromiumExtensionID) } ?? false
+        if !forced { missing.append("ExtensionInstallForcelist with screentime's extension") }
+        if p["IncognitoModeAvailability"]?.integer != 1 { missing.append("IncognitoModeAvailability = 1") }
+        if p["BrowserGuestModeEnabled"] != .bool(false) { missing.append("BrowserGuestModeEnabled = false") }
+        if p["DeveloperToolsAvailability"]?.integer != 2 { missing.append("DeveloperToolsAvailability = 2") }
+        return missing.isEmpty ? .forced : .notForced("Chromium's managed policy (\(chromiumFolder)) lacks " + missing.joined(separator: ", "))
+    }
+
+    /// Firefox: the extension force-installed; private windows, about:config and the developer tools off.
+    static func firefox(_ p: [String: JSONValue], file: String) -> Verdict {
+        var missing: [String] = []
+        let settings = p["ExtensionSettings"]?.fields[firefoxExtensionID]?.fields ?? [:]
+        if settings["installation_mode"] != .string("force_installed") { missing.append("ExtensionSettings forcing screentime's extension") }
+        if p["DisablePrivateBrowsing"] != .bool(true) { missing.append("DisablePrivateBrowsing") }
+        if p["BlockAboutConfig"] != .bool(true) { missing.append("BlockAboutConfig") }
+        if p["DisableDeveloperTools"] != .bool(true) { missing.append("DisableDeveloperTools") }
+        return missing.isEmpty ? .forced : .notForced("Firefox's policies (\(file)) lack " + missing.joined(separator: ", "))
+    }
+
+    /// A JSON object from a file of root's that the child cannot change; nil otherwise.
+    private static func root(_ path: String, child: UserAccount) -> [String: JSONValue]? {
+        guard let mode = ProcFS.mode(of: path), mode.uid == 0, !child.canAlter(path),
+              let bytes = ProcFS.contents(of: path),
+              let value = try? JSONLineReader.parse(String(decoding: bytes, as: UTF8.self)), case .object = value else { return nil }
+        return value.fields
+    }
+}
+
+extension JSONValue {
+    /// An object's members by name (the last of a name wins); empty for anything else.
+    var fields: [String: JSONValue] {
+        guard case .object(let members) = self else { return [:] }
+        return Dictionary(members, uniquingKeysWith: { _, last in last })
+    }
+
+    /// A whole number; nil for anything else.
+    var integer: Int64? { if case .number(let n) = self { n.int64 } else { nil } }
+
+    /// An array's strings; empty for anything else.
+    var strings: [String] {
+        guard case .array(let items) = self else { return [] }
+        return items.compactMap { if case .string(let s) = $0 { s } else { nil } }
+    }
+}
+
+/// The process tree a report came up through.
+public enum ProcessTree {
+    /// The program a process runs (the realpath of /proc/PID/exe); nil when it is gone.
+    public static func program(of pid: Int32) -> String? {
+        guard let resolved = Glibc.realpath("/proc/\(pid)/exe", nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    /// The parent of `pid` (from /proc/PID/stat); nil when it is gone.
+    public static func parent(of pid: Int32) -> Int32? {
+        guard let bytes = ProcFS.contents(of: "/proc/\(pid)/stat") else { return nil }
+        // pid (comm) state ppid …: comm may hold spaces and parentheses; the last ')' ends it.
+        guard let close = bytes.lastIndex(of: UInt8(ascii: ")")) else { return nil }
+        let rest = bytes[(close + 1)...].split(separator: UInt8(ascii: " "))
+        guard rest.count > 1 else { return nil }
+        return Int32(String(decoding: rest[1], as: UTF8.self))
+    }
+}

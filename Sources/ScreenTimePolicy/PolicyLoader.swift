@@ -232,6 +232,13 @@ struct PolicyReader {
         let screen = readScreen(top["screen"], enforcement: enforcement)
         let sites = readSites(top["sites"], groups: groups, apps: apps)
         let browsers = top["browsers"].map { readBrowsers($0) } ?? (sites.isEmpty ? nil : Policy.Browsers())
+        // With sites followed, a browser's time is its sites': an [[apps]] entry for it would count it whole.
+        if let browsers {
+            for (i, app) in apps.enumerated() {
+                guard let exe = app.exe.compactMap(\.literalPath).first(where: { p in browsers.exe.contains { $0.matches(p) } }) else { continue }
+                problem("apps[\(i)].exe", "\"\(app.name)\" names the browser \(exe): with [[sites]] or [browsers], a browser's time is the sites it shows; remove this [[apps]] entry")
+            }
+        }
 
         guard problems.isEmpty else { return nil }
         var policy = Policy(timeZone: zone, points: points, rewards: rewards, validation: validation,
@@ -581,6 +588,9 @@ struct PolicyReader {
                 continue
             }
             if !names.insert(name).inserted { problem(join(path, "name"), "the name \"\(name)\" is used twice in [[apps]] and [[sites]]") }
+            if [Policy.unnamedSiteName, Policy.unreportedName, Policy.unknownProgramName].contains(name) {
+                problem(join(path, "name"), "\"\(name)\" is what screentime calls what no entry names: give the site a name of its own")
+            }
             guard f["category"] != nil else { problem(path, "the site \"\(name)\" needs a category (learning, reward, neutral or blocked)"); continue }
             guard let category = choice(f, "category", path, AppCategory.self, options: AppCategory.allCases.map(\.rawValue)) else { continue }
             let rate = integer(f, "points_per_hour", path, min: 1)
@@ -602,9 +612,10 @@ struct PolicyReader {
             var own: [String] = []
             for d in list {
                 let domain = d.lowercased()
-                guard SiteReport.isHost(domain), !domain.hasPrefix("["), domain.contains(".") || domain == "localhost" else {
+                guard SiteReport.isHost(domain), !domain.hasPrefix("["), domain.contains(".") else {
                     problem(join(path, "domains"), "\"\(d)\" is not a domain: write the name alone, such as \"khanacademy.org\" "
-                            + "(no https://, no path, no *: a domain matches the names under it)")
+                            + "(no https://, no path, no *: a domain matches the names under it"
+                            + (domain.unicodeScalars.contains { !$0.isASCII } ? "; a name with letters beyond a-z in its xn-- form, as the browser's address bar shows it when copied" : "") + ")")
                     continue
                 }
                 if let suffixes, suffixes.isSuffix(domain) {
@@ -612,7 +623,7 @@ struct PolicyReader {
                     continue
                 }
                 if let other = domains[domain] {
-                    problem(join(path, "domains"), "\"\(d)\" is named by \"\(other)\" already")
+                    problem(join(path, "domains"), other == name ? "\"\(d)\" is named twice" : "\"\(d)\" is named by \"\(other)\" already")
                     continue
                 }
                 domains[domain] = name

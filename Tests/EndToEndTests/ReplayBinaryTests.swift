@@ -90,12 +90,22 @@ struct ReplayBinaryTests {
         try Self.check(Self.screenScenarios.appendingPathComponent(name), name)
     }
 
+    static let sitesScenarios = root.appendingPathComponent("Tests/Scenarios/sites")
+    static let sitesNames = scenarioFolders(in: sitesScenarios)
+
+    /// Websites (issue #39, docs/spec/sites.md): the site in a browser's tab, as its extension reports it.
+    @Test("the websites scenarios hold against the binary (check-scenario)", arguments: sitesNames)
+    func sitesScenario(_ name: String) throws {
+        try Self.check(Self.sitesScenarios.appendingPathComponent(name), name)
+    }
+
     /// The scenarios above are parameterized by their folders: without this, a missing folder
     /// would run no case and pass.
     @Test("every scenario folder is there, each with its policy, events and expectations")
     func scenariosPresent() throws {
         for (folder, names, least) in [(Self.scenarios, Self.scenarioNames, 5), (Self.familyScenarios, Self.familyNames, 2),
-                                       (Self.calendarScenarios, Self.calendarNames, 6), (Self.screenScenarios, Self.screenNames, 22)] {
+                                       (Self.calendarScenarios, Self.calendarNames, 6), (Self.screenScenarios, Self.screenNames, 22),
+                                       (Self.sitesScenarios, Self.sitesNames, 14)] {
             #expect(names.count >= least, "\(folder.path): \(names.count) scenarios, expected at least \(least)")
             for name in names {
                 for file in ["policy.toml", "events.jsonl", "expect.json"] {
@@ -115,7 +125,8 @@ struct ReplayBinaryTests {
     func expectKeysKnown() throws {
         var seen = 0
         for (folder, names) in [(Self.scenarios, Self.scenarioNames), (Self.familyScenarios, Self.familyNames),
-                                (Self.calendarScenarios, Self.calendarNames), (Self.screenScenarios, Self.screenNames)] {
+                                (Self.calendarScenarios, Self.calendarNames), (Self.screenScenarios, Self.screenNames),
+                                (Self.sitesScenarios, Self.sitesNames)] {
             for name in names {
                 let data = try Data(contentsOf: folder.appendingPathComponent(name + "/expect.json"))
                 let expect = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any], "\(name): expect.json is not an object")

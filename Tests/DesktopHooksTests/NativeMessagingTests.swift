@@ -1,0 +1,48 @@
+import ControlProtocol
+@testable import DesktopHooks
+import ScreenTimeCore
+import Testing
+
+/// The browsers' native messaging framing and what the host makes of the extension's messages
+/// (docs/spec/sites.md). The host end to end, between a browser and a daemon, is in EndToEndTests.
+@Suite("Native messaging")
+struct NativeMessagingTests {
+    @Test("messages are cut at their length, in any pieces; a message too long ends the host")
+    func framing() throws {
+        let a = NativeMessageReader.frame(#"{"type":"report","host":"a.org"}"#)
+        let b = NativeMessageReader.frame(#"{"type":"report","host":null}"#)
+        #expect(Array(a.prefix(4)) == [32, 0, 0, 0])   // 32 bytes, little-endian (x86's and ARM's order)
+        var reader = NativeMessageReader()
+        let all = a + b
+        // In three pieces, the first ending inside the first message's length.
+        #expect(try reader.append(Array(all[0..<2])).isEmpty)
+        #expect(try reader.append(Array(all[2..<(a.count + 3)])) == [Array(a.dropFirst(4))])
+        #expect(try reader.append(Array(all[(a.count + 3)...])) == [Array(b.dropFirst(4))])
+        var big = NativeMessageReader()
+        #expect(throws: NativeMessageReader.Failure.tooLong(70_000)) {
+            try big.append([0x70, 0x11, 0x01, 0x00])
+        }
+    }
+
+    @Test("a report becomes a site_changed event without a pid of its own; anything else is refused")
+    func reports() {
+        let (event, problem) = BrowserMessages.event(fromReport: Array(#"{"type":"report","host":"www.khanacademy.org","audible":["www.youtube.com","https://x/y"],"focused":true}"#.utf8))
+        #expect(problem == nil)
+        #expect(event == #"{"event":"site_changed","pid":0,"host":"www.khanacademy.org","audible":["www.youtube.com"],"focused":true}"#)
+        #expect(BrowserMessages.event(fromReport: Array(#"{"type":"report","host":null}"#.utf8)).event == #"{"event":"site_changed","pid":0,"host":null}"#)
+        #expect(BrowserMessages.event(fromReport: Array(#"{"type":"report","host":"https://www.youtube.com/watch?v=1"}"#.utf8)).problem
+            == #"'host' must be a host name, not "https://www.youtube.com/watch?v=1""#)
+        #expect(BrowserMessages.event(fromReport: Array(#"{"type":"redeem","minutes":60}"#.utf8)).problem == #"the only message is {"type": "report", …}"#)
+        #expect(BrowserMessages.event(fromReport: Array("[1]".utf8)).problem == "a message must be a JSON object")
+    }
+
+    @Test("the daemon's answer, for the extension")
+    func answers() {
+        var reply = ControlReply(ok: true)
+        reply.siteStops = [ControlReply.SiteStopLine(host: "poki.com", site: "Poki", reason: "blocked")]
+        #expect(BrowserMessages.answer(reply) == #"{"stops":[{"host":"poki.com","site":"Poki","reason":"blocked"}]}"#)
+        #expect(BrowserMessages.answer(ControlReply(ok: true)) == #"{"stops":[]}"#)
+        #expect(BrowserMessages.answer(.refused("the site report is not believed: x")) == #"{"error":"the site report is not believed: x"}"#)
+        #expect(BrowserMessages.answer(nil) == #"{"error":"screentime is not running"}"#)
+    }
+}

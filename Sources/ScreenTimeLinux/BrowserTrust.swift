@@ -34,12 +34,7 @@ public enum BrowserTrust {
         var why: [String] = []
         if browser.tracer != 0 { why.append("the browser is being traced (pid \(browser.tracer))") }
         if host.tracer != 0 { why.append("the native messaging host is being traced (pid \(host.tracer))") }
-        switch browser.ptraceScope {
-        case nil: why.append("the kernel has no Yama, so the child's own programs may attach to the browser and speak through it (Yama's ptrace_scope must be 1 or more)")
-        case let scope? where scope < 1:
-            why.append("Yama's ptrace_scope is \(scope), so the child's own programs may attach to the browser and speak through it (it must be 1 or more: the screentime package's sysctl setting sets it)")
-        default: break
-        }
+        if let yama = CompositorTrust.yamaProblem(browser.ptraceScope, name: "the browser") { why.append(yama) }
         let code = browser.alterableCode + host.alterableCode
         if !code.isEmpty {
             let shown = code.prefix(3).joined(separator: ", ") + (code.count > 3 ? " and \(code.count - 3) more" : "")

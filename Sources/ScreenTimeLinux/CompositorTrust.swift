@@ -47,6 +47,17 @@ public enum CompositorTrust {
         "MUTTER_DEBUG_RESET_IDLETIME",
     ]
 
+    /// Why Yama's `ptrace_scope` (nil: no Yama) lets the child's own programs attach to `name`,
+    /// a process of theirs, and speak through it; nil when it does not.
+    public static func yamaProblem(_ scope: Int?, name: String) -> String? {
+        switch scope {
+        case nil: return "the kernel has no Yama, so the child's own programs may attach to \(name) and speak through it (Yama's ptrace_scope must be 1 or more)"
+        case let scope? where scope < 1:
+            return "Yama's ptrace_scope is \(scope), so the child's own programs may attach to \(name) and speak through it (it must be 1 or more: the screentime package's sysctl setting sets it)"
+        default: return nil
+        }
+    }
+
     /// Why `facts` cannot be believed as `child`'s compositor, every reason found; nil: it can.
     public static func distrust(_ facts: CompositorFacts, child: UInt32) -> String? {
         guard let exe = facts.exe else { return "the process is gone" }
@@ -55,12 +66,7 @@ public enum CompositorTrust {
         guard let uids = facts.uids, uids.real == child, uids.effective == child else { return "\(name) is not the child's own process" }
         var why: [String] = []
         if facts.tracer != 0 { why.append("\(name) is being traced (pid \(facts.tracer))") }
-        switch facts.ptraceScope {
-        case nil: why.append("the kernel has no Yama, so the child's own programs may attach to \(name) and speak through it (Yama's ptrace_scope must be 1 or more)")
-        case let scope? where scope < 1:
-            why.append("Yama's ptrace_scope is \(scope), so the child's own programs may attach to \(name) and speak through it (it must be 1 or more: the screentime package's sysctl setting sets it)")
-        default: break
-        }
+        if let yama = yamaProblem(facts.ptraceScope, name: name) { why.append(yama) }
         let unknown = facts.environment.keys.filter { !sessionEnvironment.contains($0) }.sorted()
         if !unknown.isEmpty {
             why.append("\(name) runs with \(unknown.joined(separator: ", ")) set, which a session does not need and which may load the child's own code or settings into it")

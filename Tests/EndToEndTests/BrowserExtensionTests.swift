@@ -1,0 +1,32 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// The browser extension's own logic (desktop/browser/core.js) in a real JavaScript engine (Debian's
+/// gjs, as the GNOME extension's core is checked), and its manifest. The extension in a real
+/// Chromium and Firefox, with the native messaging host and the daemon, is issue #39's next step.
+@Suite("The browser extension", .ownThread)
+struct BrowserExtensionTests {
+    static let folder = ReplayBinaryTests.root.appendingPathComponent("desktop/browser")
+
+    @Test("core.js: hosts only, the focused window's tab and the audible ones, the tabs to stop, the child's words")
+    func core() throws {
+        let script = ReplayBinaryTests.root.appendingPathComponent("Tests/EndToEndTests/Scripts/browser-core-check.js").path
+        let r = try ReplayBinaryTests.runBinary("/usr/bin/gjs", [script, Self.folder.appendingPathComponent("core.js").path])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout == "ok\n")
+    }
+
+    @Test("the manifest: Manifest V3, the two permissions it needs, and every file it names is there")
+    func manifest() throws {
+        let data = try Data(contentsOf: Self.folder.appendingPathComponent("manifest.json"))
+        let m = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        #expect(m["manifest_version"] as? Int == 3)
+        #expect(Set(m["permissions"] as? [String] ?? []) == ["tabs", "nativeMessaging"])
+        let background = try #require(m["background"] as? [String: Any])
+        let files = [background["service_worker"] as? String].compactMap { $0 } + (background["scripts"] as? [String] ?? []) + ["stopped.html", "stopped.js", "stopped.css"]
+        for f in files { #expect(FileManager.default.fileExists(atPath: Self.folder.appendingPathComponent(f).path), "\(f)") }
+        let gecko = (m["browser_specific_settings"] as? [String: Any])?["gecko"] as? [String: Any]
+        #expect(gecko?["id"] as? String == "browser@screentime")
+    }
+}

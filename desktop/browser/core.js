@@ -1,0 +1,75 @@
+// screentime's browser extension: the part that decides nothing and touches no browser API, so
+// that it is tested alone (Tests/EndToEndTests/BrowserExtensionTests.swift runs it in gjs).
+// background.js feeds it the browser's tabs and windows and carries out what it returns.
+//
+// What the extension does (docs/spec/sites.md), and only this:
+// - reports to screentime, through its native messaging host, the host of the focused window's
+//   active tab (never the path or the query), the hosts of tabs playing sound, and whether a
+//   window of the browser has the focus: when any of it changes, and every 5 s (so that a stop
+//   decided while a tab stays open is heard);
+// - shows its own page, in a child's words, in each tab whose host screentime says must not be
+//   shown (a blocked site, or a game site when game time is gone). It never closes the browser or
+//   a tab. What counts, and what is stopped, is the daemon's business.
+
+'use strict';
+
+const screentimeCore = (() => {
+    // Every how many seconds the report is sent again although nothing changed.
+    const REPORT_EVERY_S = 5;
+
+    /// The host of a web page's address, in lower case; null for anything that is not a web page
+    /// (the browser's own pages, files, the extension's page, a new tab).
+    function hostOf(url) {
+        if (typeof url !== 'string') return null;
+        const m = /^https?:\/\/(?:[^@/?#]*@)?(\[[0-9a-fA-F:.]+\]|[^:/?#]+)/.exec(url);
+        if (!m) return null;
+        let host = m[1].toLowerCase();
+        if (host.endsWith('.')) host = host.slice(0, -1);
+        return host.length > 0 && host.length <= 253 ? host : null;
+    }
+
+    /// The report for the browser's state: `tabs` as [{id, url, active, audible, windowId}],
+    /// `focusedWindow` the id of the browser window that has the focus (null: none).
+    function report(tabs, focusedWindow, lastFocusedWindow) {
+        const shown = focusedWindow ?? lastFocusedWindow;
+        const active = tabs.find(t => t.active && t.windowId === shown);
+        const audible = [...new Set(tabs.filter(t => t.audible).map(t => hostOf(t.url)).filter(h => h !== null))].sort();
+        return {type: 'report', host: active ? hostOf(active.url) : null, audible, focused: focusedWindow !== null};
+    }
+
+    /// Whether two reports say the same.
+    function same(a, b) {
+        return a !== null && b !== null && a.host === b.host && a.focused === b.focused &&
+            a.audible.length === b.audible.length && a.audible.every((h, i) => h === b.audible[i]);
+    }
+
+    /// The tabs to show the extension's page in, for the daemon's answer `{stops: [{host, site,
+    /// reason}]}`: each tab whose host is stopped, with what the page says. `pageURL(stop)` makes
+    /// the page's address.
+    function tabsToStop(tabs, answer, pageURL) {
+        const stops = new Map((answer && Array.isArray(answer.stops) ? answer.stops : []).map(s => [s.host, s]));
+        const out = [];
+        for (const t of tabs) {
+            const stop = stops.get(hostOf(t.url));
+            if (stop) out.push({tabId: t.id, url: pageURL(stop, t.url)});
+        }
+        return out;
+    }
+
+    /// What the extension's page says, in a child's words, for why a site is not shown.
+    function words(reason, site) {
+        switch (reason) {
+        case 'blocked': return `${site} is not for you on this computer. Ask a parent if you think it should be.`;
+        case 'app_limit': return `Your time on ${site} is used up for today.`;
+        case 'daily_limit': return `Your game time is used up for today. ${site} counts as game time.`;
+        case 'weekly_limit': return `Your game time is used up for this week. ${site} counts as game time.`;
+        case 'outside_hours': return `It is not game time now. ${site} counts as game time.`;
+        case 'stopped_by_parent': return `A parent stopped games for now. ${site} counts as game time.`;
+        default: return `You have no game time left now. ${site} counts as game time.`;
+        }
+    }
+
+    return {REPORT_EVERY_S, hostOf, report, same, tabsToStop, words};
+})();
+
+globalThis.screentimeCore = screentimeCore;

@@ -236,7 +236,7 @@ struct ControlSocketTests {
         #expect(try d.stctl(["hook", "event", #"{"event": "lock_changed", "locked": true, "at": "1999-01-01T00:00:00Z"}"#], asChild: true).status == 0)
         let redeem = try d.stctl(["hook", "event", #"{"event": "redeem", "minutes": 500}"#], asChild: true)
         #expect(redeem.status == 1)
-        #expect(redeem.stderr == "stctl: not an event: a hook may send focus_changed, input, idle_changed, lock_changed events\n")
+        #expect(redeem.stderr == "stctl: not an event: a hook may send focus_changed, input, idle_changed, lock_changed, site_changed events\n")
         let bad = try d.stctl(["hook", "event", #"{"event": "input""#], asChild: true)
         #expect(bad.status == 1)
         #expect(try d.stop().status == 0)

@@ -24,6 +24,8 @@ struct Classifier {
     private let domains: [String: Int]
     /// With `[browsers]`: the browsers' exe patterns, and the entry for an unnamed host.
     private let browsers: [ExePattern]
+    /// The names `[browsers]`' programs go by (their file names), made once.
+    private let browserBaseNames: Set<String>
     private let unnamedSite: Int?
 
     init(policy: Policy) {
@@ -35,6 +37,7 @@ struct Classifier {
         self.apps = apps
         self.unknownProgram = unknownProgram
         self.browsers = browsers
+        self.browserBaseNames = Set(browsers.compactMap { $0.literalBaseName?.lowercased() })
         self.unnamedSite = unnamedSite
         var domains: [String: Int] = [:]
         for (i, entry) in apps.enumerated() {
@@ -114,7 +117,6 @@ struct Classifier {
                                             "google-chrome", "brave", "brave-browser", "opera", "vivaldi", "vivaldi-bin",
                                             "msedge", "microsoft-edge", "epiphany", "falkon", "midori", "librewolf",
                                             "waterfox", "qutebrowser", "konqueror", "palemoon", "seamonkey", "nyxt"]
-    private var browserBaseNames: Set<String> { Set(browsers.compactMap { $0.literalBaseName?.lowercased() }) }
 
     private func identityMatches(_ entry: AppEntry, _ exe: ExeFacts) -> Bool {
         if trustedIdentityMatches(entry, exe) { return true }

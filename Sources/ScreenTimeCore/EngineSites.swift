@@ -104,12 +104,9 @@ extension Engine {
 
     func isSite(_ m: AppMatch) -> Bool { policy.apps[m.entry].isSite }
 
-    /// A site is told to stop in every browser that names it (while its report holds).
+    /// A site was told to stop in a browser whose report names it (a stop ends with its report).
     func siteStopped(_ m: AppMatch) -> Bool {
-        for (pid, hosts) in sites.told {
-            for host in hosts.keys where classifier.classify(host: host) == m && sites.reports[pid] != nil { return true }
-        }
-        return false
+        sites.told.values.contains { hosts in hosts.keys.contains { classifier.classify(host: $0) == m } }
     }
 
     /// A reward site is in use: focused in a browser's window, or playing sound, and not stopped.
@@ -168,9 +165,6 @@ extension Engine {
             (host, classifier.classify(host: host).map { policy.apps[$0.entry].name } ?? host, sites.told[pid]![host]!)
         }
     }
-
-    /// The process is a browser for `[browsers]` (nil policy: no sites are followed).
-    public func isBrowser(_ facts: ProcessFacts) -> Bool { followsSites && classifier.isBrowser(facts) }
 
     /// The policy's browsers' programs, when it follows sites.
     public func isPolicyBrowser(exe: String) -> Bool { policy.browsers?.exe.contains { $0.matches(exe) } ?? false }

@@ -18,6 +18,11 @@ extension Child {
         guard let browser = ProcessTree.parent(of: peer.pid), let exe = ProcessTree.program(of: browser), engine.isPolicyBrowser(exe: exe) else {
             return refuseSiteReport("the report did not come from a browser of the policy's [browsers] exe through its native messaging host", peer: peer, who: who)
         }
+        let report = SiteReport(pid: browser, host: said.host, audible: said.audible, focused: said.focused)
+        // The extension says it again every few seconds (to hear of a stop while a tab stays open):
+        // the same report changes nothing, from whoever it comes, and is answered without a look at
+        // the processes (system mode's look reads the browser's memory map).
+        if engine.siteReport(of: browser) == report { return siteStops(of: browser) }
         if system {
             guard let account else { return refuseSiteReport("\(name) is not in the user database", peer: peer, who: who) }
             let host = CompositorFacts.read(pid: peer.pid, child: account, extensionUUID: "", yamaFile: yamaFile)
@@ -27,14 +32,14 @@ extension Child {
                 return refuseSiteReport(why, peer: peer, who: who)
             }
         }
-        let report = SiteReport(pid: browser, host: said.host, audible: said.audible, focused: said.focused)
-        // The extension says it again every few seconds (to hear of a stop while a tab stays open):
-        // the same report is answered, and not logged again.
-        if engine.siteReport(of: browser) != report {
-            var stamped = event
-            stamped.kind = .siteChanged(report)
-            pending += live.ingest(stamped)
-        }
+        var stamped = event
+        stamped.kind = .siteChanged(report)
+        pending += live.ingest(stamped)
+        return siteStops(of: browser)
+    }
+
+    /// The answer: the hosts the browser must not show now.
+    private func siteStops(of browser: Int32) -> ControlReply {
         var reply = ControlReply(ok: true)
         reply.siteStops = live.engine.siteStops(of: browser).map { ControlReply.SiteStopLine(host: $0.host, site: $0.site, reason: $0.reason.rawValue) }
         return reply

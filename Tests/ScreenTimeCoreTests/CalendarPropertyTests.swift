@@ -22,12 +22,15 @@ import Testing
 ///   and the replay gives each day the same screen time.
 ///
 /// `make test` runs 200 seeds (12 under the thread sanitizer, whose build is many times slower);
-/// CALENDAR_SEEDS=N runs N: `CALENDAR_SEEDS=2000 swift test --filter CalendarPropertyTests`.
+/// CALENDAR_SEEDS=N runs N: `CALENDAR_SEEDS=2000 swift test --filter CalendarPropertyTests`, from
+/// seed 1 or from CALENDAR_FIRST_SEED (`CALENDAR_FIRST_SEED=201` goes on where make test ends).
 @Suite("A family's month: the calendar")
 struct CalendarPropertyTests {
     static var seeds: [UInt64] {
-        let n = ProcessInfo.processInfo.environment["CALENDAR_SEEDS"].flatMap { Int($0) } ?? 200
-        return (1...UInt64(max(1, n))).map { $0 }
+        let env = ProcessInfo.processInfo.environment
+        let n = env["CALENDAR_SEEDS"].flatMap { Int($0) } ?? 200
+        let first = UInt64(max(1, env["CALENDAR_FIRST_SEED"].flatMap { Int($0) } ?? 1))
+        return (first..<(first + UInt64(max(1, n)))).map { $0 }
     }
 
     static let s = Seconds.micro

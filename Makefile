@@ -35,7 +35,7 @@ TEST_PKGS    = dbus-daemon dbus-bin python3-dbusmock xvfb xserver-xephyr xauth o
                gnome-shell gjs libglib2.0-bin dconf-cli procps kwin-wayland xwayland \
                strace gcc debootstrap lintian dpkg-dev binutils chromium chromium-driver python3-selenium openssl postgresql iproute2
 
-.PHONY: all build run demo test fuzz fuzz-build sanitize sanitize-build sanitize-run bench install install-gnome-lock uninstall deb deps test-deps clean
+.PHONY: all build release-build run demo test fuzz fuzz-build sanitize sanitize-build sanitize-run bench install install-gnome-lock uninstall deb deps test-deps clean
 
 all: build
 
@@ -70,9 +70,10 @@ run: build
 demo: build
 	$(SWIFT) run screentimed replay --pretty --policy policies/default.toml policies/demo-day.jsonl
 
-# The thread sanitizer's and the fuzzer's builds are made beside the Swift tests, at the lowest CPU
-# priority (tools/build-beside): the end-to-end tests mostly wait on real daemons. tools/timed says
-# how long each step took.
+# The release build (for check-install and check-deb), the thread sanitizer's and the fuzzer's
+# are made beside the Swift tests, each in a folder of its own, at the lowest CPU priority
+# (tools/build-beside): the end-to-end tests mostly wait on real daemons. tools/timed says how long
+# each step took.
 # These two tests silence the kernel's process events for the whole machine while they run (as a
 # child can): every daemon of another test then samples every 5 s until it notices, and its timing
 # bounds fail. They run after the others, alone; every test runs once.
@@ -80,11 +81,11 @@ SILENCING_TESTS = ProcSamplerTests.kernelEvents(Silenced|Unanswered)
 
 test: test-deps
 	tools/timed "the debug build" $(SWIFT) build --build-tests
-	tools/build-beside start $(MAKE) --no-print-directory sanitize-build fuzz-build SANITIZER=thread
+	tools/build-beside start $(MAKE) --no-print-directory release-build sanitize-build fuzz-build SANITIZER=thread
 	tools/timed "the Swift tests" env SWIFT=$(SWIFT) tools/swift-test --skip '$(SILENCING_TESTS)' || { tools/build-beside stop; exit 1; }
 	tools/timed "the tests that silence the kernel's process events, alone" env SWIFT=$(SWIFT) LOG=.build/swift-test-alone.log \
 	  tools/swift-test --skip-build --filter '$(SILENCING_TESTS)' || { tools/build-beside stop; exit 1; }
-	tools/timed "the rest of the sanitizer's and fuzzer's builds" tools/build-beside wait
+	tools/timed "the rest of the release, sanitizer's and fuzzer's builds" tools/build-beside wait
 	tools/timed "check-install" tools/check-install
 	tools/timed "check-deb" tools/check-deb
 	@if [ -x $(SHARED)/tools/check-scenario ]; then \
@@ -132,9 +133,9 @@ bench: deps
 	$(SWIFT) build $(RELEASE) --product screentimed
 	$(SWIFT) build $(RELEASE) --product stctl
 	$(SWIFT) build $(RELEASE) --product screentime-web
-	.build/release/ReplayBenchmark .build/release $(BENCH_MINUTES) $(SYSTEM_BENCH_MINUTES)
+	$(RELEASE_BIN)/ReplayBenchmark $(RELEASE_BIN) $(BENCH_MINUTES) $(SYSTEM_BENCH_MINUTES)
 	$(SWIFT) build $(RELEASE) --product HouseholdBenchmark
-	.build/release/HouseholdBenchmark $(HOUSEHOLD_MACHINES) $(HOUSEHOLD_SECONDS)
+	$(RELEASE_BIN)/HouseholdBenchmark $(HOUSEHOLD_MACHINES) $(HOUSEHOLD_SECONDS)
 
 MANDIR       = $(DESTDIR)$(PREFIX)/share/man/man1
 BASHCOMPDIR  = $(DESTDIR)$(PREFIX)/share/bash-completion/completions
@@ -164,32 +165,39 @@ DCONFDIR    ?= $(DESTDIR)/etc/dconf
 # build: the plugin builds every product, and in release it would build them over these, dynamic.
 # Each Swift function in a section of its own, so that the link can put the daemon's steady-state
 # functions side by side (tools/screentimed.order, from tools/order-hot-code; docs/benchmarks.md).
-RELEASE      = -c release --static-swift-stdlib --disable-local-rpath -Xswiftc -no-toolchain-stdlib-rpath \
+# In a build folder of its own (RELEASE_PATH), so that `make test` can build it while the debug
+# tests run (SwiftPM holds a build folder's lock for a whole `swift test`).
+RELEASE_PATH = .build-release
+RELEASE_BIN  = $(RELEASE_PATH)/release
+RELEASE      = -c release --build-path $(RELEASE_PATH) --static-swift-stdlib --disable-local-rpath -Xswiftc -no-toolchain-stdlib-rpath \
                -Xswiftc -Xfrontend -Xswiftc -function-sections
 # SwiftPM does not compile again what it compiled when only -Xswiftc flags change: a release
 # folder built with other flags than these is removed first.
 define fresh_release_folder
-	@if [ "$$(cat .build/release.flags 2>/dev/null)" != "$(RELEASE)" ]; then \
-	  rm -rf .build/*-unknown-linux-gnu/release; mkdir -p .build; echo "$(RELEASE)" > .build/release.flags; fi
+	@if [ "$$(cat $(RELEASE_PATH)/release.flags 2>/dev/null)" != "$(RELEASE)" ]; then \
+	  rm -rf $(RELEASE_PATH)/*-unknown-linux-gnu/release; mkdir -p $(RELEASE_PATH); echo "$(RELEASE)" > $(RELEASE_PATH)/release.flags; fi
 endef
 
-# The binaries, the default policy, a man page per command (stctl-redeem.1, …) and shell
-# completions for bash, zsh and fish, all generated by swift-argument-parser.
-install: deps
+# The programs `make install` puts in place, built with $(RELEASE).
+release-build: deps
 	$(fresh_release_folder)
 	$(SWIFT) build $(RELEASE) --product screentimed
 	$(SWIFT) build $(RELEASE) --product stctl
 	$(SWIFT) build $(RELEASE) --product screentime-hook-x11
 	$(SWIFT) build $(RELEASE) --product screentime-web
 	$(SWIFT) build $(RELEASE) --product screentime-household
+
+# The binaries, the default policy, a man page per command (stctl-redeem.1, …) and shell
+# completions for bash, zsh and fish, all generated by swift-argument-parser.
+install: release-build
 	$(SWIFT) package generate-manual --multi-page --configuration debug
 	install -d $(BINDIR) $(SHAREDIR)/policies $(MANDIR) $(BASHCOMPDIR) $(ZSHCOMPDIR) $(FISHCOMPDIR) $(USERUNITDIR) $(SYSTEMUNITDIR)
 	for u in $(UNITS); do sed 's|@BINDIR@|$(PREFIX)/bin|g' systemd/$$u.service.in > $(USERUNITDIR)/$$u.service; \
 	  chmod 0644 $(USERUNITDIR)/$$u.service; done
 	for u in $(SYSTEMUNITS); do sed 's|@BINDIR@|$(PREFIX)/bin|g' systemd/$$u.service.in > $(SYSTEMUNITDIR)/$$u.service; \
 	  chmod 0644 $(SYSTEMUNITDIR)/$$u.service; done
-	install -m 0755 .build/release/screentimed .build/release/stctl .build/release/screentime-hook-x11 .build/release/screentime-web \
-	  .build/release/screentime-household $(BINDIR)/
+	install -m 0755 $(RELEASE_BIN)/screentimed $(RELEASE_BIN)/stctl $(RELEASE_BIN)/screentime-hook-x11 $(RELEASE_BIN)/screentime-web \
+	  $(RELEASE_BIN)/screentime-household $(BINDIR)/
 	install -m 0644 policies/default.toml $(SHAREDIR)/policies/
 	install -d $(SYSCTLDIR)
 	install -m 0644 sysctl/50-screentime.conf $(SYSCTLDIR)/
@@ -200,9 +208,9 @@ install: deps
 	for f in $(MANUALS)/screentimed/*.1 $(MANUALS)/stctl/*.1 $(MANUALS)/screentime-web/*.1 $(MANUALS)/screentime-household/*.1; do \
 	  b=$$(basename $$f .1); tools/man-names < $$f > $(MANDIR)/$$(echo $$b | tr . -).1; chmod 0644 $(MANDIR)/$$(echo $$b | tr . -).1; done
 	for p in screentimed stctl screentime-web screentime-household; do \
-	  .build/release/$$p --generate-completion-script bash > $(BASHCOMPDIR)/$$p; \
-	  .build/release/$$p --generate-completion-script zsh > $(ZSHCOMPDIR)/_$$p; \
-	  .build/release/$$p --generate-completion-script fish > $(FISHCOMPDIR)/$$p.fish; \
+	  $(RELEASE_BIN)/$$p --generate-completion-script bash > $(BASHCOMPDIR)/$$p; \
+	  $(RELEASE_BIN)/$$p --generate-completion-script zsh > $(ZSHCOMPDIR)/_$$p; \
+	  $(RELEASE_BIN)/$$p --generate-completion-script fish > $(FISHCOMPDIR)/$$p.fish; \
 	done
 
 uninstall:
@@ -233,4 +241,4 @@ deb: deps
 	tools/make-deb .
 
 clean:
-	rm -rf .build
+	rm -rf .build .build-release .build-thread .build-address .build-fuzz

@@ -1,4 +1,5 @@
 import Foundation
+import ScreenTimeCore
 import TestSupport
 import Testing
 
@@ -116,6 +117,27 @@ final class LiveDaemon {
         let result = try #require(try JSONSerialization.jsonObject(with: Data(replay.stdout.utf8)) as? [String: Any], "\(replay.stderr)")
         let sessions = (result["sessions"] as? [[String: Any]] ?? []).filter { $0["app"] as? String == app && $0["pid"] as? Int == Int(pid) }
         return (status, sessions, result["balance"] as? Int ?? -1)
+    }
+
+    /// The seconds of `pid`'s focused time (from the first focus on it to its exit) that the inputs
+    /// the daemon logged leave idle by the policy's rule (docs/spec/replay.md): each gap from one
+    /// logged input to the next, or to the exit, longer than `idleAfter` seconds is idle whole;
+    /// before the first input the daemon cannot tell idle. Read from the raw events, never from the
+    /// judgement: a loaded machine can hold a test's input in the hook or on the bus for seconds, and
+    /// what reached the daemon that late was rightly not active time.
+    func idleSeconds(focusedOn pid: Int32, idleAfter: Double) throws -> Double {
+        let events = try sql("SELECT line FROM event ORDER BY seq").split(separator: "\n").map { try EventLog.decode(line: String($0)) }
+        func time(_ e: Event) -> Double { Double(e.mono ?? e.at.micros) / 1e6 }
+        guard let start = events.first(where: { if case .focusChanged(let w) = $0.kind { return w.pid == pid } else { return false } }).map(time),
+              let end = events.first(where: { $0.kind == .processExited(pid: pid) }).map(time) else { return 0 }
+        let inputs = events.filter { if case .input = $0.kind { return true } else { return false } }.map(time)
+        var idle = 0.0
+        var last = inputs.last { $0 <= start }
+        for next in inputs.filter({ $0 > start && $0 < end }) + [end] {
+            if let from = last, next - from > idleAfter { idle += next - max(from, start) }
+            last = next
+        }
+        return idle
     }
 
     /// How many `input` events the daemon has logged.

@@ -39,8 +39,9 @@ public struct NativeMessageReader {
 /// What the extension reports, read from its message; and the daemon's answer, for it.
 public enum BrowserMessages {
     /// The `site_changed` hook event for a report `{"type": "report", "host": …, "audible": […],
-    /// "focused": …}`; nil with why when the message is not one. The daemon names the browser's pid.
-    public static func event(fromReport message: [UInt8]) -> (event: String?, problem: String?) {
+    /// "focused": …}`; nil with why when the message is not one. `browser`: the host's parent, the
+    /// browser that started it (the daemon looks that up itself, and believes no pid said).
+    public static func event(fromReport message: [UInt8], browser: Int32) -> (event: String?, problem: String?) {
         guard let value = try? JSONLineReader.parse(String(decoding: message, as: UTF8.self)), case .object(let members) = value else {
             return (nil, "a message must be a JSON object")
         }
@@ -49,7 +50,7 @@ public enum BrowserMessages {
         var w = JSONWriter()
         w.beginObject()
         w.key("event"); w.string("site_changed")
-        w.key("pid"); w.int(0)
+        w.key("pid"); w.int(Int64(browser))
         switch fields["host"] {
         case .string(let h)?:
             guard SiteReport.isHost(h) else { return (nil, "'host' must be a host name, not \"\(h.prefix(100))\"") }

@@ -47,7 +47,7 @@ loop: while true {
         exit(1)
     }
     for message in messages {
-        let (event, problem) = BrowserMessages.event(fromReport: message)
+        let (event, problem) = BrowserMessages.event(fromReport: message, browser: getppid())
         let answer = event.map { BrowserMessages.answer(exchange($0)) } ?? BrowserMessages.error(problem ?? "not a report")
         guard send(answer) else { break loop }
     }

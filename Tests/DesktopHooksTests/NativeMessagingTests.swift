@@ -24,16 +24,18 @@ struct NativeMessagingTests {
         }
     }
 
-    @Test("a report becomes a site_changed event without a pid of its own; anything else is refused")
-    func reports() {
-        let (event, problem) = BrowserMessages.event(fromReport: Array(#"{"type":"report","host":"www.khanacademy.org","audible":["www.youtube.com","https://x/y"],"focused":true}"#.utf8))
+    @Test("a report becomes a site_changed event the daemon reads, with the browser's pid; anything else is refused")
+    func reports() throws {
+        let (event, problem) = BrowserMessages.event(fromReport: Array(#"{"type":"report","host":"www.khanacademy.org","audible":["www.youtube.com","https://x/y"],"focused":true}"#.utf8), browser: 4242)
         #expect(problem == nil)
-        #expect(event == #"{"event":"site_changed","pid":0,"host":"www.khanacademy.org","audible":["www.youtube.com"],"focused":true}"#)
-        #expect(BrowserMessages.event(fromReport: Array(#"{"type":"report","host":null}"#.utf8)).event == #"{"event":"site_changed","pid":0,"host":null}"#)
-        #expect(BrowserMessages.event(fromReport: Array(#"{"type":"report","host":"https://www.youtube.com/watch?v=1"}"#.utf8)).problem
+        // The daemon's own reader takes it (a pid of 0 it would not).
+        #expect(try EventLog.decode(hookEvent: try #require(event), at: WallTime(micros: 0), mono: 0).kind == .siteChanged(SiteReport(pid: 4242, host: "www.khanacademy.org", audible: ["www.youtube.com"], focused: true)))
+        #expect(event == #"{"event":"site_changed","pid":4242,"host":"www.khanacademy.org","audible":["www.youtube.com"],"focused":true}"#)
+        #expect(BrowserMessages.event(fromReport: Array(#"{"type":"report","host":null}"#.utf8), browser: 4242).event == #"{"event":"site_changed","pid":4242,"host":null}"#)
+        #expect(BrowserMessages.event(fromReport: Array(#"{"type":"report","host":"https://www.youtube.com/watch?v=1"}"#.utf8), browser: 4242).problem
             == #"'host' must be a host name, not "https://www.youtube.com/watch?v=1""#)
-        #expect(BrowserMessages.event(fromReport: Array(#"{"type":"redeem","minutes":60}"#.utf8)).problem == #"the only message is {"type": "report", …}"#)
-        #expect(BrowserMessages.event(fromReport: Array("[1]".utf8)).problem == "a message must be a JSON object")
+        #expect(BrowserMessages.event(fromReport: Array(#"{"type":"redeem","minutes":60}"#.utf8), browser: 4242).problem == #"the only message is {"type": "report", …}"#)
+        #expect(BrowserMessages.event(fromReport: Array("[1]".utf8), browser: 4242).problem == "a message must be a JSON object")
     }
 
     @Test("the daemon's answer, for the extension")

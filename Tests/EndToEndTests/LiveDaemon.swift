@@ -126,11 +126,25 @@ final class LiveDaemon {
     /// judgement: a loaded machine can hold a test's input in the hook or on the bus for seconds, and
     /// what reached the daemon that late was rightly not active time.
     func idleSeconds(focusedOn pid: Int32, idleAfter: Double) throws -> Double {
-        let events = try sql("SELECT line FROM event ORDER BY seq").split(separator: "\n").map { try EventLog.decode(line: String($0)) }
+        let events = try loggedEvents()
         func time(_ e: Event) -> Double { Double(e.mono ?? e.at.micros) / 1e6 }
         guard let start = events.first(where: { if case .focusChanged(let w) = $0.kind { return w.pid == pid } else { return false } }).map(time),
               let end = events.first(where: { $0.kind == .processExited(pid: pid) }).map(time) else { return 0 }
-        let inputs = events.filter { if case .input = $0.kind { return true } else { return false } }.map(time)
+        return Self.idle(inputs: events.filter { if case .input = $0.kind { return true } else { return false } }.map(time),
+                         from: start, to: end, idleAfter: idleAfter)
+    }
+
+    /// The same between two wall times (seconds since 1970) of the log.
+    func idleSeconds(from start: Double, to end: Double, idleAfter: Double) throws -> Double {
+        let inputs = try loggedEvents().filter { if case .input = $0.kind { return true } else { return false } }.map { Double($0.at.micros) / 1e6 }
+        return Self.idle(inputs: inputs, from: start, to: end, idleAfter: idleAfter)
+    }
+
+    private func loggedEvents() throws -> [Event] {
+        try sql("SELECT line FROM event ORDER BY seq").split(separator: "\n").map { try EventLog.decode(line: String($0)) }
+    }
+
+    private static func idle(inputs: [Double], from start: Double, to end: Double, idleAfter: Double) -> Double {
         var idle = 0.0
         var last = inputs.last { $0 <= start }
         for next in inputs.filter({ $0 > start && $0 < end }) + [end] {

@@ -6,7 +6,7 @@ import Foundation
 /// test user could neither run `.build/debug/screentimed` nor read `policies/demo-day.jsonl`.
 enum Readable {
     static let files = [".build/debug/screentimed", ".build/debug/stctl", ".build/debug/screentime-hook-x11", ".build/debug/screentime-web",
-                        ".build/debug/screentime-household",
+                        ".build/debug/screentime-household", ".build/debug/screentime-browser-host",
                         "policies/demo-day.jsonl", "policies/default.toml",
                         "Tests/EndToEndTests/Scripts/fuzz-socket.py", "Tests/EndToEndTests/Scripts/disk-full.sh"]
 

@@ -1,0 +1,272 @@
+import Foundation
+import ScreenTimeCore
+import TestSupport
+import Testing
+
+/// Websites in a real Chromium (Debian's), with screentime's extension installed the way the
+/// package installs it: force-installed by Chromium's managed policy from the CRX that
+/// tools/pack-browser-extension makes, with the real screentime-browser-host as its native
+/// messaging host. Chromium runs as the child in Xvfb, so that focus and input reach the daemon
+/// through the X11 hook as a child's would. The package's policy and host manifest are put where
+/// Chromium reads them (/etc/chromium) in a mount namespace of the browser's own: nothing of this
+/// machine's is changed. The sites are pages served here on 127.0.0.1 over TLS, under their real
+/// names (Chromium's --host-resolver-rules sends every name to the test's server; several of them
+/// are on Chromium's HTTPS-only list, so https it is, with the test's own certificate).
+/// The child is uid 65016, which no other test uses: the daemon watches every process of its.
+@Suite("Websites in a real Chromium with screentime's extension", .ownThread, .serialized)
+struct BrowserSiteTests {
+    static let child: UInt32 = TestUser.ensure(uid: 65016, name: "stweb65016")
+    static let policy = """
+        version = 1
+        timezone = "\(NoonZone.name)"
+        [points]
+        learning_per_hour = 3600
+        per_reward_minute = 1
+        [validation]
+        idle_after = "5s"
+        min_session = "10s"
+        min_focus_dwell = "2s"
+        [browsers]
+        exe = ["/usr/lib/chromium/chromium"]
+        [[sites]]
+        name = "Khan Academy"
+        category = "learning"
+        domains = ["khanacademy.org"]
+        [[sites]]
+        name = "Wikipedia"
+        category = "neutral"
+        domains = ["wikipedia.org"]
+        [[sites]]
+        name = "YouTube"
+        category = "reward"
+        domains = ["youtube.com"]
+        [[sites]]
+        name = "Poki"
+        category = "blocked"
+        domains = ["poki.com"]
+        """
+
+    /// The sites' pages: each says its host in its title (so the window's title says which tab is
+    /// shown), and the video page plays a tone, over and over.
+    static func pages(in folder: String) throws {
+        let fm = FileManager.default
+        try fm.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let page = """
+            <!DOCTYPE html><html><head><meta charset="utf-8"><title>page</title></head>
+            <body><p>A page.</p><script>document.title = location.hostname + " page";</script></body></html>
+            """
+        try page.write(toFile: folder + "/index.html", atomically: true, encoding: .utf8)
+        let video = """
+            <!DOCTYPE html><html><head><meta charset="utf-8"><title>video</title></head>
+            <body><audio src="tone.wav" autoplay loop></audio><script>document.title = location.hostname + " video";</script></body></html>
+            """
+        try video.write(toFile: folder + "/video.html", atomically: true, encoding: .utf8)
+        // Two seconds of a 440 Hz tone: 8 kHz, 16-bit, mono PCM in a WAV file.
+        let samples = (0..<16_000).map { Int16(8_000 * sin(2 * Double.pi * 440 * Double($0) / 8_000)) }
+        var wav = Data("RIFF".utf8)
+        func le<T: FixedWidthInteger>(_ v: T) { withUnsafeBytes(of: v.littleEndian) { wav.append(contentsOf: $0) } }
+        le(UInt32(36 + samples.count * 2)); wav.append(Data("WAVEfmt ".utf8))
+        le(UInt32(16)); le(UInt16(1)); le(UInt16(1)); le(UInt32(8_000)); le(UInt32(16_000)); le(UInt16(2)); le(UInt16(16))
+        wav.append(Data("data".utf8)); le(UInt32(samples.count * 2))
+        for s in samples { le(s) }
+        try wav.write(to: URL(fileURLWithPath: folder + "/tone.wav"))
+    }
+
+    /// The pages over TLS on 127.0.0.1 (a port the kernel chose), with a certificate made here.
+    final class PageServer {
+        let process: Process
+        let port: Int
+        init(folder: String) throws {
+            let cert = folder + "/../cert.pem", key = folder + "/../key.pem"
+            let made = try ReplayBinaryTests.runBinary("/usr/bin/openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert,
+                                                                            "-days", "2", "-subj", "/CN=screentime test"])
+            try #require(made.status == 0, "\(made.stderr)")
+            process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+            process.arguments = ["-u", ReplayBinaryTests.root.appendingPathComponent("Tests/EndToEndTests/Scripts/site-server.py").path, folder, cert, key]
+            let out = Pipe()
+            process.standardOutput = out
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            let line = String(decoding: out.fileHandleForReading.availableData, as: UTF8.self)
+            port = try #require(Int(line.trimmingCharacters(in: .whitespacesAndNewlines)), "the page server said \"\(line)\"")
+        }
+        deinit {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+    }
+
+    /// The child's Chromium, with the package's extension as the package installs it.
+    final class Chromium {
+        let process: Process
+        let window: String
+        let base: String
+
+        init(_ x: X11Session, daemon d: LiveDaemon, port: Int, urls: [String]) throws {
+            let fm = FileManager.default
+            base = fm.temporaryDirectory.appendingPathComponent("screentime-chromium-\(UUID().uuidString)").path
+            let prefix = base + "/prefix", etc = base + "/etc-chromium", home = base + "/home"
+            for folder in [prefix + "/bin", etc + "/policies/managed", etc + "/native-messaging-hosts", home] {
+                try fm.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+            }
+            try fm.setAttributes([.posixPermissions: 0o755], ofItemAtPath: base)
+            try fm.setAttributes([.ownerAccountID: child, .groupOwnerAccountID: child], ofItemAtPath: home)
+            // What `make install` puts in PREFIX/share/screentime/browser, and the host program.
+            let packed = try ReplayBinaryTests.runBinary(ReplayBinaryTests.root.appendingPathComponent("tools/pack-browser-extension").path,
+                                                         [prefix + "/share/screentime/browser", prefix])
+            try #require(packed.status == 0, "\(packed.stderr)")
+            try fm.copyItem(atPath: Readable.path(".build/debug/screentime-browser-host"), toPath: prefix + "/bin/screentime-browser-host")
+            // /etc/chromium as the Debian package leaves it: Chromium's own file, and the links
+            // tools/make-deb makes (here copies: the mount namespace shows this folder there).
+            for file in (try? fm.contentsOfDirectory(atPath: "/etc/chromium")) ?? [] where file != "policies" && file != "native-messaging-hosts" {
+                try? fm.copyItem(atPath: "/etc/chromium/" + file, toPath: etc + "/" + file)
+            }
+            let browser = prefix + "/share/screentime/browser"
+            try fm.copyItem(atPath: browser + "/chromium-policy.json", toPath: etc + "/policies/managed/screentime.json")
+            try fm.copyItem(atPath: browser + "/chromium-host.json", toPath: etc + "/native-messaging-hosts/org.screentime.browser.json")
+            // --no-sandbox: this container gives the child no user namespaces for Chromium's
+            // sandbox. --ignore-certificate-errors: the pages' certificate is the test's.
+            // --alsa-output-device=null: no sound card here; sound still plays, into nothing.
+            let args = ["--no-sandbox", "--user-data-dir=\(home)/profile", "--no-first-run", "--no-default-browser-check", "--password-store=basic",
+                        "--ignore-certificate-errors", "--autoplay-policy=no-user-gesture-required", "--alsa-output-device=null",
+                        "--host-resolver-rules=MAP * 127.0.0.1:\(port)", "--window-position=0,0", "--window-size=1200,760"] + urls
+            let script = "mount --bind \"$0\" /etc/chromium && exec /usr/bin/setpriv --reuid=\(child) --regid=\(child) --clear-groups /usr/bin/chromium \"$@\""
+            let started = try x.spawn("/usr/bin/unshare", ["--mount", "--propagation", "private", "/bin/sh", "-c", script, etc] + args,
+                                      environment: ["HOME": home, "SCREENTIME_SOCKET": d.socket])
+            process = started
+            var found = ""
+            Wait.whether(within: 30) {
+                found = x.output("/usr/bin/xdotool", ["search", "--onlyvisible", "--class", "chromium"]).split(separator: "\n").last.map(String.init) ?? ""
+                return !found.isEmpty || !started.isRunning
+            }
+            window = try #require(Optional(found).flatMap { $0.isEmpty ? nil : $0 }, "Chromium's window did not appear")
+        }
+
+        /// Ends Chromium and every process of the child's (the renderers, the host; the daemon, as
+        /// the child's, is stopped first); removes its folder.
+        func end() {
+            if process.isRunning { kill(process.processIdentifier, SIGTERM) }
+            Wait.whether(within: 10) { !process.isRunning }
+            _ = try? ReplayBinaryTests.runBinary("/usr/bin/pkill", ["-KILL", "-U", "\(child)"])
+            Wait.whether(within: 10) { (try? ReplayBinaryTests.runBinary("/usr/bin/pgrep", ["-U", "\(child)"]).status) == 1 }
+            try? FileManager.default.removeItem(atPath: base)
+        }
+    }
+
+    /// The wall time (seconds) of the first site report about `host` logged after `seq`, and its
+    /// seq; `audible`: with these hosts playing sound ([]: none).
+    static func report(_ d: LiveDaemon, host: String, after seq: Int = 0, audible: [String]? = nil) throws -> (at: Double, seq: Int) {
+        // The log leaves out an empty list.
+        let shape = audible.map { $0.isEmpty ? "%' AND line NOT LIKE '%\"audible\"%" : "%\"audible\":[\($0.map { "\"\($0)\"" }.joined(separator: ","))]%" } ?? "%"
+        let row = try d.poll("SELECT seq || ' ' || line FROM event WHERE seq > \(seq) AND line LIKE '%\"site_changed\"%\"host\":\"\(host)\"\(shape)' ORDER BY seq LIMIT 1") { !$0.isEmpty }
+        guard let space = row.firstIndex(of: " "), let n = Int(row[..<space]) else { throw FixtureFailure("no site report about \(host) after \(seq)") }
+        let event = try EventLog.decode(line: String(row[row.index(after: space)...]))
+        return (Double(event.at.micros) / 1e6, n)
+    }
+
+    @Test("learning earns, neutral does not, tabs switch within a second, a video in a background tab uses game time and is stopped when it is gone while learning goes on, a blocked site at once")
+    func sitesInChromium() throws {
+        let x = try X11Session()
+        let d = try LiveDaemon(policy: Self.policy, arguments: ["--sample-every", "250ms", "--no-logind"], uid: Self.child)
+        _ = try d.waitFor("watching uid")
+        let www = d.base + "/www"
+        try Self.pages(in: www)
+        let server = try PageServer(folder: www)
+        let browser = try Chromium(x, daemon: d, port: server.port, urls: ["https://www.khanacademy.org/", "https://en.wikipedia.org/"])
+        defer { browser.end() }
+        // The X11 hook, as the child.
+        _ = try x.spawn("/usr/bin/setpriv", ["--reuid=\(Self.child)", "--regid=\(Self.child)", "--clear-groups", ControlSocketTests.stctl,
+                                            "hook", "x11", "--socket", d.socket])
+        try #require(try Wait.whether(within: 15) { (try d.status()["hooks"] as? [String]) == ["x11"] }, "the x11 hook never connected")
+        x.activate(browser.window)
+        func title() -> String { x.output("/usr/bin/xdotool", ["getwindowname", browser.window]) }
+        var random = TestRandom("Chromium input rhythm")
+        /// A person's use of the window for `seconds`: the mouse moved 0.3 to 2 s apart.
+        func use(_ seconds: Double) {
+            let start = Date()
+            while Date().timeIntervalSince(start) < seconds {
+                x.xdotool(["mousemove", "--window", browser.window, "\(100 + Int(random.next() % 900))", "\(200 + Int(random.next() % 400))"])
+                usleep(useconds_t(300_000 + random.next() % 1_700_000))
+            }
+        }
+        func learned() throws -> Int { try d.status()["learning_today_seconds"] as? Int ?? -1 }
+        func learnedMore(than before: Int) throws -> Int {
+            var now = before
+            let grew = try Wait.whether(within: 30) { now = try learned(); return now > before }   // each look runs stctl
+            #expect(grew, "no more learning than \(before) s")
+            return now
+        }
+
+        // Khan Academy, focused, with input: learning.
+        #expect(Wait.whether(within: 20) { title().hasPrefix("www.khanacademy.org") }, "the first tab shows \(title())")
+        let khan = try Self.report(d, host: "www.khanacademy.org")
+        use(15)
+        // Wikipedia, a tab away: its report within a second of the keys.
+        let pressed = Date().timeIntervalSince1970
+        x.xdotool(["key", "--window", browser.window, "ctrl+2"])
+        let wiki = try Self.report(d, host: "en.wikipedia.org", after: khan.seq)
+        #expect(wiki.at - pressed < 1, "the tab switch was reported \(wiki.at - pressed) s after the keys")
+        use(12)
+        let khanLearned = try learnedMore(than: 0)
+        let khanSpan = wiki.at - khan.at
+        let khanQuiet = try d.idleSeconds(from: khan.at, to: wiki.at, idleAfter: 5)
+        #expect(khanQuiet <= 6, "the inputs reached the daemon with \(khanQuiet) s of gaps longer than idle_after")
+        #expect(Double(khanLearned) >= khanSpan - khanQuiet - 2, "\(khanLearned) s learned of \(khanSpan) s on Khan Academy (\(khanQuiet) s without input)")
+        // Nothing of the time on Wikipedia: it is neutral.
+        #expect(Double(khanLearned) <= khanSpan + 1, "\(khanLearned) s learned, but Khan Academy had the focus for \(khanSpan) s")
+
+        // One minute of game time; a video on YouTube in a tab behind Khan Academy uses it.
+        try EnforcementTests.parent(d, ["adjust", "10", "--reason", "chores"])
+        try EnforcementTests.parent(d, ["redeem", "1"])
+        x.xdotool(["key", "--window", browser.window, "ctrl+t"])
+        x.xdotool(["type", "--window", browser.window, "https://www.youtube.com/video.html\n"])
+        let playing = try Self.report(d, host: "www.youtube.com", after: wiki.seq, audible: ["www.youtube.com"])
+        x.xdotool(["key", "--window", browser.window, "ctrl+1"])
+        let back = try Self.report(d, host: "www.khanacademy.org", after: playing.seq, audible: ["www.youtube.com"])
+        // Learning meanwhile; the minute runs out and the video's tab shows the extension's page.
+        var stopped = false
+        let start = Date()
+        while !stopped, Date().timeIntervalSince(start) < 120 {
+            use(3)
+            stopped = try String(contentsOfFile: d.log, encoding: .utf8).contains("stop the site YouTube")
+        }
+        let log = try String(contentsOfFile: d.log, encoding: .utf8)
+        #expect(log.contains("stop the site YouTube (www.youtube.com) in the browser (pid \(browser.process.processIdentifier)): no_reward_time"),
+                "no stop of YouTube for want of game time: \(log)")
+        let silent = try Self.report(d, host: "www.khanacademy.org", after: back.seq, audible: [])
+        // The game time went in the minute YouTube played, not before.
+        #expect(silent.at - playing.at >= 55, "the minute of game time went in \(silent.at - playing.at) s")
+        // Learning on Khan Academy after the stop earns: 12 s more, then Wikipedia again to end it.
+        use(12)
+        x.xdotool(["key", "--window", browser.window, "ctrl+2"])
+        let ended = try Self.report(d, host: "en.wikipedia.org", after: silent.seq).at
+        // Judged once idle_after has passed after the last input (none now): the points paid.
+        var balance = 0
+        try Wait.whether(within: 30) { balance = try d.status()["balance"] as? Int ?? -1; return balance > khanLearned + 9 }
+        let afterStop = try learned()
+        // One point a second learned, less the one the minute of game time cost, plus the parent's ten.
+        #expect(balance == afterStop + 9, "balance \(balance) after \(afterStop) s learned")
+        let quietAfter = try d.idleSeconds(from: silent.at, to: ended, idleAfter: 5)
+        #expect(quietAfter <= 6, "the inputs reached the daemon with \(quietAfter) s of gaps longer than idle_after")
+        #expect(Double(afterStop - khanLearned) >= ended - silent.at - quietAfter - 2,
+                "\(afterStop - khanLearned) s learned in the \(ended - silent.at) s after the stop was carried out (\(quietAfter) s without input)")
+        // And none of the minute the video played behind it (that time is refused: a game ran).
+        #expect(Double(afterStop - khanLearned) <= ended - silent.at + 5, "\(afterStop - khanLearned) s learned after the stop")
+
+        // Poki is blocked: the tab shows the extension's page at once.
+        x.xdotool(["key", "--window", browser.window, "ctrl+t"])
+        let typed = Date()
+        x.xdotool(["type", "--window", browser.window, "https://www.poki.com/\n"])
+        #expect(Wait.whether(within: 10) { title().hasPrefix("Not now") }, "the blocked site's tab shows \(title())")
+        #expect(Date().timeIntervalSince(typed) < 5, "the blocked site was shown for \(Date().timeIntervalSince(typed)) s")
+        #expect(try String(contentsOfFile: d.log, encoding: .utf8).contains("stop the site Poki (www.poki.com) in the browser (pid \(browser.process.processIdentifier)): blocked"))
+        // What the daemon did is what its own log replays to; the minute of game time was YouTube's.
+        try d.stop()
+        browser.end()
+        let (result, run) = try d.replayOwnLog()
+        #expect(result["balance"] as? Int == balance, "\(run.stderr)")
+        let days = result["days"] as? [[String: Any]] ?? []
+        #expect(days.count == 1 && days.first?["reward_used_seconds"] as? Int == 60, "\(days) \(run.stderr)")
+    }
+}

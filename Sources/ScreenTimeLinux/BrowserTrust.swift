@@ -51,8 +51,9 @@ public enum BrowserTrust {
 public enum ManagedBrowserPolicy {
     public enum Verdict: Equatable, Sendable { case forced, notForced(String) }
 
-    /// Chromium's id of the extension (from the public key in its manifest).
-    public static let chromiumExtensionID = "ocdgmbpmbkkkflpkpcpdnfdgnolbedfb"
+    /// Chromium's id of the extension: the hash of the key its package is signed with
+    /// (packaging/browser/extension-key.pem; tools/pack-browser-extension prints it).
+    public static let chromiumExtensionID = "mggocjoioobolalbokcfippmdldfgkac"
     /// Firefox's id of the extension (`browser_specific_settings.gecko.id`).
     public static let firefoxExtensionID = "browser@screentime"
 
@@ -81,8 +82,9 @@ public enum ManagedBrowserPolicy {
         return chromium(merged)
     }
 
-    /// Chromium: the extension force-installed; private (incognito) windows, guest mode and the
-    /// developer tools (which also reach extensions' pages) off.
+    /// Chromium: the extension force-installed; private (incognito) windows, guest mode, the
+    /// developer tools (which also reach extensions' pages), developer mode (which loads an
+    /// extension from a folder) and remote debugging (which drives the browser from outside) off.
     static func chromium(_ p: [String: JSONValue]) -> Verdict {
         var missing: [String] = []
         let forced = p["ExtensionInstallForcelist"]?.strings.contains { $0.hasPrefix(chromiumExtensionID) } ?? false
@@ -90,6 +92,8 @@ public enum ManagedBrowserPolicy {
         if p["IncognitoModeAvailability"]?.integer != 1 { missing.append("IncognitoModeAvailability = 1") }
         if p["BrowserGuestModeEnabled"] != .bool(false) { missing.append("BrowserGuestModeEnabled = false") }
         if p["DeveloperToolsAvailability"]?.integer != 2 { missing.append("DeveloperToolsAvailability = 2") }
+        if p["ExtensionDeveloperModeSettings"]?.integer != 1 { missing.append("ExtensionDeveloperModeSettings = 1") }
+        if p["RemoteDebuggingAllowed"] != .bool(false) { missing.append("RemoteDebuggingAllowed = false") }
         return missing.isEmpty ? .forced : .notForced("Chromium's managed policy (\(chromiumFolder)) lacks " + missing.joined(separator: ", "))
     }
 
@@ -104,10 +108,16 @@ public enum ManagedBrowserPolicy {
         return missing.isEmpty ? .forced : .notForced("Firefox's policies (\(file)) lack " + missing.joined(separator: ", "))
     }
 
-    /// A JSON object from a file of root's that the child cannot change; nil otherwise.
+    /// A JSON object from a file of root's that the child cannot change; nil otherwise. A link (the
+    /// Debian package links its files in /usr/share) is followed: the link and what it names
+    /// must both be so.
     private static func root(_ path: String, child: UserAccount) -> [String: JSONValue]? {
-        guard let mode = ProcFS.mode(of: path), mode.uid == 0, !child.canAlter(path),
-              let bytes = ProcFS.contents(of: path),
+        // A link's own mode says nothing (it is always 0777): what keeps it is its folder.
+        guard let mode = ProcFS.mode(of: path), mode.uid == 0,
+              !child.canAlter(mode.mode & S_IFMT == S_IFLNK ? String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)]) : path),
+              let real = ProcFS.realPath(path),
+              let target = ProcFS.mode(of: real), target.uid == 0, target.mode & S_IFMT == S_IFREG, !child.canAlter(real),
+              let bytes = ProcFS.contents(of: real),
               let value = try? JSONLineReader.parse(String(decoding: bytes, as: UTF8.self)), case .object = value else { return nil }
         return value.fields
     }
@@ -133,11 +143,7 @@ extension JSONValue {
 /// The process tree a report came up through.
 public enum ProcessTree {
     /// The program a process runs (the realpath of /proc/PID/exe); nil when it is gone.
-    public static func program(of pid: Int32) -> String? {
-        guard let resolved = Glibc.realpath("/proc/\(pid)/exe", nil) else { return nil }
-        defer { free(resolved) }
-        return String(cString: resolved)
-    }
+    public static func program(of pid: Int32) -> String? { ProcFS.realPath("/proc/\(pid)/exe") }
 
     /// The parent of `pid` (from /proc/PID/stat); nil when it is gone.
     public static func parent(of pid: Int32) -> Int32? {

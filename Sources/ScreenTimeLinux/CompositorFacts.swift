@@ -125,11 +125,7 @@ public struct CompositorFacts: Sendable {
             .split(separator: ":").map(String.init).filter { $0.hasPrefix("/") }
     }
 
-    private static func realpath(_ path: String) -> String? {
-        guard let resolved = Glibc.realpath(path, nil) else { return nil }
-        defer { free(resolved) }
-        return String(cString: resolved)
-    }
+    private static func realpath(_ path: String) -> String? { ProcFS.realPath(path) }
 
     private static func isFolder(_ path: String) -> Bool {
         var st = stat()

@@ -340,6 +340,13 @@ public final class ProcFS {
         return UInt64(limit.rlim_cur)
     }
 
+    /// The path with every link and `..` resolved (realpath); nil when it does not lead to a file.
+    public static func realPath(_ path: String) -> String? {
+        guard let resolved = Glibc.realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
     /// Owner, group and mode of a path (without following a last symlink: the exe link is resolved already).
     public static func mode(of path: String) -> (uid: UInt32, gid: UInt32, mode: UInt32)? {
         var st = stat()

@@ -1,5 +1,6 @@
 import Foundation
 import ScreenTimeCore
+import ScreenTimeLinux
 import TestSupport
 import Testing
 
@@ -163,6 +164,36 @@ struct BrowserSiteTests {
         guard let space = row.firstIndex(of: " "), let n = Int(row[..<space]) else { throw FixtureFailure("no site report about \(host) after \(seq)") }
         let event = try EventLog.decode(line: String(row[row.index(after: space)...]))
         return (Double(event.at.micros) / 1e6, n)
+    }
+
+    @Test("the package's files: the CRX is signed with the key of the id system mode asks for; its managed policies are what system mode asks; the host manifests name the host and the extension")
+    func packaged() throws {
+        let fm = FileManager.default
+        let out = fm.temporaryDirectory.appendingPathComponent("screentime-packed-\(UUID().uuidString)").path
+        defer { try? fm.removeItem(atPath: out) }
+        let packed = try ReplayBinaryTests.runBinary(ReplayBinaryTests.root.appendingPathComponent("tools/pack-browser-extension").path, [out, "/usr"])
+        try #require(packed.status == 0, "\(packed.stderr)")
+        #expect(packed.stdout == ManagedBrowserPolicy.chromiumExtensionID + "\n")
+        // The CRX's key: Chromium's id is its hash (the first 16 bytes of its SHA-256, as a-p).
+        let crx = try Data(contentsOf: URL(fileURLWithPath: out + "/screentime.crx"))
+        #expect(crx.prefix(4) == Data("Cr24".utf8))
+        let child = try #require(UserAccount.lookup(name: "nobody"))
+        try fm.createDirectory(atPath: out + "/managed", withIntermediateDirectories: true)
+        try fm.copyItem(atPath: out + "/chromium-policy.json", toPath: out + "/managed/screentime.json")
+        #expect(ManagedBrowserPolicy.check(browserExe: "/usr/lib/chromium/chromium", child: child, chromiumFolder: out + "/managed") == .forced)
+        #expect(ManagedBrowserPolicy.check(browserExe: "/usr/lib/firefox-esr/firefox-esr", child: child, firefoxFiles: [out + "/firefox-policies.json"]) == .forced)
+        let policy = try String(contentsOfFile: out + "/chromium-policy.json", encoding: .utf8)
+        #expect(policy.contains("\"\(ManagedBrowserPolicy.chromiumExtensionID);file:///usr/share/screentime/browser/updates.xml\""))
+        let chromiumHost = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: out + "/chromium-host.json"))) as? [String: Any])
+        #expect(chromiumHost["name"] as? String == "org.screentime.browser")
+        #expect(chromiumHost["path"] as? String == "/usr/bin/" + BrowserTrust.hostName)
+        #expect(chromiumHost["allowed_origins"] as? [String] == ["chrome-extension://\(ManagedBrowserPolicy.chromiumExtensionID)/"])
+        let mozillaHost = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: out + "/mozilla-host.json"))) as? [String: Any])
+        #expect(mozillaHost["path"] as? String == "/usr/bin/" + BrowserTrust.hostName)
+        #expect(mozillaHost["allowed_extensions"] as? [String] == [ManagedBrowserPolicy.firefoxExtensionID])
+        // The extension's own name for its host is the manifests'.
+        let background = try String(contentsOf: ReplayBinaryTests.root.appendingPathComponent("desktop/browser/background.js"), encoding: .utf8)
+        #expect(background.contains("const HOST = 'org.screentime.browser';"))
     }
 
     @Test("learning earns, neutral does not, tabs switch within a second, a video in a background tab uses game time and is stopped when it is gone while learning goes on, a blocked site at once")

@@ -60,10 +60,11 @@ struct BrowserTrustTests {
 
     static let chromiumForced = """
         {"ExtensionInstallForcelist": ["\(ManagedBrowserPolicy.chromiumExtensionID);https://example.invalid/updates.xml"],
-         "IncognitoModeAvailability": 1, "BrowserGuestModeEnabled": false, "DeveloperToolsAvailability": 2}
+         "IncognitoModeAvailability": 1, "BrowserGuestModeEnabled": false, "DeveloperToolsAvailability": 2,
+         "ExtensionDeveloperModeSettings": 1, "RemoteDebuggingAllowed": false}
         """
 
-    @Test("Chromium's managed policy: forced only with the extension, no incognito, no guest mode and no developer tools; later files over earlier")
+    @Test("Chromium's managed policy: forced only with the extension, no incognito, no guest mode, no developer tools, mode or remote debugging; later files over earlier; a link of root's to a file of root's is followed")
     func chromiumPolicy() throws {
         try #require(getuid() == 0, "run as root (make test): the policy files must be root's")
         let child = try #require(UserAccount.lookup(name: "nobody"))
@@ -79,7 +80,16 @@ struct BrowserTrustTests {
         let none = try Self.folder([:])
         defer { try? FileManager.default.removeItem(atPath: none) }
         #expect(ManagedBrowserPolicy.check(browserExe: Self.chromium, child: child, chromiumFolder: none)
-            == .notForced("Chromium's managed policy (\(ManagedBrowserPolicy.chromiumFolder)) lacks ExtensionInstallForcelist with screentime's extension, IncognitoModeAvailability = 1, BrowserGuestModeEnabled = false, DeveloperToolsAvailability = 2"))
+            == .notForced("Chromium's managed policy (\(ManagedBrowserPolicy.chromiumFolder)) lacks ExtensionInstallForcelist with screentime's extension, IncognitoModeAvailability = 1, BrowserGuestModeEnabled = false, DeveloperToolsAvailability = 2, ExtensionDeveloperModeSettings = 1, RemoteDebuggingAllowed = false"))
+
+        // The Debian package's form: a link to its file in /usr/share. Followed; a link to a file
+        // of the child's is not the system's.
+        let linked = try Self.folder(["target.json.txt": Self.chromiumForced])
+        defer { try? FileManager.default.removeItem(atPath: linked) }
+        try FileManager.default.createSymbolicLink(atPath: linked + "/screentime.json", withDestinationPath: linked + "/target.json.txt")
+        #expect(ManagedBrowserPolicy.check(browserExe: Self.chromium, child: child, chromiumFolder: linked) == .forced)
+        chown(linked + "/target.json.txt", child.uid, 65534)
+        #expect(ManagedBrowserPolicy.check(browserExe: Self.chromium, child: child, chromiumFolder: linked) != .forced)
 
         // A file the child owns is not the system's: not read.
         let theirs = try Self.folder(["screentime.json": Self.chromiumForced])

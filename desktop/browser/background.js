@@ -5,7 +5,7 @@
 
 if (typeof screentimeCore === 'undefined' && typeof importScripts === 'function') importScripts('core.js');
 const api = globalThis.browser ?? globalThis.chrome;
-// The native messaging host's name (its manifest: packaging/browser/org.screentime.browser.json).
+// The native messaging host's name (its manifests: packaging/browser/chromium-host.json.in, mozilla-host.json.in).
 const HOST = 'org.screentime.browser';
 
 let port = null;

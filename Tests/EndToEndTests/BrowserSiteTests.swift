@@ -17,7 +17,9 @@ import Testing
 @Suite("Websites in a real Chromium with screentime's extension", .ownThread, .serialized)
 struct BrowserSiteTests {
     static let child: UInt32 = TestUser.ensure(uid: 65016, name: "stweb65016")
-    static let policy = """
+    static let policy = sitesPolicy()
+    /// The sites' policy; `browsers`: more of its `[browsers]` table; `more`: tables after it.
+    static func sitesPolicy(browsers: String = "", more: String = "") -> String { """
         version = 1
         timezone = "\(NoonZone.name)"
         [points]
@@ -29,6 +31,7 @@ struct BrowserSiteTests {
         min_focus_dwell = "2s"
         [browsers]
         exe = ["/usr/lib/chromium/chromium"]
+        \(browsers)
         [[sites]]
         name = "Khan Academy"
         category = "learning"
@@ -45,7 +48,9 @@ struct BrowserSiteTests {
         name = "Poki"
         category = "blocked"
         domains = ["poki.com"]
+        \(more)
         """
+    }
 
     /// The sites' pages: each says its host in its title (so the window's title says which tab is
     /// shown), and the video page plays a tone, over and over.
@@ -98,61 +103,89 @@ struct BrowserSiteTests {
         }
     }
 
-    /// The child's Chromium, with the package's extension as the package installs it.
-    final class Chromium {
-        let process: Process
-        let window: String
+    /// What the package installs for Chromium, in a folder of root's the child can read: PREFIX's
+    /// files (`prefix`, as `make install` makes them, with the host program), and `etc`, what
+    /// /etc/chromium holds once the package is installed (Chromium's own files, the package's
+    /// policy and host manifest; here copies, where the package makes links). `bare`: /etc/chromium
+    /// without them, for a browser without the extension.
+    final class ChromiumFiles {
         let base: String
+        var prefix: String { base + "/prefix" }
+        var etc: String { base + "/etc-chromium" }
+        var bare: String { base + "/etc-chromium-bare" }
+        var policy: String { etc + "/policies/managed/screentime.json" }
 
-        init(_ x: X11Session, daemon d: LiveDaemon, port: Int, urls: [String]) throws {
+        init() throws {
             let fm = FileManager.default
             base = fm.temporaryDirectory.appendingPathComponent("screentime-chromium-\(UUID().uuidString)").path
-            let prefix = base + "/prefix", etc = base + "/etc-chromium", home = base + "/home"
-            for folder in [prefix + "/bin", etc + "/policies/managed", etc + "/native-messaging-hosts", home] {
+            for folder in [prefix + "/bin", etc + "/policies/managed", etc + "/native-messaging-hosts", bare] {
                 try fm.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
             }
             try fm.setAttributes([.posixPermissions: 0o755], ofItemAtPath: base)
-            try fm.setAttributes([.ownerAccountID: child, .groupOwnerAccountID: child], ofItemAtPath: home)
-            // What `make install` puts in PREFIX/share/screentime/browser, and the host program.
             let packed = try ReplayBinaryTests.runBinary(ReplayBinaryTests.root.appendingPathComponent("tools/pack-browser-extension").path,
                                                          [prefix + "/share/screentime/browser", prefix])
             try #require(packed.status == 0, "\(packed.stderr)")
             try fm.copyItem(atPath: Readable.path(".build/debug/screentime-browser-host"), toPath: prefix + "/bin/screentime-browser-host")
-            // /etc/chromium as the Debian package leaves it: Chromium's own file, and the links
-            // tools/make-deb makes (here copies: the mount namespace shows this folder there).
             for file in (try? fm.contentsOfDirectory(atPath: "/etc/chromium")) ?? [] where file != "policies" && file != "native-messaging-hosts" {
                 try? fm.copyItem(atPath: "/etc/chromium/" + file, toPath: etc + "/" + file)
+                try? fm.copyItem(atPath: "/etc/chromium/" + file, toPath: bare + "/" + file)
             }
             let browser = prefix + "/share/screentime/browser"
-            try fm.copyItem(atPath: browser + "/chromium-policy.json", toPath: etc + "/policies/managed/screentime.json")
+            try fm.copyItem(atPath: browser + "/chromium-policy.json", toPath: policy)
             try fm.copyItem(atPath: browser + "/chromium-host.json", toPath: etc + "/native-messaging-hosts/org.screentime.browser.json")
+        }
+
+        deinit { try? FileManager.default.removeItem(atPath: base) }
+
+        /// A command that runs its arguments with `folder` (`etc` unless said) as /etc/chromium,
+        /// in a mount namespace of their own: nothing of this machine's is changed.
+        func seeing(_ folder: String? = nil) -> [String] {
+            ["/usr/bin/unshare", "--mount", "--propagation", "private", "/bin/sh", "-c", "mount --bind \"$0\" /etc/chromium && exec \"$@\"", folder ?? etc]
+        }
+    }
+
+    /// The child's Chromium, seeing `etc` (the package's files, or the bare folder) as /etc/chromium.
+    final class Chromium {
+        let process: Process
+        let window: String
+        let home: String
+
+        init(_ x: X11Session, files: ChromiumFiles, etc: String? = nil, socket: String, port: Int, urls: [String]) throws {
+            let fm = FileManager.default
+            home = files.base + "/home-\(UUID().uuidString)"
+            try fm.createDirectory(atPath: home, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+            try fm.setAttributes([.ownerAccountID: child, .groupOwnerAccountID: child], ofItemAtPath: home)
             // --no-sandbox: this container gives the child no user namespaces for Chromium's
             // sandbox. --ignore-certificate-errors: the pages' certificate is the test's.
             // --alsa-output-device=null: no sound card here; sound still plays, into nothing.
             let args = ["--no-sandbox", "--user-data-dir=\(home)/profile", "--no-first-run", "--no-default-browser-check", "--password-store=basic",
                         "--ignore-certificate-errors", "--autoplay-policy=no-user-gesture-required", "--alsa-output-device=null",
                         "--host-resolver-rules=MAP * 127.0.0.1:\(port)", "--window-position=0,0", "--window-size=1200,760"] + urls
-            let script = "mount --bind \"$0\" /etc/chromium && exec /usr/bin/setpriv --reuid=\(child) --regid=\(child) --clear-groups /usr/bin/chromium \"$@\""
-            let started = try x.spawn("/usr/bin/unshare", ["--mount", "--propagation", "private", "/bin/sh", "-c", script, etc] + args,
-                                      environment: ["HOME": home, "SCREENTIME_SOCKET": d.socket])
+            let before = Set(x.output("/usr/bin/xdotool", ["search", "--onlyvisible", "--class", "chromium"]).split(separator: "\n").map(String.init))
+            let command = files.seeing(etc) + ["/usr/bin/setpriv", "--reuid=\(child)", "--regid=\(child)", "--clear-groups", "/usr/bin/chromium"] + args
+            let started = try x.spawn(command[0], Array(command.dropFirst()), environment: ["HOME": home, "SCREENTIME_SOCKET": socket])
             process = started
             var found = ""
             Wait.whether(within: 30) {
-                found = x.output("/usr/bin/xdotool", ["search", "--onlyvisible", "--class", "chromium"]).split(separator: "\n").last.map(String.init) ?? ""
+                found = x.output("/usr/bin/xdotool", ["search", "--onlyvisible", "--class", "chromium"]).split(separator: "\n").map(String.init)
+                    .first { !before.contains($0) } ?? ""
                 return !found.isEmpty || !started.isRunning
             }
             window = try #require(Optional(found).flatMap { $0.isEmpty ? nil : $0 }, "Chromium's window did not appear")
         }
 
-        /// Ends Chromium and every process of the child's (the renderers, the host; the daemon, as
-        /// the child's, is stopped first); removes its folder.
+        /// Ends Chromium, and with it its renderers and its host.
         func end() {
             if process.isRunning { kill(process.processIdentifier, SIGTERM) }
             Wait.whether(within: 10) { !process.isRunning }
-            _ = try? ReplayBinaryTests.runBinary("/usr/bin/pkill", ["-KILL", "-U", "\(child)"])
-            Wait.whether(within: 10) { (try? ReplayBinaryTests.runBinary("/usr/bin/pgrep", ["-U", "\(child)"]).status) == 1 }
-            try? FileManager.default.removeItem(atPath: base)
         }
+    }
+
+    /// Every process of the child's is gone (the renderers, the hosts; the daemon, when it runs
+    /// as the child, is stopped first).
+    static func noneLeft() {
+        _ = try? ReplayBinaryTests.runBinary("/usr/bin/pkill", ["-KILL", "-U", "\(child)"])
+        Wait.whether(within: 10) { (try? ReplayBinaryTests.runBinary("/usr/bin/pgrep", ["-U", "\(child)"]).status) == 1 }
     }
 
     /// The wall time (seconds) of the first site report about `host` logged after `seq`, and its
@@ -196,6 +229,73 @@ struct BrowserSiteTests {
         #expect(background.contains("const HOST = 'org.screentime.browser';"))
     }
 
+    @Test("system mode: the system's Chromium with the forced extension is believed; a report of the child's own, or from a Chromium whose policy lets developer tools in, is refused and logged; a second Chromium without the extension is a game, stopped with no game time left")
+    func systemMode() throws {
+        let files = try ChromiumFiles()
+        // The daemon sees the package's files in /etc/chromium as the browser does. Yama's
+        // ptrace_scope through its seam (this machine's kernel has no Yama): 1, as the package sets.
+        try "1\n".write(toFile: files.base + "/ptrace_scope", atomically: true, encoding: .utf8)
+        let policy = Self.sitesPolicy(browsers: "report_within = \"3s\"", more: "[enforcement]\naction = \"terminate\"\ngrace = \"2s\"")
+        let logind = try MockLogind()
+        let d = try SystemModeTests.SystemDaemon(policies: ["stweb65016": policy],
+                                                 arguments: ["--ptrace-scope-file", files.base + "/ptrace_scope"], launcher: files.seeing(), logind: logind.address)
+        defer { Self.noneLeft() }
+        _ = try d.waitFor("watching")
+        let database = d.base + "/state/stweb65016/screentime.sqlite"
+        func logged(_ host: String) throws -> Bool {
+            try ReplayBinaryTests.runBinary("/usr/bin/sqlite3", [database, "SELECT count(*) FROM event WHERE line LIKE '%\"site_changed\"%\"host\":\"\(host)\"%'"])
+                .stdout.trimmingCharacters(in: .whitespacesAndNewlines) != "0"
+        }
+        let x = try X11Session()
+        let www = files.base + "/www"
+        try Self.pages(in: www)
+        let server = try PageServer(folder: www)
+
+        // The system's Chromium, the extension forced by the package's policy: believed.
+        let browser = try Chromium(x, files: files, socket: d.socket, port: server.port, urls: ["https://www.khanacademy.org/"])
+        // The child's X11 session (logind's mock): the daemon runs its X11 hook itself, as root,
+        // and so knows which window has the focus.
+        try logind.addSession("c1", uid: Self.child, name: "stweb65016")
+        try logind.setSession("c1", ["Type": .string("x11"), "Display": .string(x.display), "Leader": .uint32(UInt32(browser.process.processIdentifier))])
+        _ = try d.waitFor("stweb65016: started the X11 hook of session c1 on \(x.display) (pid ")
+        let believed = try Wait.whether(within: 20) { try logged("www.khanacademy.org") }
+        #expect(believed, "\((try? String(contentsOfFile: d.log, encoding: .utf8)) ?? "")")
+
+        // The child's own claim, through stctl: not the system's host, nor a browser's.
+        let claim = try ReplayBinaryTests.runBinary("/usr/bin/setpriv", ["--reuid=\(Self.child)", "--regid=\(Self.child)", "--clear-groups", ControlSocketTests.stctl,
+                                                                          "hook", "event", #"{"event": "site_changed", "pid": 1, "host": "scratch.mit.edu", "focused": true}"#,
+                                                                          "--socket", d.socket])
+        #expect(claim.status != 0, "\(claim.stdout)")
+        _ = try d.waitFor("refused a site report from stweb65016's process (pid ")
+        #expect(try String(contentsOfFile: d.log, encoding: .utf8).contains("the report did not come from a browser of the policy's [browsers] exe through its native messaging host"))
+        #expect(try !logged("scratch.mit.edu"))
+
+        // A second Chromium that sees no policy: no extension, no report. Focused for longer than
+        // report_within it is a game, and with no game time it is stopped; the first one goes on.
+        let other = try Chromium(x, files: files, etc: files.bare, socket: d.socket, port: server.port, urls: ["https://www.youtube.com/"])
+        x.activate(other.window)
+        let closed = Wait.whether(within: 30) { !other.process.isRunning }
+        #expect(closed, "the browser without the extension still runs: \((try? String(contentsOfFile: d.log, encoding: .utf8)) ?? "")")
+        #expect(try String(contentsOfFile: d.log, encoding: .utf8)
+            .contains("stop a browser without screentime's extension (pid \(other.process.processIdentifier), /usr/lib/chromium/chromium): no_reward_time"))
+        #expect(browser.process.isRunning)
+
+        // The policy loses a rule (the developer tools allowed): the next report is refused, and says which.
+        try #"{"ExtensionInstallForcelist": ["\#(ManagedBrowserPolicy.chromiumExtensionID);file://\#(files.prefix)/share/screentime/browser/updates.xml"], "IncognitoModeAvailability": 1, "BrowserGuestModeEnabled": false, "DeveloperToolsAvailability": 1, "ExtensionDeveloperModeSettings": 1, "RemoteDebuggingAllowed": false}"#
+            .write(toFile: files.policy + ".new", atomically: false, encoding: .utf8)
+        #expect(rename(files.policy + ".new", files.policy) == 0)
+        x.activate(browser.window)
+        x.xdotool(["key", "--window", browser.window, "ctrl+t"])
+        x.xdotool(["type", "--window", browser.window, "https://en.wikipedia.org/\n"])
+        _ = try d.waitFor("lacks DeveloperToolsAvailability = 2")
+        #expect(try !logged("en.wikipedia.org"))
+        browser.end()
+        other.end()
+        kill(d.process.processIdentifier, SIGTERM)
+        d.process.waitUntilExit()
+        #expect(d.process.terminationStatus == 0)
+    }
+
     @Test("learning earns, neutral does not, tabs switch within a second, a video in a background tab uses game time and is stopped when it is gone while learning goes on, a blocked site at once")
     func sitesInChromium() throws {
         let x = try X11Session()
@@ -204,8 +304,9 @@ struct BrowserSiteTests {
         let www = d.base + "/www"
         try Self.pages(in: www)
         let server = try PageServer(folder: www)
-        let browser = try Chromium(x, daemon: d, port: server.port, urls: ["https://www.khanacademy.org/", "https://en.wikipedia.org/"])
-        defer { browser.end() }
+        let files = try ChromiumFiles()
+        let browser = try Chromium(x, files: files, socket: d.socket, port: server.port, urls: ["https://www.khanacademy.org/", "https://en.wikipedia.org/"])
+        defer { browser.end(); Self.noneLeft() }
         // The X11 hook, as the child.
         _ = try x.spawn("/usr/bin/setpriv", ["--reuid=\(Self.child)", "--regid=\(Self.child)", "--clear-groups", ControlSocketTests.stctl,
                                             "hook", "x11", "--socket", d.socket])
@@ -295,6 +396,7 @@ struct BrowserSiteTests {
         // What the daemon did is what its own log replays to; the minute of game time was YouTube's.
         try d.stop()
         browser.end()
+        Self.noneLeft()
         let (result, run) = try d.replayOwnLog()
         #expect(result["balance"] as? Int == balance, "\(run.stderr)")
         let days = result["days"] as? [[String: Any]] ?? []

@@ -100,9 +100,11 @@ struct ServiceTests {
         let notify = dir + "/notify.sock"
         let listener = try Self.listen(at: notify)
         defer { kill(listener.processIdentifier, SIGKILL); reap(listener) }
-        let d = try LiveDaemon(environment: ["NOTIFY_SOCKET": notify, "WATCHDOG_USEC": "1000000", "SCREENTIME_TEST_WEDGE_AFTER": "2"],
+        let d = try LiveDaemon(environment: ["NOTIFY_SOCKET": notify, "WATCHDOG_USEC": "1000000", "SCREENTIME_TEST_WEDGE_AFTER": "4"],
                                arguments: ["--sample-every", "200ms", "--no-logind", "--no-notifications"])
         try d.socket.write(toFile: notify + ".control", atomically: true, encoding: .utf8)
+        // Wedged 4 s after the start: time for two pings (every 0.5 s) even where a loaded machine
+        // held the start (2 s once left room for one only).
         _ = try d.waitFor("the run loop stops turning")
         let wedgedAt = Self.messages(notify).last?.at ?? 0
         // A sleep, not a wait: the test shows that no ping comes in 2.5 s (over two intervals of 1 s).

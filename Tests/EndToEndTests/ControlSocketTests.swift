@@ -87,9 +87,15 @@ struct ControlSocketTests {
             exe = ["\(dir)/supertuxkart"]
             """)
         for program in ["supertuxkart", "gcompris-qt", "supertuxkart", "mystery"] {
-            let p = try CrashTests.asNobody(["\(dir)/\(program)", "3"])
-            // Long enough for a sample to see it (every 200 ms), with time to spare on a loaded
-            // machine (1 s was once too short there: a start of supertuxkart went unseen).
+            let p = try CrashTests.asNobody(["\(dir)/\(program)", "60"])
+            // Running until the daemon has logged its start (on a loaded machine even 3 s once
+            // went by before it looked), then ended.
+            let seen = try Wait.whether(within: 30) {
+                try ReplayBinaryTests.runBinary("/usr/bin/sqlite3", [d.state + "/screentime.sqlite",
+                    "SELECT count(*) FROM event WHERE line LIKE '%\"process_started\",\"pid\":\(p.processIdentifier),%'"]).stdout.hasPrefix("1")
+            }
+            #expect(seen, "the daemon never logged the start of \(program)")
+            kill(p.processIdentifier, SIGKILL)
             p.waitUntilExit()
         }
         var apps: [[String: Any]] = []

@@ -365,9 +365,11 @@ struct SystemModeTests {
         #expect(copy.status == 0, "\(copy.stderr)")
         let game = try EnforcementTests.child(["\(mine)/supertuxkart", "60"], uid: Self.emma)
         defer { if game.isRunning { kill(game.processIdentifier, SIGKILL) } }
+        // The stop, once the daemon has seen the copy (a loaded machine can take seconds), and then
+        // the game ends at once.
+        _ = try d.waitFor("stop SuperTuxKart (pid \(game.processIdentifier), \(mine)/supertuxkart): no_reward_time")
         #expect(EnforcementTests.ends(game, within: 3))
         #expect(game.ending == .signal(SIGTERM))
-        _ = try d.waitFor("stop SuperTuxKart (pid \(game.processIdentifier), \(mine)/supertuxkart): no_reward_time")
         try d.stop()
     }
 

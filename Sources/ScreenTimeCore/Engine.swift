@@ -344,6 +344,8 @@ public struct Engine: Sendable {
             screenEvent(event.kind, at: t)
         case .siteChanged(let report):
             siteChanged(report, at: t)
+        case .siteReportEnded(let pid):
+            siteReportEnded(pid, at: t)
         case .tick, .daemonStarted:
             break
         }

@@ -51,6 +51,20 @@ extension Engine {
         refreshSessions(at: t)
     }
 
+    /// The host that brought a browser's reports went away (the child may end it, as the browser
+    /// does when it closes): the last report no longer holds, or killing the host would keep a
+    /// learning site reported while the tab shows another. The browser then counts as nothing
+    /// until `report_within` has passed (its extension reports again through a new host within
+    /// seconds), then as `unreported`. Only an end after a report gives that time: hosts ended
+    /// before they could say anything give none.
+    mutating func siteReportEnded(_ pid: Int32, at t: Microseconds) {
+        guard followsSites, sites.reports[pid] != nil else { return }
+        siteReportGone(pid)
+        processes[pid]?.seen = t
+        if let window = focus, window.pid == pid { focusMatch = classifyFocus(window) }
+        refreshSessions(at: t)
+    }
+
     /// A browser's process ended (or everything did): its report ends with it.
     mutating func siteReportGone(_ pid: Int32) {
         guard sites.reports[pid] != nil || sites.told[pid] != nil else { return }

@@ -91,6 +91,10 @@ public struct Event: Sendable, Equatable {
         /// A browser's extension reports its active tab's host (nil: no web page), the hosts of
         /// its tabs playing sound, and (its own claim, never counted by) whether it has the focus.
         case siteChanged(SiteReport)
+        /// Added by screentime: the connection that brought a browser's reports (its native
+        /// messaging host) ended. What it said no longer holds; the browser has `report_within`
+        /// to report again through a new one before it counts as `unreported`.
+        case siteReportEnded(pid: Int32)
     }
 
     /// The `event` field's value for each kind.
@@ -122,6 +126,7 @@ public struct Event: Sendable, Equatable {
         case .sessionStarted: return "session_started"
         case .sessionEnded: return "session_ended"
         case .siteChanged: return "site_changed"
+        case .siteReportEnded: return "site_report_ended"
         case .screenBonus: return "screen_bonus"
         case .bedtimeMoved: return "bedtime_moved"
         case .freeDay: return "free_day"

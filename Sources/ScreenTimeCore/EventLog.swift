@@ -144,6 +144,8 @@ public enum EventLog {
             }
             guard audible.count <= 1000 else { throw LineError(reason: "'audible' may name at most 1000 hosts") }
             kind = .siteChanged(SiteReport(pid: try f.pid("pid"), host: host, audible: audible, focused: try f.optionalBool("focused")))
+        case "site_report_ended":
+            kind = .siteReportEnded(pid: try f.pid("pid"))
         case "screen_bonus":
             kind = .screenBonus(minutes: try f.minutes("minutes"), by: try f.optionalString("by"), reason: try f.optionalString("reason"))
         case "bedtime_moved":
@@ -213,7 +215,7 @@ public enum EventLog {
                                      "game_continued", "clock_faked", "time_requested", "request_decided", "chore_done",
                                      "chore_decided", "family_entry", "lease_granted", "app_time_shared", "bonus_given",
                                      "games_stopped", "minutes_revoked", "session_started", "session_ended", "screen_bonus",
-                                     "bedtime_moved", "free_day", "site_changed"]
+                                     "bedtime_moved", "free_day", "site_changed", "site_report_ended"]
 
     /// One line of the log for an event, with `at` as it was observed.
     public static func encode(_ e: Event) -> String {
@@ -323,6 +325,8 @@ public enum EventLog {
             w.key("host"); if let h = r.host { w.string(h) } else { w.null() }
             if !r.audible.isEmpty { w.key("audible"); w.beginArray(); for h in r.audible { w.string(h) }; w.endArray() }
             if let v = r.focused { w.key("focused"); w.bool(v) }
+        case .siteReportEnded(let pid):
+            w.key("pid"); w.int(Int64(pid))
         case .leaseGranted(let g):
             w.key("day"); w.int(g.day)
             w.key("granted"); w.micros(g.granted)

@@ -587,6 +587,13 @@ struct Child {
         observe(.focusChanged(FocusedWindow(pid: nil, hookLost: true)))
     }
 
+    /// A browser's native messaging host went away: what it reported no longer holds (the engine
+    /// gives the browser `report_within` to report again through a new one).
+    mutating func siteReportsEnded(browser: Int32) {
+        guard live.engine.siteReport(of: browser) != nil else { return }
+        observe(.siteReportEnded(pid: browser))
+    }
+
     /// What logind says besides events: the session found or lost, and sleep (saved before it).
     private mutating func heed(_ notice: LogindObserver.Notice) {
         switch notice {

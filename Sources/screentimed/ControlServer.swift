@@ -59,6 +59,9 @@ struct ControlServer {
         /// A hook event taken as what a desktop reports (false: only a child's own claim, idle or
         /// a lock, which does not make the connection a desktop hook).
         var reporter = true
+        /// A site report taken: the browser it was about (its native messaging host's parent),
+        /// whose reports end when this connection does.
+        var siteBrowser: Int32? = nil
     }
 
     private struct Client {
@@ -72,7 +75,8 @@ struct ControlServer {
         var outbox: [UInt8] = []
         /// Closed once the outbox is sent (after a frame that was too long).
         var closing = false
-        /// A desktop hook ("x11", "sway"): kept however long it is quiet.
+        /// A desktop hook ("x11", "sway"), or a browser's native messaging host: kept however long
+        /// it is quiet.
         var hook: Hook? = nil
 
         var hasWaiting: Bool { next < waiting.count }
@@ -83,18 +87,23 @@ struct ControlServer {
     }
 
     /// A desktop hook's connection: its name, and the uid of the child whose desktop it reports.
+    /// `browser`: not a desktop hook but a browser's native messaging host, bringing the site
+    /// reports of that browser (its pid).
     struct Hook: Equatable {
         var name: String
         var child: UInt32
+        var browser: Int32? = nil
     }
 
     private var rootClients: Int { clients.values.lazy.filter { $0.caller?.credentials.uid == 0 }.count }
 
     /// The desktop hooks connected now, by name.
-    var hooks: [String] { clients.values.compactMap(\.hook?.name).sorted() }
+    var hooks: [String] { clients.values.compactMap(\.hook).filter { $0.browser == nil }.map(\.name).sorted() }
 
     /// The desktop hooks of one child connected now, by name.
-    func hooks(of child: UInt32) -> [String] { clients.values.compactMap(\.hook).filter { $0.child == child }.map(\.name).sorted() }
+    func hooks(of child: UInt32) -> [String] {
+        clients.values.compactMap(\.hook).filter { $0.child == child && $0.browser == nil }.map(\.name).sorted()
+    }
 
     init(listener: UnixListener, idleTimeout: Microseconds = Seconds.of(30)) {
         self.listener = listener
@@ -211,6 +220,8 @@ struct ControlServer {
         let answered = answer(request, caller)
         if answered.ok, answered.reporter, request.command == .hookEvent, let hook = request.hook, let child = answered.child {
             client.hook = Hook(name: String(hook.prefix(32)), child: child)
+        } else if answered.ok, let browser = answered.siteBrowser, let child = answered.child {
+            client.hook = Hook(name: "browser", child: child, browser: browser)
         }
         return answered.line
     }

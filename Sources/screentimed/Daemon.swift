@@ -239,7 +239,11 @@ struct Daemon {
                 server = s
                 for hook in lost {
                     guard let i = index(ofChild: hook.child) else { continue }
-                    children[i].hooksLost([hook.name], remaining: s.hooks(of: hook.child))
+                    if let browser = hook.browser {
+                        children[i].siteReportsEnded(browser: browser)
+                    } else {
+                        children[i].hooksLost([hook.name], remaining: s.hooks(of: hook.child))
+                    }
                 }
             }
             server?.closeSilent(now: SystemClock.monoMicros())
@@ -372,7 +376,10 @@ struct Daemon {
         if request.command == .hookEvent, caller.credentials.uid != 0, let text = request.event,
            let said = try? EventLog.decode(hookEvent: text, at: WallTime(micros: 0, utcOffsetSeconds: 0), mono: 0) {
             switch said.kind {
-            case .lockChanged where system, .idleChanged(idle: true, _, _) where system, .siteChanged: answer.reporter = false
+            case .lockChanged where system, .idleChanged(idle: true, _, _) where system: answer.reporter = false
+            case .siteChanged:
+                answer.reporter = false
+                if reply.ok { answer.siteBrowser = ProcessTree.parent(of: caller.credentials.pid) }
             default: break
             }
         }

@@ -229,7 +229,7 @@ struct BrowserSiteTests {
         #expect(background.contains("const HOST = 'org.screentime.browser';"))
     }
 
-    @Test("system mode: the system's Chromium with the forced extension is believed; a report of the child's own, or from a Chromium whose policy lets developer tools in, is refused and logged; a second Chromium without the extension is a game, stopped with no game time left")
+    @Test("system mode: the system's Chromium with the forced extension is believed; a report of the child's own, or from a Chromium whose policy lets developer tools in, is refused and logged; a second Chromium without the extension is a game, stopped with no game time left; a host's end is logged, and the extension reports again through a new one")
     func systemMode() throws {
         let files = try ChromiumFiles()
         // The daemon sees the package's files in /etc/chromium as the browser does. Yama's
@@ -260,6 +260,21 @@ struct BrowserSiteTests {
         _ = try d.waitFor("stweb65016: started the X11 hook of session c1 on \(x.display) (pid ")
         let believed = try Wait.whether(within: 20) { try logged("www.khanacademy.org") }
         #expect(believed, "\((try? String(contentsOfFile: d.log, encoding: .utf8)) ?? "")")
+
+        // The host ended (as the child may end it): what it said no longer holds; the extension
+        // says it again through a new one.
+        func count(_ like: String) throws -> Int {
+            Int(try ReplayBinaryTests.runBinary("/usr/bin/sqlite3", [database, "SELECT count(*) FROM event WHERE line LIKE '\(like)'"])
+                .stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+        }
+        let reports = try count("%\"site_changed\"%")
+        let host = try ReplayBinaryTests.runBinary("/usr/bin/pgrep", ["-U", "\(Self.child)", "-f", "screentime-browser-host"]).stdout
+        let hostPid = try #require(Int32(host.split(separator: "\n").first ?? ""), "no host of the child's runs")
+        kill(hostPid, SIGKILL)
+        let ended = try Wait.whether(within: 10) { try count("%\"site_report_ended\",\"pid\":\(browser.process.processIdentifier)}%") == 1 }
+        #expect(ended, "the host's end was not logged")
+        let again = try Wait.whether(within: 15) { try count("%\"site_changed\"%") > reports }
+        #expect(again, "the extension did not report again through a new host")
 
         // The child's own claim, through stctl: not the system's host, nor a browser's.
         let claim = try ReplayBinaryTests.runBinary("/usr/bin/setpriv", ["--reuid=\(Self.child)", "--regid=\(Self.child)", "--clear-groups", ControlSocketTests.stctl,

@@ -223,6 +223,45 @@ struct SitesTests {
         #expect(blocked.actions.contains { if case .stop(let s) = $0 { s.pid == 61 && s.reason == .blocked } else { false } })
     }
 
+    @Test("when the host that brought the reports goes away, the last report no longer holds: nothing for report_within, then unreported; an end with no report since gives no more time")
+    func reportEnded() throws {
+        // Khan Academy reported, then the host killed at 60 s while the tab shows YouTube: no more
+        // learning from 60 s; nothing until 70 s (report_within); a game from 70 s to 100 s.
+        var tl = Self.inChromium()
+        tl.redeem(0, minutes: 10)
+        Self.site(&tl, 0, "www.khanacademy.org")
+        tl.jiggle(from: 0, to: 100, every: 3)
+        tl.add(60, .siteReportEnded(pid: Self.browser))
+        // A second end with no report since (a host killed before it spoke) gives no more time.
+        tl.add(80, .siteReportEnded(pid: Self.browser))
+        tl.start(0, pid: 40, exe: xterm)
+        tl.focus(100, pid: 40)
+        tl.tick(200)
+        let r = tl.replay(Self.policy(["validation.strictness": "\"lenient\""]))
+        let khan = r.sessions.filter { $0.app == "Khan Academy" }
+        #expect(khan.map { $0.end - $0.start } == [60 * Seconds.micro], "\(r.sessions)")
+        #expect(r.reward.used == 30 * Seconds.micro)
+        #expect(r.sessions.filter { $0.app == Policy.unreportedName }.count == 1, "\(r.sessions)")
+
+        // A new host reporting within report_within: the site it names, nothing in between.
+        var again = Self.inChromium()
+        again.redeem(0, minutes: 10)
+        Self.site(&again, 0, "www.youtube.com")
+        again.add(60, .siteReportEnded(pid: Self.browser))
+        Self.site(&again, 62, "www.youtube.com")
+        again.tick(100)
+        let back = again.replay(Self.policy())
+        #expect(back.reward.used == 98 * Seconds.micro, "\(back.sessions)")
+        #expect(back.sessions.allSatisfy { $0.app == "YouTube" }, "\(back.sessions)")
+
+        // The log keeps it, and reads it back.
+        let line = EventLog.encode(Event(at: WallTime(micros: 0), .siteReportEnded(pid: 700)))
+        #expect(line == #"{"at":"1970-01-01T00:00:00Z","event":"site_report_ended","pid":700}"#)
+        #expect(try EventLog.decode(line: line).kind == .siteReportEnded(pid: 700))
+        // A hook may not send it: only the daemon sees a host go.
+        #expect(throws: (any Error).self) { try EventLog.decode(hookEvent: #"{"event":"site_report_ended","pid":700}"#, at: WallTime(micros: 0), mono: 0) }
+    }
+
     @Test("a report names hosts of a process the engine knows, and only with sites in the policy")
     func reportsIgnored() {
         // A policy without [[sites]] or [browsers]: the browser is a program as before (neutral here).

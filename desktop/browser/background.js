@@ -13,11 +13,17 @@ let last = null;
 let focused = null;
 let lastFocused = null;
 
-/// The port to screentime-browser-host, made again when the browser or the host closed it.
+/// The port to screentime-browser-host. When it closes (the host ended), the report is sent
+/// again through a new one a second later: screentime forgets a report whose host went away, and
+/// a browser that says nothing for long is a game to it.
 function connect() {
     port = api.runtime.connectNative(HOST);
     port.onMessage.addListener(answer => { stopTabs(answer); });
-    port.onDisconnect.addListener(() => { port = null; last = null; });
+    port.onDisconnect.addListener(() => {
+        port = null;
+        last = null;
+        setTimeout(() => tell(true), 1000);
+    });
 }
 
 /// Sends the report when it changed, or (`again`) whatever it is.

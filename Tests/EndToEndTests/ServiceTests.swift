@@ -58,8 +58,9 @@ struct ServiceTests {
         let notify = dir + "/notify.sock"
         let listener = try Self.listen(at: notify)
         defer { kill(listener.processIdentifier, SIGKILL); reap(listener) }
-        // A watchdog of 2 s (the units have 30 s): a ping each second.
-        let d = try LiveDaemon(environment: ["NOTIFY_SOCKET": notify, "WATCHDOG_USEC": "2000000"],
+        // A watchdog of 4 s (the units have 30 s): a ping every 2 s. (With 2 s, a turn held up on a
+        // machine loaded far beyond its cores once made a gap of 2.16 s.)
+        let d = try LiveDaemon(environment: ["NOTIFY_SOCKET": notify, "WATCHDOG_USEC": "4000000"],
                                arguments: ["--sample-every", "200ms", "--no-logind", "--no-notifications"])
         try d.socket.write(toFile: notify + ".control", atomically: true, encoding: .utf8)
         _ = try d.waitFor("watching uid")
@@ -85,7 +86,7 @@ struct ServiceTests {
         // commit's fsync) may make one gap longer (seen: 1.0 s of a 1 s watchdog's 0.5 s), and the
         // watchdog is there for a loop that stopped, not for one that was slow once.
         let gaps = zip(pings.dropFirst(), pings).map { $0 - $1 }
-        #expect(gaps.allSatisfy { $0 > 0.6 && $0 < 2.0 }, "\(gaps)")
+        #expect(gaps.allSatisfy { $0 > 1.2 && $0 < 4.0 }, "\(gaps)")
         #expect(texts.last == "STOPPING=1", "\(texts)")
         let reloading = try #require(texts.firstIndex { $0.hasPrefix("RELOADING=1|MONOTONIC_USEC=") }, "\(texts)")
         #expect(texts[(reloading + 1)...].first { !$0.hasPrefix("WATCHDOG") }?.hasPrefix("READY=1|STATUS=") == true, "\(texts)")

@@ -112,10 +112,10 @@ public enum ManagedBrowserPolicy {
     /// Debian package links its files in /usr/share) is followed: the link and what it names
     /// must both be so.
     private static func root(_ path: String, child: UserAccount) -> [String: JSONValue]? {
+        guard let mode = ProcFS.mode(of: path), mode.uid == 0 else { return nil }
         // A link's own mode says nothing (it is always 0777): what keeps it is its folder.
-        guard let mode = ProcFS.mode(of: path), mode.uid == 0,
-              !child.canAlter(mode.mode & S_IFMT == S_IFLNK ? String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)]) : path),
-              let real = ProcFS.realPath(path),
+        let kept = mode.mode & S_IFMT == S_IFLNK ? String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)]) : path
+        guard !child.canAlter(kept), let real = ProcFS.realPath(path),
               let target = ProcFS.mode(of: real), target.uid == 0, target.mode & S_IFMT == S_IFREG, !child.canAlter(real),
               let bytes = ProcFS.contents(of: real),
               let value = try? JSONLineReader.parse(String(decoding: bytes, as: UTF8.self)), case .object = value else { return nil }

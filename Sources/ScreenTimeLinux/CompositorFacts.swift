@@ -50,7 +50,7 @@ public struct CompositorFacts: Sendable {
     /// Reads the facts of `pid` for `child`, looking for the GNOME Shell extension `extensionUUID`;
     /// Yama's setting from `yamaFile`.
     public static func read(pid: Int32, child: UserAccount, extensionUUID: String, yamaFile: String = yamaPtraceScope) -> CompositorFacts {
-        let exe = realpath("/proc/\(pid)/exe")
+        let exe = ProcFS.realPath("/proc/\(pid)/exe")
         let status = ProcFS.contents(of: "/proc/\(pid)/status").map { String(decoding: $0, as: UTF8.self) } ?? ""
         var tracer: Int32 = 0
         var uids: (UInt32, UInt32)? = nil
@@ -63,7 +63,7 @@ public struct CompositorFacts: Sendable {
         var folder: String? = nil
         for data in dataFolders(environment, child: child) {
             let candidate = data + "/gnome-shell/extensions/" + extensionUUID
-            if let real = realpath(candidate), isFolder(real) { folder = real; break }
+            if let real = ProcFS.realPath(candidate), isFolder(real) { folder = real; break }
         }
         let extensionAlterable = folder.map { f in
             child.canAlter(f) || ["extension.js", "core.js", "metadata.json"].contains { child.canAlter(f + "/" + $0) }
@@ -124,8 +124,6 @@ public struct CompositorFacts: Sendable {
         (environment["XDG_DATA_DIRS"].flatMap { $0.isEmpty ? nil : $0 } ?? "/usr/local/share:/usr/share")
             .split(separator: ":").map(String.init).filter { $0.hasPrefix("/") }
     }
-
-    private static func realpath(_ path: String) -> String? { ProcFS.realPath(path) }
 
     private static func isFolder(_ path: String) -> Bool {
         var st = stat()

@@ -242,10 +242,12 @@ struct BrowserSiteTests {
         defer { Self.noneLeft() }
         _ = try d.waitFor("watching")
         let database = d.base + "/state/stweb65016/screentime.sqlite"
-        func logged(_ host: String) throws -> Bool {
-            try ReplayBinaryTests.runBinary("/usr/bin/sqlite3", [database, "SELECT count(*) FROM event WHERE line LIKE '%\"site_changed\"%\"host\":\"\(host)\"%'"])
-                .stdout.trimmingCharacters(in: .whitespacesAndNewlines) != "0"
+        /// How many logged events are `like` that.
+        func count(_ like: String) throws -> Int {
+            Int(try ReplayBinaryTests.runBinary("/usr/bin/sqlite3", [database, "SELECT count(*) FROM event WHERE line LIKE '\(like)'"])
+                .stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
         }
+        func logged(_ host: String) throws -> Bool { try count("%\"site_changed\"%\"host\":\"\(host)\"%") > 0 }
         let x = try X11Session()
         let www = files.base + "/www"
         try Self.pages(in: www)
@@ -263,10 +265,6 @@ struct BrowserSiteTests {
 
         // The host ended (as the child may end it): what it said no longer holds; the extension
         // says it again through a new one.
-        func count(_ like: String) throws -> Int {
-            Int(try ReplayBinaryTests.runBinary("/usr/bin/sqlite3", [database, "SELECT count(*) FROM event WHERE line LIKE '\(like)'"])
-                .stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
-        }
         let reports = try count("%\"site_changed\"%")
         let host = try ReplayBinaryTests.runBinary("/usr/bin/pgrep", ["-U", "\(Self.child)", "-f", "screentime-browser-host"]).stdout
         let hostPid = try #require(Int32(host.split(separator: "\n").first ?? ""), "no host of the child's runs")

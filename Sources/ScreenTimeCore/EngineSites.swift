@@ -9,19 +9,30 @@ struct SiteState: Sendable, Codable {
     /// The hosts told `site_stop` while the reports that name them hold, with why.
     var told: [Int32: [String: Reason]] = [:]
     /// Reward and blocked sites playing sound in some browser, with the browsers (made from the
-    /// reports: not kept in a checkpoint).
+    /// reports and the ended reports: not kept in a checkpoint).
     var audible: [AppMatch: Set<Int32>] = [:]
+    /// The last report of each browser whose host went away (`site_report_ended`) and that has
+    /// not reported since, with when it ended: what cost game time in it goes on costing
+    /// (`Engine.siteReportEnded`).
+    var ended: [Int32: EndedReport] = [:]
+
+    struct EndedReport: Sendable, Codable, Equatable {
+        var at: Microseconds
+        var report: SiteReport
+    }
 
     init() {}
 
     // Kept in a checkpoint as sorted lists: the same bytes for the same state.
     private struct ToldHost: Codable { var pid: Int32; var host: String; var reason: Reason }
-    private enum Keys: String, CodingKey { case reports, told }
+    private enum Keys: String, CodingKey { case reports, told, ended }
 
     init(from decoder: Decoder) throws {
         let c = try decoder.container(keyedBy: Keys.self)
         for r in try c.decode([SiteReport].self, forKey: .reports) { reports[r.pid] = r }
         for t in try c.decode([ToldHost].self, forKey: .told) { told[t.pid, default: [:]][t.host] = t.reason }
+        // Absent from the checkpoints of versions before it.
+        for e in try c.decodeIfPresent([EndedReport].self, forKey: .ended) ?? [] { ended[e.report.pid] = e }
     }
 
     func encode(to encoder: Encoder) throws {
@@ -29,6 +40,7 @@ struct SiteState: Sendable, Codable {
         try c.encode(reports.keys.sorted().map { reports[$0]! }, forKey: .reports)
         try c.encode(told.keys.sorted().flatMap { pid in told[pid]!.keys.sorted().map { ToldHost(pid: pid, host: $0, reason: told[pid]![$0]!) } },
                      forKey: .told)
+        if !ended.isEmpty { try c.encode(ended.keys.sorted().map { ended[$0]! }, forKey: .ended) }
     }
 }
 
@@ -41,6 +53,7 @@ extension Engine {
         guard followsSites, processes[report.pid] != nil else { return }
         let pid = report.pid
         sites.reports[pid] = report
+        sites.ended[pid] = nil
         // A host still named keeps its stop; one named anew is judged (and told) again.
         if let told = sites.told[pid] {
             let kept = told.filter { report.hosts.contains($0.key) }
@@ -52,14 +65,21 @@ extension Engine {
     }
 
     /// The host that brought a browser's reports went away (the child may end it, as the browser
-    /// does when it closes): the last report no longer holds, or killing the host would keep a
-    /// learning site reported while the tab shows another. The browser then counts as nothing
-    /// until `report_within` has passed (its extension reports again through a new host within
-    /// seconds), then as `unreported`. Only an end after a report gives that time: hosts ended
-    /// before they could say anything give none.
+    /// does when it closes). The last report may no longer be true, so it may only cost: killing
+    /// the host must neither keep a learning site earning while the tab shows another, nor make
+    /// a game site free while a new host starts (a child could kill each new one).
+    /// - Focused, the browser goes on counting as the ended report's site if that site is reward
+    ///   or blocked, else as nothing, until `report_within` has passed (its extension reports
+    ///   again through a new host within seconds); then it is `unreported`.
+    /// - The reward and blocked sites it said were playing sound go on counting as playing until
+    ///   the browser reports again or exits.
+    /// Only an end after a report gives that time: hosts ended before they could say anything give
+    /// none.
     mutating func siteReportEnded(_ pid: Int32, at t: Microseconds) {
-        guard followsSites, sites.reports[pid] != nil else { return }
+        guard followsSites, let report = sites.reports[pid] else { return }
         siteReportGone(pid)
+        sites.ended[pid] = SiteState.EndedReport(at: t, report: report)
+        rebuildAudibleSites()
         processes[pid]?.seen = t
         if let window = focus, window.pid == pid { focusMatch = classifyFocus(window) }
         refreshSessions(at: t)
@@ -67,15 +87,16 @@ extension Engine {
 
     /// A browser's process ended (or everything did): its report ends with it.
     mutating func siteReportGone(_ pid: Int32) {
-        guard sites.reports[pid] != nil || sites.told[pid] != nil else { return }
+        guard sites.reports[pid] != nil || sites.told[pid] != nil || sites.ended[pid] != nil else { return }
         sites.reports[pid] = nil
         sites.told[pid] = nil
+        sites.ended[pid] = nil
         rebuildAudibleSites()
     }
 
     mutating func rebuildAudibleSites() {
         var audible: [AppMatch: Set<Int32>] = [:]
-        for (pid, report) in sites.reports {
+        for (pid, report) in sites.reports.merging(sites.ended.mapValues(\.report), uniquingKeysWith: { live, _ in live }) {
             for host in report.audible {
                 guard let m = classifier.classify(host: host) else { continue }
                 let cat = category(m)
@@ -87,12 +108,17 @@ extension Engine {
     }
 
     /// What the focused window is: a browser's site by its report, a browser without one
-    /// (`unreported`, once it has had `report_within` to report), else the app as classified.
+    /// (`unreported`, once it has had `report_within` to report; until then the site of a report
+    /// whose host went away if that site costs, else nothing), else the app as classified.
     func classifyFocus(_ window: FocusedWindow) -> AppMatch? {
         guard let pid = window.pid else { return nil }
         let facts = processes[pid]?.facts
         if let browsers = policy.browsers {
             if let report = sites.reports[pid] { return report.host.flatMap { classifier.classify(host: $0) } }
+            if let ended = sites.ended[pid], now - ended.at < browsers.reportWithin {
+                guard let m = ended.report.host.flatMap({ classifier.classify(host: $0) }) else { return nil }
+                return category(m) == .reward || category(m) == .blocked ? m : nil
+            }
             if let facts, classifier.isBrowser(facts) {
                 guard let unreported = policy.unreportedEntry, let seen = processes[pid]?.seen,
                       now - seen >= browsers.reportWithin else { return nil }
@@ -102,17 +128,21 @@ extension Engine {
         return classifier.classify(window: window, process: facts)
     }
 
-    /// When a focused browser that has not reported yet becomes `unreported`.
+    /// When a focused browser that has not reported yet, or whose host went away, becomes
+    /// `unreported`.
     var nextSiteDeadline: Microseconds? {
-        guard let browsers = policy.browsers, focusMatch == nil, let pid = focus?.pid, sites.reports[pid] == nil,
-              let p = processes[pid], let seen = p.seen, classifier.isBrowser(p.facts) else { return nil }
+        guard let browsers = policy.browsers, let pid = focus?.pid, sites.reports[pid] == nil else { return nil }
+        if let ended = sites.ended[pid] { return ended.at + browsers.reportWithin }
+        guard focusMatch == nil, let p = processes[pid], let seen = p.seen, classifier.isBrowser(p.facts) else { return nil }
         return seen + browsers.reportWithin
     }
 
     /// The focus is judged again at that moment.
     mutating func siteDeadlinePassed(at t: Microseconds) {
         guard let d = nextSiteDeadline, d <= t, let window = focus else { return }
-        focusMatch = classifyFocus(window)
+        let match = classifyFocus(window)
+        guard match != focusMatch else { return }   // judged at its deadline already
+        focusMatch = match
         refreshSessions(at: t)
     }
 

@@ -223,7 +223,7 @@ struct SitesTests {
         #expect(blocked.actions.contains { if case .stop(let s) = $0 { s.pid == 61 && s.reason == .blocked } else { false } })
     }
 
-    @Test("when the host that brought the reports goes away, the last report no longer holds: nothing for report_within, then unreported; an end with no report since gives no more time")
+    @Test("when the host that brought the reports goes away, the last report may only cost: a learning site stops earning, a game site goes on costing (focused until report_within, then unreported; playing sound until the browser reports again); an end with no report since gives no more time")
     func reportEnded() throws {
         // Khan Academy reported, then the host killed at 60 s while the tab shows YouTube: no more
         // learning from 60 s; nothing until 70 s (report_within); a game from 70 s to 100 s.
@@ -243,7 +243,8 @@ struct SitesTests {
         #expect(r.reward.used == 30 * Seconds.micro)
         #expect(r.sessions.filter { $0.app == Policy.unreportedName }.count == 1, "\(r.sessions)")
 
-        // A new host reporting within report_within: the site it names, nothing in between.
+        // A new host reporting within report_within: YouTube costs in between too (it was the last
+        // word, and a game), all 100 s in one session.
         var again = Self.inChromium()
         again.redeem(0, minutes: 10)
         Self.site(&again, 0, "www.youtube.com")
@@ -251,8 +252,42 @@ struct SitesTests {
         Self.site(&again, 62, "www.youtube.com")
         again.tick(100)
         let back = again.replay(Self.policy())
-        #expect(back.reward.used == 98 * Seconds.micro, "\(back.sessions)")
-        #expect(back.sessions.allSatisfy { $0.app == "YouTube" }, "\(back.sessions)")
+        #expect(back.reward.used == 100 * Seconds.micro, "\(back.sessions)")
+        #expect(back.sessions.map(\.app) == ["YouTube"], "\(back.sessions)")
+
+        // The child kills each new host a few seconds after it spoke (or before it could): YouTube
+        // is never free. Hosts reporting at 0, 6, 12, … 54, each killed 5 s after; from 60 the new
+        // hosts are killed before they speak (ends at 61, 62, 63 give nothing): YouTube until 69
+        // (report_within after 59, the last end that followed a report), then unreported (a game too).
+        var loop = Self.inChromium()
+        loop.redeem(0, minutes: 10)
+        for k in stride(from: 0.0, to: 60, by: 6) {
+            Self.site(&loop, k, "www.youtube.com")
+            loop.add(k + 5, .siteReportEnded(pid: Self.browser))
+        }
+        for k in [61.0, 62, 63] { loop.add(k, .siteReportEnded(pid: Self.browser)) }
+        loop.tick(120)
+        let looped = loop.replay(Self.policy())
+        #expect(looped.reward.used == 120 * Seconds.micro, "\(looped.sessions)")
+        #expect(looped.sessions.map(\.app) == ["YouTube", Policy.unreportedName], "\(looped.sessions)")
+        #expect(looped.sessions.first.map { ($0.end - $0.start) / Seconds.micro } == 69, "\(looped.sessions)")
+
+        // YouTube playing in a tab while the child writes in a terminal, the host killed at 60 and
+        // never back: the video goes on costing until the browser exits at 300 s.
+        var background = Timeline()
+        background.adjust(0, points: 100)
+        background.redeem(0, minutes: 10)
+        background.start(0, pid: Self.browser, exe: Self.chromium)
+        background.start(0, pid: 40, exe: xterm)
+        background.focus(0, pid: 40)
+        background.add(0, .siteChanged(SiteReport(pid: Self.browser, host: "www.khanacademy.org", audible: ["www.youtube.com"], focused: false)))
+        background.add(60, .siteReportEnded(pid: Self.browser))
+        background.add(300, .processExited(pid: Self.browser))
+        background.tick(400)
+        let played = background.replay(Self.policy())
+        #expect(played.reward.used == 300 * Seconds.micro, "\(played.sessions)")
+        // A Khan Academy tab left in front gives no learning after its host went away.
+        #expect(!played.sessions.contains { $0.app == "Khan Academy" }, "\(played.sessions)")
 
         // The log keeps it, and reads it back.
         let line = EventLog.encode(Event(at: WallTime(micros: 0), .siteReportEnded(pid: 700)))
@@ -308,6 +343,8 @@ struct SitesTests {
         tl.redeem(0, minutes: 10)
         Self.site(&tl, 0, "www.khanacademy.org", audible: ["www.youtube.com"])
         Self.site(&tl, 30, "poki.com", audible: ["www.youtube.com"])
+        // Its host ends at 40: the ended report (the video playing) is kept in the checkpoint too.
+        tl.add(40, .siteReportEnded(pid: Self.browser))
         tl.tick(60)
         tl.tick(700)
         let policy = Self.policy()
@@ -325,6 +362,7 @@ struct SitesTests {
         #expect(second.checkpointData == whole.checkpointData)
         // The video played from 0 until game time was gone at 600 s; poki.com was stopped at 30 s.
         #expect(whole.reward.used == 600 * Seconds.micro)
+        #expect(String(decoding: data, as: UTF8.self).contains(#""ended""#))
     }
 
     @Test("site_changed in the log: read back as written; a URL, a path or a port is refused")

@@ -20,6 +20,8 @@ public struct OwnThread: SuiteTrait, TestTrait, TestScoping {
         guard testCase != nil else { return try await function() }   // the suite itself: nothing to run
         let thread = ThreadExecutor(name: test.displayName ?? test.name)
         defer { thread.finish() }
+        let started = Date()
+        defer { TestTimes.record(test.displayName ?? test.name, started: started) }
         try await withTaskExecutorPreference(thread) { try await function() }
     }
 }
@@ -64,5 +66,28 @@ final class ThreadExecutor: TaskExecutor, @unchecked Sendable {   // its state i
         defer { condition.unlock() }
         while jobs.isEmpty && !finished { condition.wait() }
         return jobs.isEmpty ? nil : jobs.removeFirst()
+    }
+}
+
+/// When TEST_TIMES names a file, each test on a thread of its own adds a line to it: its start and
+/// end (seconds since 1970) and its name. Swift Testing's own "passed after" counts from when a
+/// test was queued, which under a parallelization limit is not how long it ran; tools/test-times
+/// reads this file to show which tests make `make test` long.
+enum TestTimes {
+    private static let lock = NSLock()
+
+    static func record(_ name: String, started: Date) {
+        guard let path = ProcessInfo.processInfo.environment["TEST_TIMES"], !path.isEmpty else { return }
+        let line = String(format: "%.3f %.3f ", started.timeIntervalSince1970, Date().timeIntervalSince1970)
+            + name.replacingOccurrences(of: "\n", with: " ") + "\n"
+        lock.lock()
+        defer { lock.unlock() }
+        guard let handle = FileHandle(forWritingAtPath: path) ?? {
+            FileManager.default.createFile(atPath: path, contents: nil)
+            return FileHandle(forWritingAtPath: path)
+        }() else { return }
+        defer { try? handle.close() }
+        _ = try? handle.seekToEnd()
+        try? handle.write(contentsOf: Data(line.utf8))
     }
 }

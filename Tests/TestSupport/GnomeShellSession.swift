@@ -87,9 +87,14 @@ public final class GnomeShellSession {
             return ready
         }
         if ready { return }
+        // What it got to, for a run that fails under load: the bus, the extension's state, the driver.
+        let reached = sessionBus.isEmpty ? "no session bus was written"
+            : "the extension: \(call("org.gnome.Shell", "/org/gnome/Shell", "org.gnome.Shell.Extensions.GetExtensionInfo", [Self.extensionUUID]).prefix(300)); "
+              + "the test driver: \(call("org.gnome.Shell", "/org/screentime/TestDriver", "org.screentime.TestDriver.Ready").prefix(200))"
+        let ended = shell == 0 ? "the shell ended" : "the shell still ran after 120 s"
         let tail = (try? String(contentsOfFile: dir + "/shell.log", encoding: .utf8))?.suffix(3000) ?? ""
         stop()
-        throw FixtureFailure("GNOME Shell did not start with the extension enabled:\n\(tail)")
+        throw FixtureFailure("GNOME Shell did not start with the extension enabled (\(ended); \(reached)):\n\(tail)")
     }
 
     deinit { stop() }

@@ -77,7 +77,8 @@ extension Engine {
     /// none.
     mutating func siteReportEnded(_ pid: Int32, at t: Microseconds) {
         guard followsSites, let report = sites.reports[pid] else { return }
-        siteReportGone(pid)
+        sites.reports[pid] = nil
+        sites.told[pid] = nil
         sites.ended[pid] = SiteState.EndedReport(at: t, report: report)
         rebuildAudibleSites()
         processes[pid]?.seen = t
@@ -98,9 +99,7 @@ extension Engine {
         var audible: [AppMatch: Set<Int32>] = [:]
         for (pid, report) in sites.reports.merging(sites.ended.mapValues(\.report), uniquingKeysWith: { live, _ in live }) {
             for host in report.audible {
-                guard let m = classifier.classify(host: host) else { continue }
-                let cat = category(m)
-                guard cat == .reward || cat == .blocked else { continue }
+                guard let m = classifier.classify(host: host), siteCosts(m) else { continue }
                 audible[m, default: []].insert(pid)
             }
         }
@@ -116,8 +115,7 @@ extension Engine {
         if let browsers = policy.browsers {
             if let report = sites.reports[pid] { return report.host.flatMap { classifier.classify(host: $0) } }
             if let ended = sites.ended[pid], now - ended.at < browsers.reportWithin {
-                guard let m = ended.report.host.flatMap({ classifier.classify(host: $0) }) else { return nil }
-                return category(m) == .reward || category(m) == .blocked ? m : nil
+                return ended.report.host.flatMap { classifier.classify(host: $0) }.flatMap { siteCosts($0) ? $0 : nil }
             }
             if let facts, classifier.isBrowser(facts) {
                 guard let unreported = policy.unreportedEntry, let seen = processes[pid]?.seen,
@@ -147,6 +145,9 @@ extension Engine {
     }
 
     func isSite(_ m: AppMatch) -> Bool { policy.apps[m.entry].isSite }
+
+    /// A reward or blocked site: one whose report may cost the child (game time, a stop).
+    func siteCosts(_ m: AppMatch) -> Bool { category(m) == .reward || category(m) == .blocked }
 
     /// A site was told to stop in a browser whose report names it (a stop ends with its report).
     func siteStopped(_ m: AppMatch) -> Bool {

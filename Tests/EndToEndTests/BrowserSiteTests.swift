@@ -268,13 +268,14 @@ struct BrowserSiteTests {
         let reports = try count("%\"site_changed\"%")
         // Waited for, not looked up once: under load a run once found none at one moment (a host
         // between two: the extension starts a new one a second after one ends).
-        let endsBefore = try count("%\"site_report_ended\",\"pid\":\(browser.process.processIdentifier)}%")
+        let hostEnds = "%\"site_report_ended\",\"pid\":\(browser.process.processIdentifier)}%"
+        let endsBefore = try count(hostEnds)
         let hostPid = try Wait.for("a host of the child's to run", within: 20, every: 0.1) {
             let host = try ReplayBinaryTests.runBinary("/usr/bin/pgrep", ["-U", "\(Self.child)", "-f", "screentime-browser-host"]).stdout
             return Int32(host.split(separator: "\n").first ?? "")
         }
         kill(hostPid, SIGKILL)
-        let ended = try Wait.whether(within: 10) { try count("%\"site_report_ended\",\"pid\":\(browser.process.processIdentifier)}%") > endsBefore }
+        let ended = try Wait.whether(within: 10) { try count(hostEnds) > endsBefore }
         #expect(ended, "the host's end was not logged")
         let again = try Wait.whether(within: 15) { try count("%\"site_changed\"%") > reports }
         #expect(again, "the extension did not report again through a new host")

@@ -60,7 +60,6 @@ struct CrashTests {
 
         // Kill moments spread over the rounds by multiplying with large primes: the same every run.
         func spread(_ round: Int, _ prime: Int) -> UInt32 { UInt32(round * prime % 300_000) }
-        var alive = 0.0
         var lives: [(spawned: Date, killed: Date)] = []
         var answered = (adjusted: 0, redeemed: 0)
         let stctl = ControlSocketTests.stctl
@@ -80,7 +79,6 @@ struct CrashTests {
             usleep(spread(round, 15_485_863))
             kill(daemon.processIdentifier, SIGKILL)
             daemon.waitUntilExit()
-            alive += Date().timeIntervalSince(started)
             lives.append((started, Date()))
             let r = try Self.check(base + "/state")
             guard r.status == 0 else {
@@ -101,7 +99,6 @@ struct CrashTests {
         kill(last.processIdentifier, SIGTERM)
         last.waitUntilExit()
         #expect(last.terminationStatus == 0)
-        alive += Date().timeIntervalSince(lastStarted)
         lives.append((lastStarted, Date()))
         let r = try Self.check(base + "/state")
         #expect(r.status == 0, "\(r.stderr)")
@@ -133,16 +130,15 @@ struct CrashTests {
         // (under CI's, 2.03 s a life with start-up), what is lost after is the daemon's.
         let startLines = try ReplayBinaryTests.runBinary("/usr/bin/sqlite3", [base + "/state/screentime.sqlite",
                                                          "SELECT line FROM event WHERE line LIKE '%\"daemon_started\"%'"]).stdout
-        let starts = startLines.split(separator: "\n").compactMap { line -> Date? in
-            guard let data = line.data(using: .utf8), let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-                  let at = json["at"] as? String, let wall = RFC3339.parse(at) else { return nil }
-            return Date(timeIntervalSince1970: Double(wall.micros) / 1e6)
+        let starts = startLines.split(separator: "\n").compactMap { line in
+            (try? EventLog.decode(line: String(line))).map { Date(timeIntervalSince1970: Double($0.at.micros) / 1e6) }
         }
         #expect(starts.count == startsLogged, "the starts read from the log")
         let startUp = lives.reduce(0.0) { sum, life in
             let start = starts.first { $0 >= life.spawned.addingTimeInterval(-0.01) && $0 <= life.killed } ?? life.killed
             return sum + max(0, start.timeIntervalSince(life.spawned))
         }
+        let alive = lives.reduce(0.0) { $0 + $1.killed.timeIntervalSince($1.spawned) }
         let lost = alive - credited - startUp
         #expect(credited > 0)
         #expect(lost <= 2 * 100, "lived \(alive) s, credited \(credited) s, starting \(startUp) s")

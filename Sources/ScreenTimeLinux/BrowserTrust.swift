@@ -21,7 +21,7 @@ public enum BrowserTrust {
 
     /// Why a report from the host process `host` about the browser `browser` cannot be believed
     /// for `child`, every reason found; nil: it can.
-    public static func distrust(host: CompositorFacts, browser: CompositorFacts, managed: ManagedBrowserPolicy.Verdict,
+    public static func distrust(host: CompositorFacts, browser: CompositorFacts, managed: ManagedBrowserPolicy.Verdict, started: BrowserFacts,
                                 child: UInt32, isPolicyBrowser: (String) -> Bool) -> String? {
         guard let hostExe = host.exe else { return "the reporting process is gone" }
         guard hostExe.split(separator: "/").last.map(String.init) == hostName, !host.exeAlterable else {
@@ -41,7 +41,34 @@ public enum BrowserTrust {
             why.append("the browser runs code from \(shown), which is not root's or which the child can change")
         }
         if case .notForced(let reason) = managed { why.append(reason) }
+        if let driven = drivenFromOutside(exe, started.arguments, browser.environment) { why.append(driven) }
+        if let copy = started.extensionCopyProblem { why.append(copy) }
+        if let folder = started.childExtensionFolders.first {
+            why.append("the browser loads an extension from \(folder), which is not root's or which the child can change (--load-extension)")
+        }
         return why.isEmpty ? nil : why.joined(separator: "; ")
+    }
+
+    /// Whether the program is Firefox (Debian's firefox-esr, or a firefox of the policy's).
+    public static func isFirefox(_ exe: String) -> Bool { (exe.split(separator: "/").last ?? "").hasPrefix("firefox") }
+
+    /// Why the browser was started to be driven by another program (which could then load an
+    /// extension of its own in place of screentime's, or speak for it); nil when it was not. A child
+    /// can start the system's browser with any arguments and environment; the kernel keeps both as
+    /// the browser started. Chromium's managed policy also forbids remote debugging; Firefox has no
+    /// policy for Marionette or its remote agent, so their switches are looked for here.
+    static func drivenFromOutside(_ exe: String, _ arguments: [String], _ environment: [String: String]) -> String? {
+        let switches = isFirefox(exe)
+            ? ["marionette", "remote-debugging-port", "remote-allow-system-access", "start-debugger-server", "jsdebugger"]
+            : ["remote-debugging-port", "remote-debugging-pipe"]
+        for argument in arguments.dropFirst() where argument.hasPrefix("-") {
+            // Firefox takes -switch and --switch alike, Chromium --switch=value.
+            let name = argument.drop { $0 == "-" }.prefix { $0 != "=" }.lowercased()
+            if switches.contains(name) { return "the browser was started to be driven from outside (\(argument.prefix { $0 != "=" }))" }
+        }
+        let variables = isFirefox(exe) ? ["MOZ_MARIONETTE", "MOZ_REMOTE_ALLOW_SYSTEM_ACCESS"] : []
+        if let variable = variables.first(where: { environment[$0] != nil }) { return "the browser was started to be driven from outside (\(variable) is set)" }
+        return nil
     }
 }
 
@@ -63,8 +90,7 @@ public enum ManagedBrowserPolicy {
     /// What the system forces on the browser whose program is `exe`, as `child` could change it or not.
     public static func check(browserExe exe: String, child: UserAccount, chromiumFolder: String = chromiumFolder,
                              firefoxFiles: [String] = firefoxFiles) -> Verdict {
-        let name = exe.split(separator: "/").last.map(String.init) ?? exe
-        if name.hasPrefix("firefox") {
+        if BrowserTrust.isFirefox(exe) {
             for file in firefoxFiles {
                 guard let object = root(file, child: child) else { continue }
                 return firefox(object["policies"]?.fields ?? [:], file: file)
@@ -80,6 +106,21 @@ public enum ManagedBrowserPolicy {
             merged.merge(object) { _, new in new }
         }
         return chromium(merged)
+    }
+
+    /// The file Firefox's policies install screentime's extension from (its `install_url`, a
+    /// file:// URL), when it is root's and the child cannot change it: the copy the extension Firefox
+    /// runs must equal (`BrowserFacts`). Nil otherwise.
+    public static func firefoxPackage(child: UserAccount, firefoxFiles: [String] = firefoxFiles) -> String? {
+        for file in firefoxFiles {
+            guard let object = root(file, child: child) else { continue }
+            let settings = object["policies"]?.fields["ExtensionSettings"]?.fields[firefoxExtensionID]?.fields ?? [:]
+            guard case .string(let url) = settings["install_url"], url.hasPrefix("file:///") else { return nil }
+            let path = String(url.dropFirst("file://".count))
+            guard let mode = ProcFS.mode(of: path), mode.uid == 0, mode.mode & S_IFMT == S_IFREG, !child.canAlter(path) else { return nil }
+            return path
+        }
+        return nil
     }
 
     /// Chromium: the extension force-installed; private (incognito) windows, guest mode, the

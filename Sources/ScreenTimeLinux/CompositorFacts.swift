@@ -142,7 +142,9 @@ extension UserAccount {
         var parent = "/"
         for part in path.split(separator: "/") {
             prefix += "/" + part
-            guard let entry = ProcFS.mode(of: prefix), let folder = ProcFS.mode(of: parent) else { return true }
+            // The entry as it is (a link the child owns can be replaced); the folder it is in as
+            // what it names (a folder reached through a link is the link's target).
+            guard let entry = ProcFS.mode(of: prefix), let folder = ProcFS.targetMode(of: parent) else { return true }
             if canWrite(parent), folder.mode & UInt32(S_ISVTX) == 0 || entry.uid == uid { return true }
             if entry.uid == uid { return true }
             parent = prefix

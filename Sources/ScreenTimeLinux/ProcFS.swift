@@ -141,6 +141,24 @@ public final class ProcFS {
         return out
     }
 
+    /// The files a process holds open, as the kernel names them (`/proc/PID/fd`): each descriptor's
+    /// number and the path it was opened by (" (deleted)" after it when it is gone). Reading
+    /// `/proc/PID/fd/N` as root opens the very file the process has open, whatever its path now names.
+    public static func openFiles(of pid: Int32) -> [(fd: Int32, path: String)] {
+        guard let dir = Glibc.opendir("/proc/\(pid)/fd") else { return [] }
+        defer { Glibc.closedir(dir) }
+        var out: [(fd: Int32, path: String)] = []
+        var target = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        while let entry = Glibc.readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            guard let fd = Int32(name) else { continue }
+            let n = Glibc.readlink("/proc/\(pid)/fd/\(name)", &target, target.count - 1)
+            guard n > 0 else { continue }
+            out.append((fd, String(decoding: target[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)))
+        }
+        return out
+    }
+
     /// A small file by its path (/proc/PID/stat, a cgroup's cgroup.procs); nil when it cannot be read.
     public static func contents(of path: String) -> [UInt8]? {
         let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
@@ -347,6 +365,13 @@ public final class ProcFS {
         return String(cString: resolved)
     }
 
+    /// Owner, group and mode of what a path names, following links (stat).
+    public static func targetMode(of path: String) -> (uid: UInt32, gid: UInt32, mode: UInt32)? {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return nil }
+        return (st.st_uid, st.st_gid, st.st_mode)
+    }
+
     /// Owner, group and mode of a path (without following a last symlink: the exe link is resolved already).
     public static func mode(of path: String) -> (uid: UInt32, gid: UInt32, mode: UInt32)? {
         var st = stat()
@@ -426,7 +451,8 @@ public struct UserAccount: Sendable, Equatable {
     }
 
     func canWrite(_ path: String) -> Bool {
-        guard let m = ProcFS.mode(of: path) else { return false }
+        // A link's own mode is always 0777 and says nothing: writing through it writes what it names.
+        guard let m = ProcFS.targetMode(of: path) else { return false }
         if m.uid == uid { return m.mode & 0o200 != 0 }
         if groups.contains(m.gid) { return m.mode & 0o020 != 0 }
         return m.mode & 0o002 != 0

@@ -28,7 +28,10 @@ extension Child {
             let host = CompositorFacts.read(pid: peer.pid, child: account, extensionUUID: "", yamaFile: yamaFile)
             let facts = CompositorFacts.read(pid: browser, child: account, extensionUUID: "", yamaFile: yamaFile)
             let managed = ManagedBrowserPolicy.check(browserExe: exe, child: account)
-            if let why = BrowserTrust.distrust(host: host, browser: facts, managed: managed, child: uid, isPolicyBrowser: engine.isPolicyBrowser(exe:)) {
+            let package = BrowserTrust.isFirefox(exe) ? ManagedBrowserPolicy.firefoxPackage(child: account) : nil
+            let started = BrowserFacts.read(pid: browser, exe: exe, child: account, firefoxPackage: package)
+            if let why = BrowserTrust.distrust(host: host, browser: facts, managed: managed, started: started, child: uid,
+                                               isPolicyBrowser: engine.isPolicyBrowser(exe:)) {
                 return refuseSiteReport(why, peer: peer, who: who)
             }
         }

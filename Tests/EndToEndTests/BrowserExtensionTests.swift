@@ -4,7 +4,7 @@ import Testing
 
 /// The browser extension's own logic (desktop/browser/core.js) in a real JavaScript engine (Debian's
 /// gjs, as the GNOME extension's core is checked), and its manifest. The extension in a real
-/// Chromium and Firefox, with the native messaging host and the daemon, is issue #39's next step.
+/// Chromium and Firefox ESR, with the native messaging host and the daemon: BrowserSiteTests.
 @Suite("The browser extension", .ownThread)
 struct BrowserExtensionTests {
     static let folder = ReplayBinaryTests.root.appendingPathComponent("desktop/browser")

@@ -14,12 +14,14 @@ import Testing
 /// names (Chromium's --host-resolver-rules sends every name to the test's server; several of them
 /// are on Chromium's HTTPS-only list, so https it is, with the test's own certificate).
 /// The child is uid 65016, which no other test uses: the daemon watches every process of its.
-@Suite("Websites in a real Chromium with screentime's extension", .ownThread, .serialized)
+@Suite("Websites in a real Chromium and Firefox ESR with screentime's extension", .ownThread, .serialized)
 struct BrowserSiteTests {
     static let child: UInt32 = TestUser.ensure(uid: 65016, name: "stweb65016")
     static let policy = sitesPolicy()
-    /// The sites' policy; `browsers`: more of its `[browsers]` table; `more`: tables after it.
-    static func sitesPolicy(browsers: String = "", more: String = "") -> String { """
+    /// The sites' policy for the browser `exe`; `browsers`: more of its `[browsers]` table; `more`:
+    /// tables after it. learn.example and games.example are Firefox's (its pages are served
+    /// under names of the reserved `.example`).
+    static func sitesPolicy(exe: String = "/usr/lib/chromium/chromium", browsers: String = "", more: String = "") -> String { """
         version = 1
         timezone = "\(NoonZone.name)"
         [points]
@@ -30,7 +32,7 @@ struct BrowserSiteTests {
         min_session = "10s"
         min_focus_dwell = "2s"
         [browsers]
-        exe = ["/usr/lib/chromium/chromium"]
+        exe = ["\(exe)"]
         \(browsers)
         [[sites]]
         name = "Khan Academy"
@@ -48,6 +50,14 @@ struct BrowserSiteTests {
         name = "Poki"
         category = "blocked"
         domains = ["poki.com"]
+        [[sites]]
+        name = "Maths practice"
+        category = "learning"
+        domains = ["learn.example"]
+        [[sites]]
+        name = "Games"
+        category = "blocked"
+        domains = ["games.example"]
         \(more)
         """
     }
@@ -78,18 +88,23 @@ struct BrowserSiteTests {
         try wav.write(to: URL(fileURLWithPath: folder + "/tone.wav"))
     }
 
-    /// The pages over TLS on 127.0.0.1 (a port the kernel chose), with a certificate made here.
+    /// The pages over TLS on 127.0.0.1 (a port the kernel chose), with a certificate made here;
+    /// `plain`: over HTTP.
     final class PageServer {
         let process: Process
         let port: Int
-        init(folder: String) throws {
-            let cert = folder + "/../cert.pem", key = folder + "/../key.pem"
-            let made = try ReplayBinaryTests.runBinary("/usr/bin/openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert,
-                                                                            "-days", "2", "-subj", "/CN=screentime test"])
-            try #require(made.status == 0, "\(made.stderr)")
+        init(folder: String, plain: Bool = false) throws {
+            var tls: [String] = []
+            if !plain {
+                let cert = folder + "/../cert.pem", key = folder + "/../key.pem"
+                let made = try ReplayBinaryTests.runBinary("/usr/bin/openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert,
+                                                                                "-days", "2", "-subj", "/CN=screentime test"])
+                try #require(made.status == 0, "\(made.stderr)")
+                tls = [cert, key]
+            }
             process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-            process.arguments = ["-u", ReplayBinaryTests.root.appendingPathComponent("Tests/EndToEndTests/Scripts/site-server.py").path, folder, cert, key]
+            process.arguments = ["-u", ReplayBinaryTests.root.appendingPathComponent("Tests/EndToEndTests/Scripts/site-server.py").path, folder] + tls
             let out = Pipe()
             process.standardOutput = out
             process.standardError = FileHandle.nullDevice

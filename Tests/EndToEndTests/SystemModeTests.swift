@@ -52,9 +52,9 @@ struct SystemModeTests {
         deinit { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
 
         /// Waits (10 s at most) until the log holds `text` (after `after`, when given).
-        func waitFor(_ text: String, after: String? = nil) throws -> String {
+        func waitFor(_ text: String, after: String? = nil, within seconds: Double = 10) throws -> String {
             var now = "", said = false
-            try Wait.whether(within: 10) {
+            try Wait.whether(within: seconds) {
                 now = try String(contentsOfFile: log, encoding: .utf8)
                 let from = after.flatMap { now.range(of: $0)?.upperBound } ?? now.startIndex
                 said = (after == nil || from > now.startIndex) && now[from...].contains(text)

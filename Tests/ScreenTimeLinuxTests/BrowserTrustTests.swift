@@ -19,9 +19,13 @@ struct BrowserTrustTests {
     static let host = facts(pid: 5001, exe: "/usr/bin/screentime-browser-host")
     static let browser = facts(pid: 5000, exe: chromium)
 
+    static let firefox = "/usr/lib/firefox-esr/firefox-esr"
+    static let started = BrowserFacts(arguments: [chromium, "--no-sandbox", "--user-data-dir=/home/emma/.config/chromium", "https://www.khanacademy.org/"])
+
     static func distrust(host: CompositorFacts = host, browser: CompositorFacts = browser,
-                         managed: ManagedBrowserPolicy.Verdict = .forced) -> String? {
-        BrowserTrust.distrust(host: host, browser: browser, managed: managed, child: child, isPolicyBrowser: { $0 == chromium })
+                         managed: ManagedBrowserPolicy.Verdict = .forced, started: BrowserFacts = started) -> String? {
+        BrowserTrust.distrust(host: host, browser: browser, managed: managed, started: started, child: child,
+                              isPolicyBrowser: { $0 == chromium || $0 == firefox })
     }
 
     @Test("the system's Chromium, through the system's host, with the extension forced, is believed")
@@ -46,6 +50,27 @@ struct BrowserTrustTests {
         #expect(Self.distrust(browser: with(Self.browser) { $0.alterableCode = ["/home/emma/.local/lib/inject.so"] })
             == "the browser runs code from /home/emma/.local/lib/inject.so, which is not root's or which the child can change")
         #expect(Self.distrust(managed: .notForced("no policy")) == "no policy")
+        // Started to be driven by another program, which could load its own extension in place
+        // of screentime's or speak for it: by a switch, or for Firefox an environment variable too.
+        var theirs = BrowserFacts(arguments: [Self.chromium, "--load-extension=/home/emma/fake"])
+        theirs.childExtensionFolders = ["/home/emma/fake"]
+        #expect(Self.distrust(started: theirs)
+            == "the browser loads an extension from /home/emma/fake, which is not root's or which the child can change (--load-extension)")
+        #expect(Self.distrust(started: BrowserFacts(arguments: [Self.chromium, "--remote-debugging-pipe"]))
+            == "the browser was started to be driven from outside (--remote-debugging-pipe)")
+        let firefox = with(Self.browser) { $0.exe = Self.firefox }
+        #expect(Self.distrust(browser: firefox, started: BrowserFacts(arguments: [Self.firefox, "--no-remote", "https://www.khanacademy.org/"])) == nil)
+        #expect(Self.distrust(browser: firefox, started: BrowserFacts(arguments: [Self.firefox, "-Marionette"]))
+            == "the browser was started to be driven from outside (-Marionette)")
+        #expect(Self.distrust(browser: firefox, started: BrowserFacts(arguments: [Self.firefox, "--remote-debugging-port=9222"]))
+            == "the browser was started to be driven from outside (--remote-debugging-port)")
+        #expect(Self.distrust(browser: with(firefox) { $0.environment = ["MOZ_MARIONETTE": "1"] }, started: BrowserFacts(arguments: [Self.firefox]))
+            == "the browser was started to be driven from outside (MOZ_MARIONETTE is set)")
+        // A page's address is not a switch.
+        #expect(Self.distrust(browser: firefox, started: BrowserFacts(arguments: [Self.firefox, "https://example.org/-marionette"])) == nil)
+        // Firefox runs a copy of the extension that is not the package's.
+        #expect(Self.distrust(browser: firefox, started: BrowserFacts(arguments: [Self.firefox], extensionCopyProblem: "not the package's"))
+            == "not the package's")
         // Several reasons are all said.
         #expect(Self.distrust(browser: with(Self.browser) { $0.tracer = 77; $0.ptraceScope = 0 })?.contains("; Yama's") == true)
     }
@@ -116,6 +141,99 @@ struct BrowserTrustTests {
             == .notForced("Firefox's policies (\(dir)/weak.json) lack ExtensionSettings forcing screentime's extension, BlockAboutConfig, DisableDeveloperTools"))
         #expect(ManagedBrowserPolicy.check(browserExe: firefox, child: child, firefoxFiles: [dir + "/missing.json"])
             == .notForced("no policies.json of root's forces screentime's extension on Firefox (\(dir)/missing.json)"))
+        // Debian's /usr/lib/firefox-esr/distribution is a link to a folder in /usr/share: a link of
+        // root's to a folder of root's is the system's (a link's own mode, 0777, says nothing)...
+        try FileManager.default.createSymbolicLink(atPath: dir + "/distribution", withDestinationPath: dir)
+        #expect(ManagedBrowserPolicy.check(browserExe: firefox, child: child, firefoxFiles: [dir + "/distribution/policies.json"]) == .forced)
+        #expect(!child.canAlter(dir + "/distribution/policies.json"))
+        // ...and a link to a folder the child can write is not.
+        let theirs = try Self.folder(["policies.json": forced])
+        defer { try? FileManager.default.removeItem(atPath: theirs) }
+        chown(theirs, child.uid, 65534)
+        try FileManager.default.createSymbolicLink(atPath: dir + "/theirs", withDestinationPath: theirs)
+        #expect(child.canAlter(dir + "/theirs/policies.json"))
+        #expect(ManagedBrowserPolicy.check(browserExe: firefox, child: child, firefoxFiles: [dir + "/theirs/policies.json"]) != .forced)
+    }
+
+    @Test("Firefox's package of the extension: the policies' file:// install_url, when the file is root's and the child cannot change it")
+    func firefoxPackage() throws {
+        try #require(getuid() == 0, "run as root (make test): the policy files must be root's")
+        let child = try #require(UserAccount.lookup(name: "nobody"))
+        func policy(_ url: String) -> String {
+            #"{"policies": {"ExtensionSettings": {"\#(ManagedBrowserPolicy.firefoxExtensionID)": {"installation_mode": "force_installed", "install_url": "\#(url)"}}}}"#
+        }
+        let dir = try Self.folder(["screentime.xpi": "PK", "theirs.xpi": "PK"])
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        chown(dir + "/theirs.xpi", child.uid, 65534)
+        try policy("file://\(dir)/screentime.xpi").write(toFile: dir + "/root.json", atomically: true, encoding: .utf8)
+        try policy("file://\(dir)/theirs.xpi").write(toFile: dir + "/theirs.json", atomically: true, encoding: .utf8)
+        try policy("https://example.org/screentime.xpi").write(toFile: dir + "/web.json", atomically: true, encoding: .utf8)
+        try policy("file://\(dir)/missing.xpi").write(toFile: dir + "/missing.json", atomically: true, encoding: .utf8)
+        #expect(ManagedBrowserPolicy.firefoxPackage(child: child, firefoxFiles: [dir + "/none.json", dir + "/root.json"]) == dir + "/screentime.xpi")
+        #expect(ManagedBrowserPolicy.firefoxPackage(child: child, firefoxFiles: [dir + "/theirs.json"]) == nil)
+        #expect(ManagedBrowserPolicy.firefoxPackage(child: child, firefoxFiles: [dir + "/web.json"]) == nil)
+        #expect(ManagedBrowserPolicy.firefoxPackage(child: child, firefoxFiles: [dir + "/missing.json"]) == nil)
+    }
+
+    @Test("Chromium's --load-extension: Debian's (none, or root's folders) passes; a folder of the child's, or one that is not there, is named")
+    func loadedExtensions() throws {
+        try #require(getuid() == 0, "run as root (make test): the folders must be root's")
+        let child = try #require(UserAccount.lookup(name: "nobody"))
+        let dir = try Self.folder([:])
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        for folder in ["system", "theirs"] {
+            try FileManager.default.createDirectory(atPath: dir + "/" + folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        }
+        chown(dir + "/theirs", child.uid, 65534)
+        func folders(_ arguments: [String]) -> [String] { BrowserFacts.childFolders(of: arguments, child: child) }
+        #expect(folders([Self.chromium, "--load-extension=", "--enable-remote-extensions"]) == [])
+        #expect(folders([Self.chromium, "--load-extension=\(dir)/system"]) == [])
+        #expect(folders([Self.chromium, "--load-extension=\(dir)/system,\(dir)/theirs"]) == ["\(dir)/theirs"])
+        #expect(folders([Self.chromium, "--load-extension=\(dir)/missing"]) == ["\(dir)/missing"])
+    }
+
+    @Test("the copy of the extension Firefox runs is read through the file it holds open: the package's is believed, another not, none open not; replacing the file after it was opened changes nothing")
+    func firefoxCopy() throws {
+        let child = try #require(UserAccount.lookup(name: "nobody"))
+        let dir = try Self.folder(["package.xpi": "the package's bytes", "other.xpi": "the child's bytes"])
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try FileManager.default.createDirectory(atPath: dir + "/profile/extensions", withIntermediateDirectories: true)
+        let copy = dir + "/profile/extensions/\(ManagedBrowserPolicy.firefoxExtensionID).xpi"
+        /// A process that holds `file` open (as Firefox holds its copy) until it is ended.
+        func holding(_ file: String?) throws -> Process {
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: "/bin/sh")
+            p.arguments = ["-c", (file.map { _ in "exec 3< \"$0\"; " } ?? "") + "echo ready; exec sleep 60", file ?? "-"]
+            let out = Pipe()
+            p.standardOutput = out
+            try p.run()
+            _ = out.fileHandleForReading.availableData   // "ready": the file is open
+            return p
+        }
+        func problem(_ p: Process) -> String? {
+            BrowserFacts.read(pid: p.processIdentifier, exe: Self.firefox, child: child, firefoxPackage: dir + "/package.xpi").extensionCopyProblem
+        }
+        try FileManager.default.copyItem(atPath: dir + "/package.xpi", toPath: copy)
+        let honest = try holding(copy)
+        defer { kill(honest.processIdentifier, SIGKILL); honest.waitUntilExit() }
+        #expect(problem(honest) == nil)
+        // The child's own copy put in its place: the open file is still the package's.
+        try FileManager.default.removeItem(atPath: copy)
+        try FileManager.default.copyItem(atPath: dir + "/other.xpi", toPath: copy)
+        #expect(problem(honest) == nil)
+        // A Firefox that opened the child's copy.
+        let tricked = try holding(copy)
+        defer { kill(tricked.processIdentifier, SIGKILL); tricked.waitUntilExit() }
+        #expect(problem(tricked) == "the copy of screentime's extension that Firefox runs (\(copy)) is not the package's (\(dir)/package.xpi)")
+        let none = try holding(nil)
+        defer { kill(none.processIdentifier, SIGKILL); none.waitUntilExit() }
+        #expect(problem(none) == "Firefox has no copy of screentime's extension open")
+        #expect(BrowserFacts.read(pid: honest.processIdentifier, exe: Self.firefox, child: child, firefoxPackage: nil).extensionCopyProblem?
+            .hasPrefix("Firefox's policies name no file of root's") == true)
+        // Chromium keeps no such copy open: nothing to say.
+        #expect(BrowserFacts.read(pid: none.processIdentifier, exe: Self.chromium, child: child, firefoxPackage: nil).extensionCopyProblem == nil)
+        // Its arguments as the kernel keeps them (sh ran sleep in its place).
+        #expect(BrowserFacts.read(pid: honest.processIdentifier, exe: Self.chromium, child: child, firefoxPackage: nil).arguments == ["sleep", "60"])
     }
 
     @Test("a process's parent and program, from /proc")

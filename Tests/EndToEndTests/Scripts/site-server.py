@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
-"""The websites of BrowserSiteTests: FOLDER's files over TLS on 127.0.0.1, on a port the kernel
-chooses, which it prints first. usage: site-server.py FOLDER CERT KEY"""
+"""The websites of BrowserSiteTests: FOLDER's files over TLS on 127.0.0.1 (plain HTTP without CERT
+and KEY), on a port the kernel chooses, which it prints first.
+usage: site-server.py FOLDER [CERT KEY]"""
 import functools
 import http.server
 import ssl
 import sys
 
-folder, cert, key = sys.argv[1:4]
+folder = sys.argv[1]
+cert, key = (sys.argv[2:4] + [None, None])[:2]
 
 
 class Quiet(http.server.SimpleHTTPRequestHandler):
@@ -16,8 +18,9 @@ class Quiet(http.server.SimpleHTTPRequestHandler):
 
 handler = functools.partial(Quiet, directory=folder)
 server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-context.load_cert_chain(cert, key)
-server.socket = context.wrap_socket(server.socket, server_side=True)
+if cert:
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(cert, key)
+    server.socket = context.wrap_socket(server.socket, server_side=True)
 print(server.server_address[1], flush=True)
 server.serve_forever()

@@ -140,7 +140,7 @@ extension ControlReply {
         // Lists (apps, history, sessions, report) are rare and not hot: Foundation's encoder writes
         // them. (A field added to ControlReply must be written here too, or be one of these:
         // EveryFieldTests sets each field the type has, alone, and compares with the encoder.)
-        if apps != nil || history != nil || sessions != nil || report != nil || request != nil || requests != nil || chores != nil || simulation != nil || export != nil
+        if apps != nil || sites != nil || history != nil || sessions != nil || report != nil || request != nil || requests != nil || chores != nil || simulation != nil || export != nil
             || token != nil || children != nil || family != nil || policy != nil || siteStops != nil
             || status?.requests != nil || status?.chores != nil || status?.appTimeLeft != nil || status?.household != nil || status?.screen != nil {
             return ControlProtocol.encode(self)
@@ -379,6 +379,8 @@ public struct ControlReply: Codable, Sendable, Equatable {
     public var note: String?
     /// apps: the programs seen, most started first.
     public var apps: [SeenApp]?
+    /// apps: the websites seen (by registrable domain), most reported first.
+    public var sites: [SeenSite]?
     /// history: ledger entries, oldest first.
     public var history: [LedgerLine]?
     /// sessions: the day's judged sessions, in order.
@@ -600,6 +602,33 @@ public struct ControlReply: Codable, Sendable, Equatable {
             try c.encode(app, forKey: .app)
             try c.encode(category, forKey: .category)
             try c.encode(trusted, forKey: .trusted)
+        }
+    }
+
+    /// A website the child's browser showed, as `stctl apps` shows it: its registrable domain
+    /// (`khanacademy.org` for `www.khanacademy.org`; hosts only, never addresses).
+    public struct SeenSite: Codable, Sendable, Equatable {
+        public var domain: String
+        /// How many times a browser reported a tab of it in the period, and when last.
+        public var reports: Int64
+        public var lastSeen: String
+        /// The `[[sites]]` entry that names it, and its category; nil when none does (the domain
+        /// counts as `[browsers] unnamed_sites`).
+        public var site: String?
+        public var category: String?
+
+        public init(domain: String, reports: Int64, lastSeen: String, site: String?, category: String?) {
+            self.domain = domain; self.reports = reports; self.lastSeen = lastSeen; self.site = site; self.category = category
+        }
+
+        // nil is written as null, as for SeenApp: "no rule names it" is an answer.
+        public func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(domain, forKey: .domain)
+            try c.encode(reports, forKey: .reports)
+            try c.encode(lastSeen, forKey: .lastSeen)
+            try c.encode(site, forKey: .site)
+            try c.encode(category, forKey: .category)
         }
     }
 

@@ -212,5 +212,12 @@ extension Engine {
     }
 
     /// The policy's browsers' programs, when it follows sites.
+    /// The `[[sites]]` entry that names `host` (a domain names its subdomains), with its
+    /// category; nil when none does (the host counts as `[browsers] unnamed_sites`).
+    public func siteNaming(host: String) -> (name: String, category: AppCategory)? {
+        guard let m = classifier.classify(host: host), m.entry != policy.unnamedSiteEntry else { return nil }
+        return (policy.apps[m.entry].name, policy.apps[m.entry].category)
+    }
+
     public func isPolicyBrowser(exe: String) -> Bool { policy.browsers?.exe.contains { $0.matches(exe) } ?? false }
 }

@@ -4,6 +4,7 @@ import Logging
 import ScreenTimeCore
 import ScreenTimeDaemon
 import ScreenTimeLinux
+import ScreenTimePolicy
 import ScreenTimeSystemd
 import ScreenTimeStore
 
@@ -48,7 +49,9 @@ extension Child {
                 guard role != .stranger else { return strangerRefused }
                 let days = request.days ?? 7
                 guard (1...3660).contains(days) else { return .refused("apps needs days from 1 to 3660") }
-                return ControlReply(ok: true, apps: try seenApps(days: days))
+                var reply = ControlReply(ok: true, apps: try seenApps(days: days))
+                if live.engine.policy.browsers != nil { reply.sites = try seenSites(days: days) }
+                return reply
             case .history:
                 guard role != .stranger else { return strangerRefused }
                 let days = request.days ?? 7
@@ -370,6 +373,26 @@ extension Child {
             return ControlReply.SeenApp(exe: s.facts.exe, flatpak: s.facts.flatpak, comm: s.facts.comm ?? "", starts: s.starts,
                                         lastStarted: RFC3339.format(micros: s.last.micros, utcOffsetSeconds: engine.utcOffset(at: s.last.micros)),
                                         app: c?.name, category: c?.category.rawValue, trusted: c?.trusted ?? false)
+        }
+    }
+
+    /// The websites the child's browsers reported in the last `days` days, by registrable domain
+    /// (Debian's public suffix list; the host itself when it cannot be read), most reported first,
+    /// with the `[[sites]]` entry that names each (the last host seen of it decides).
+    func seenSites(days: Int64) throws -> [ControlReply.SeenSite] {
+        let engine = live.engine
+        let suffixes = PublicSuffixList()
+        var seen: [String: (reports: Int64, last: WallTime, host: String)] = [:]
+        for line in try live.store.eventLines(of: "site_changed", from: SystemClock.wallMicros() - days * 86_400 * Seconds.micro) {
+            guard let e = try? EventLog.decode(line: line), case .siteChanged(let report) = e.kind, let host = report.host?.lowercased(), !host.isEmpty else { continue }
+            let domain = suffixes?.registrableDomain(of: host) ?? host
+            seen[domain] = ((seen[domain]?.reports ?? 0) + 1, e.at, host)
+        }
+        return seen.sorted { ($1.value.reports, $0.key) < ($0.value.reports, $1.key) }.map { domain, s in
+            let named = engine.siteNaming(host: s.host)
+            return ControlReply.SeenSite(domain: domain, reports: s.reports,
+                                         lastSeen: RFC3339.format(micros: s.last.micros, utcOffsetSeconds: engine.utcOffset(at: s.last.micros)),
+                                         site: named?.name, category: named?.category.rawValue)
         }
     }
 

@@ -438,7 +438,7 @@ struct Apps: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "apps",
         abstract: "The programs started lately and how the policy counts them, so that a parent can name what is unknown.",
-        discussion: "Unknown programs are neither learning nor games: add an [[apps]] entry for them (docs/policy.md).")
+        discussion: "Unknown programs are neither learning nor games: add an [[apps]] entry for them (docs/policy.md). With [[sites]] in the policy, the websites the browsers showed too (each by its domain, never the address): add a [[sites]] entry for them (docs/websites.md).")
 
     @Option(name: .long, help: "How many days back (default 7).")
     var days: Int64 = 7
@@ -449,13 +449,30 @@ struct Apps: ParsableCommand {
         try reporting {
             try client.finish(try client.send(ControlRequest(.apps, days: days, day: nil))) { reply in
                 let apps = reply.apps ?? []
-                guard !apps.isEmpty else { return "No program was started in the last \(days) days (as saved)." }
-                let rows: [[String]] = [["COUNTS AS", "APP", "STARTS", "LAST", "PROGRAM"]] + apps.map { a in
-                    let counts = a.category.map { $0 == "learning" && !a.trusted ? "learning (untrusted)" : $0 } ?? "unknown"
-                    let program = a.exe + (a.flatpak.map { " (flatpak \($0))" } ?? "")
-                    return [counts, a.app ?? "-", String(a.starts), String(a.lastStarted.prefix(16)).replacing("T", with: " "), program]
+                var out = ""
+                if apps.isEmpty {
+                    out = "No program was started in the last \(days) days (as saved)."
+                } else {
+                    let rows: [[String]] = [["COUNTS AS", "APP", "STARTS", "LAST", "PROGRAM"]] + apps.map { a in
+                        let counts = a.category.map { $0 == "learning" && !a.trusted ? "learning (untrusted)" : $0 } ?? "unknown"
+                        let program = a.exe + (a.flatpak.map { " (flatpak \($0))" } ?? "")
+                        return [counts, a.app ?? "-", String(a.starts), String(a.lastStarted.prefix(16)).replacing("T", with: " "), program]
+                    }
+                    out = table(rows)
                 }
-                return table(rows)
+                // With [[sites]] in the policy: the websites too, so that a parent can name them.
+                if let sites = reply.sites {
+                    out += "\n\n"
+                    if sites.isEmpty {
+                        out += "No website was reported in the last \(days) days (as saved)."
+                    } else {
+                        let rows: [[String]] = [["COUNTS AS", "SITE", "SEEN", "LAST", "WEBSITE"]] + sites.map { s in
+                            [s.category ?? "unnamed", s.site ?? "-", String(s.reports), String(s.lastSeen.prefix(16)).replacing("T", with: " "), s.domain]
+                        }
+                        out += table(rows) + "\nA website no [[sites]] entry names counts as [browsers] unnamed_sites (docs/websites.md)."
+                    }
+                }
+                return out
             }
         }
     }

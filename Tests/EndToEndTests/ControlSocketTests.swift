@@ -122,6 +122,53 @@ struct ControlSocketTests {
         #expect(try d.stop().status == 0)
     }
 
+    @Test("apps with [[sites]]: the websites the browsers reported, by registrable domain (public suffix list), with the entry that names each; unnamed ones say so")
+    func appsSites() throws {
+        // The "browser" is sh (the policy's [browsers] exe): the daemon takes the parent of the
+        // process that reports as the browser, as it takes a native messaging host's.
+        let d = try LiveDaemon(policy: """
+            version = 1
+            timezone = "UTC"
+            [browsers]
+            exe = ["/usr/bin/dash"]
+            [[sites]]
+            name = "Khan Academy"
+            category = "learning"
+            domains = ["khanacademy.org"]
+            """)
+        _ = try d.waitFor("watching uid")
+        // Each report differs from the one before (the same report again is not logged).
+        let hosts = ["www.bbc.co.uk", "www.khanacademy.org", "news.bbc.co.uk", "es.khanacademy.org", "www.bbc.co.uk"]
+        let script = hosts.map { host in
+            "\(Self.stctl) hook event '{\"event\": \"site_changed\", \"pid\": 1, \"host\": \"\(host)\", \"focused\": true}' --socket \(d.socket) || exit 1"
+        }.joined(separator: "\n")
+        let sent = try ReplayBinaryTests.runBinary("/usr/bin/setpriv", ["--reuid=\(d.uid)", "--regid=\(d.uid)", "--clear-groups", "/bin/sh", "-c", script])
+        #expect(sent.status == 0, "\(sent.stdout)\(sent.stderr)")
+        // The list is of what is saved: the reports are, within the daemon's sync (a second or so).
+        var sites: [[String: Any]] = []
+        try Wait.whether(within: 30) {   // each look runs stctl
+            sites = try #require(try d.json(["apps"])["sites"] as? [[String: Any]])
+            return (sites.first?["reports"] as? Int) == 3
+        }
+        #expect(sites.map { $0["domain"] as? String } == ["bbc.co.uk", "khanacademy.org"], "\(sites)")
+        #expect(sites.map { $0["reports"] as? Int } == [3, 2])
+        try #require(sites.count == 2)
+        #expect(sites[0]["site"] is NSNull && sites[0]["category"] is NSNull)
+        #expect(sites[1]["site"] as? String == "Khan Academy" && sites[1]["category"] as? String == "learning")
+        let human = try d.stctl(["apps"])
+        #expect(human.status == 0)
+        let lines = human.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.contains { $0.hasPrefix("COUNTS AS") && $0.hasSuffix("WEBSITE") }, "\(human.stdout)")
+        #expect(lines.contains { $0.hasPrefix("unnamed") && $0.hasSuffix("bbc.co.uk") }, "\(human.stdout)")
+        #expect(lines.contains { $0.hasPrefix("learning") && $0.contains("Khan Academy") && $0.hasSuffix("khanacademy.org") }, "\(human.stdout)")
+        // Without [[sites]] in the policy there is no websites part.
+        let plain = try LiveDaemon()
+        _ = try plain.waitFor("watching uid")
+        #expect(try plain.json(["apps"])["sites"] == nil)
+        try plain.stop()
+        try d.stop()
+    }
+
     @Test("policy reload: parents only; a bad policy is refused with its line and the old one stays; a good one is in force at once")
     func reload() throws {
         let d = try RunningDaemon()

@@ -50,7 +50,7 @@ struct PolicyCheck: ParsableCommand {
             throw ValidationError("--from: not a date like 2026-11-23: \"\(from ?? "")\"")
         }
         let week = (0..<7).map { (first + Int64($0), policy.rules(forDay: first + Int64($0))) }
-        let warnings = Self.missingParents(policy.parents, text: text)
+        let warnings = Self.missingParents(policy.parents, text: text) + Self.browsersWithoutExtension(policy, text: text)
         if json {
             var w = JSONWriter()
             w.beginObject()
@@ -108,6 +108,28 @@ struct PolicyCheck: ParsableCommand {
     struct Warning: Equatable {
         var line: Int?
         var message: String
+    }
+
+    /// With `[[sites]]`, what a browser without screentime's extension counts as (it is easy to
+    /// miss: a second browser, or one whose extension is off, becomes a game or is closed), and each
+    /// browser of `[browsers] exe` installed here on which no managed policy of root's forces the
+    /// extension (judged as system mode judges it, for a user who is not root).
+    static func browsersWithoutExtension(_ policy: Policy, text: String, child: UserAccount? = UserAccount.lookup(name: "nobody")) -> [Warning] {
+        guard let browsers = policy.browsers else { return [] }
+        let line = PolicyLoader.line(of: "browsers", in: text) ?? PolicyLoader.line(of: "sites", in: text)
+        let counts = browsers.unreported == .reward
+            ? "a game (\"unreported\"): it uses game time, and is closed when none is left"
+            : "blocked (\"unreported\"): it is closed"
+        var out = [Warning(line: line, message: "with [[sites]], a browser without screentime's extension (another browser, a copy in the child's folder, "
+                           + "or one whose extension is switched off) counts as \(counts), \(DurationText.words(browsers.reportWithin)) after it starts. "
+                           + "The screentime package installs the extension in Chromium and Firefox ESR (docs/websites.md).")]
+        guard let child else { return out }
+        for exe in browsers.exe.map(\.text) where exe.hasPrefix("/") && ProcFS.mode(of: exe) != nil {
+            if case .notForced(let why) = ManagedBrowserPolicy.check(browserExe: exe, child: child) {
+                out.append(Warning(line: line, message: "\(exe) is installed here, but \(why): here it counts as a browser without the extension."))
+            }
+        }
+        return out
     }
 
     static func missingParents(_ parents: Policy.Parents, text: String) -> [Warning] {

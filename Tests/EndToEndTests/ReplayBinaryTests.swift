@@ -1,4 +1,5 @@
 import Foundation
+import ScreenTimeLinux
 import TestSupport
 import Testing
 
@@ -341,6 +342,39 @@ struct PolicyCheckBinaryTests {
         #expect(good.status == 0 && good.stderr == "", "\(good.stderr)")
         #expect(good.stdout.hasPrefix("\(known): good\n"), "\(good.stdout)")
         #expect(try Self.object(try Self.run(["policy", "check", "--json", known]))["warnings"] as? [Any] != nil)
+    }
+
+    @Test("with [[sites]]: a warning says what a browser without the extension counts as, and names each installed browser on which no policy of root's forces it")
+    func sitesWarnings() throws {
+        try #require(!FileManager.default.fileExists(atPath: ManagedBrowserPolicy.chromiumFolder + "/screentime.json"),
+                     "this test needs a machine without the screentime package's Chromium policy")
+        let sites = """
+            [[sites]]
+            name = "Khan Academy"
+            category = "learning"
+            domains = ["khanacademy.org"]
+            """
+        // A browser that is not on this machine: only what such a browser counts as.
+        let absent = try ReplayBinaryTests.temp("sites-\(UUID().uuidString).toml",
+            "version = 1\ntimezone = \"UTC\"\n[browsers]\nexe = [\"/nonexistent/browser\"]\nunreported = \"blocked\"\nreport_within = \"20s\"\n" + sites)
+        let r = try Self.run(["policy", "check", absent])
+        #expect(r.status == 0, "\(r.stderr)")
+        let lines = r.stderr.split(separator: "\n").map(String.init)
+        #expect(lines.count == 1, "\(r.stderr)")
+        #expect(lines.first?.hasPrefix("\(absent):3: warning: with [[sites]], a browser without screentime's extension") == true, "\(r.stderr)")
+        #expect(lines.first?.contains("counts as blocked (\"unreported\"): it is closed") == true, "\(r.stderr)")
+        #expect(r.stdout.hasPrefix("\(absent): good (1 warning)\n"), "\(r.stdout)")
+        // A program that is here, and no managed policy of Chromium's forcing the extension.
+        let here = try ReplayBinaryTests.temp("sites-\(UUID().uuidString).toml", "version = 1\ntimezone = \"UTC\"\n[browsers]\nexe = [\"/usr/bin/true\"]\n" + sites)
+        let j = try Self.object(try Self.run(["policy", "check", "--json", here]))
+        let messages = try #require(j["warnings"] as? [[String: Any]]).compactMap { $0["message"] as? String }
+        #expect(messages.count == 2, "\(messages)")
+        #expect(messages.first?.contains("counts as a game (\"unreported\"): it uses game time") == true, "\(messages)")
+        #expect(messages.last?.hasPrefix("/usr/bin/true is installed here, but Chromium's managed policy (\(ManagedBrowserPolicy.chromiumFolder)) lacks ExtensionInstallForcelist") == true,
+                "\(messages)")
+        // Without [[sites]]: nothing of the kind.
+        let none = try ReplayBinaryTests.temp("sites-\(UUID().uuidString).toml", "version = 1\ntimezone = \"UTC\"\n")
+        #expect(try Self.run(["policy", "check", none]).stderr == "")
     }
 
     @Test("a bad policy: exit 1, every problem with its line")

@@ -46,7 +46,7 @@ public enum BrowserMessages {
             return (nil, "a message must be a JSON object")
         }
         let fields = Dictionary(members, uniquingKeysWith: { _, last in last })
-        guard fields["type"] == .string("report") else { return (nil, "the only message is {\"type\": \"report\", …}") }
+        guard fields["type"] == .string("report") else { return (nil, "the messages are {\"type\": \"report\", …} and {\"type\": \"ask\", …}") }
         var w = JSONWriter()
         w.beginObject()
         w.key("event"); w.string("site_changed")
@@ -66,6 +66,39 @@ public enum BrowserMessages {
         if case .bool(let b)? = fields["focused"] { w.key("focused"); w.bool(b) }
         w.endObject()
         return (w.output, nil)
+    }
+
+    /// The child's request for more game time from the extension's page, `{"type": "ask",
+    /// "minutes": 1–240, "reason": "…"}`, as the daemon's `ask` (the family loop: a parent answers
+    /// it); nil when the message is of another type, and a problem when it is an ask but a bad one.
+    /// The daemon knows the child by the connection's peer, as for `stctl ask`.
+    public static func ask(from message: [UInt8]) -> (request: ControlRequest?, problem: String?)? {
+        guard let value = try? JSONLineReader.parse(String(decoding: message, as: UTF8.self)), case .object(let members) = value else { return nil }
+        let fields = Dictionary(members, uniquingKeysWith: { _, last in last })
+        guard fields["type"] == .string("ask") else { return nil }
+        guard case .number(let n)? = fields["minutes"], let minutes = n.int64, (1...240).contains(minutes) else {
+            return (nil, "'minutes' must be a whole number from 1 to 240")
+        }
+        var reason: String? = nil
+        switch fields["reason"] {
+        case .string(let r)?:
+            let trimmed = String(r.drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
+            guard trimmed.count <= 200 else { return (nil, "'reason' must be at most 200 characters") }
+            reason = trimmed.isEmpty ? nil : trimmed
+        case .null?, nil: break
+        default: return (nil, "'reason' must be text")
+        }
+        return (ControlRequest(.ask, minutes: minutes, reason: reason), nil)
+    }
+
+    /// The answer to an ask, for the extension's page: `{"asked": true}`, or why not.
+    public static func asked(_ reply: ControlReply?) -> String {
+        guard let reply, reply.ok else { return error(reply?.error ?? "screentime is not running") }
+        var w = JSONWriter()
+        w.beginObject()
+        w.key("asked"); w.bool(true)
+        w.endObject()
+        return w.output
     }
 
     /// The answer to the extension: the hosts it must not show, each with its site and why, or

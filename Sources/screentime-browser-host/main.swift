@@ -6,8 +6,9 @@ import ScreenTimeLinux
 
 // screentime-browser-host: the native messaging host of screentime's browser extension
 // (docs/spec/sites.md). The browser starts it and speaks to it on standard input and output; it
-// passes each report of the extension to the daemon as a `site_changed` hook event, on one
-// connection, and passes the daemon's answer back (the hosts not to show). It decides nothing.
+// passes each report of the extension to the daemon as a `site_changed` hook event, and each
+// request for more game time from the extension's page as an `ask`, on one connection, and passes
+// the daemon's answer back (the hosts not to show; whether it was asked). It decides nothing.
 // It ends when the browser closes its input. Where the daemon is: SCREENTIME_SOCKET, else the
 // user's own daemon's socket, else the system daemon's.
 
@@ -22,13 +23,13 @@ var connection: UnixConnection? = nil
 var replies = FrameReader()
 
 /// One request to the daemon and its reply; nil when it cannot be reached (tried again next time).
-@MainActor func exchange(_ event: String) -> ControlReply? {
+@MainActor func exchange(_ request: ControlRequest) -> ControlReply? {
     if connection == nil {
         connection = try? UnixConnection.connect(path: socketPath)
         connection?.setTimeout(seconds: 5)
         replies = FrameReader()
     }
-    guard let c = connection, c.write(ControlRequest(.hookEvent, event: event, hook: "browser").line) else { connection = nil; return nil }
+    guard let c = connection, c.write(request.line) else { connection = nil; return nil }
     while true {
         guard let bytes = c.read() else { connection = nil; return nil }
         if let line = replies.append(bytes).first { return try? ControlReply.read(line: line) }
@@ -52,8 +53,15 @@ loop: while true {
         exit(1)
     }
     for message in messages {
-        let (event, problem) = BrowserMessages.event(fromReport: message, browser: getppid())
-        let answer = event.map { BrowserMessages.answer(exchange($0)) } ?? BrowserMessages.error(problem ?? "not a report")
+        // One answer for each message, in order: the extension matches them so.
+        let answer: String
+        if let (request, problem) = BrowserMessages.ask(from: message) {
+            answer = request.map { BrowserMessages.asked(exchange($0)) } ?? BrowserMessages.error(problem ?? "not an ask")
+        } else {
+            let (event, problem) = BrowserMessages.event(fromReport: message, browser: getppid())
+            answer = event.map { BrowserMessages.answer(exchange(ControlRequest(.hookEvent, event: $0, hook: "browser"))) }
+                ?? BrowserMessages.error(problem ?? "not a report")
+        }
         guard send(answer) else { break loop }
     }
 }

@@ -34,8 +34,28 @@ struct NativeMessagingTests {
         #expect(BrowserMessages.event(fromReport: Array(#"{"type":"report","host":null}"#.utf8), browser: 4242).event == #"{"event":"site_changed","pid":4242,"host":null}"#)
         #expect(BrowserMessages.event(fromReport: Array(#"{"type":"report","host":"https://www.youtube.com/watch?v=1"}"#.utf8), browser: 4242).problem
             == #"'host' must be a host name, not "https://www.youtube.com/watch?v=1""#)
-        #expect(BrowserMessages.event(fromReport: Array(#"{"type":"redeem","minutes":60}"#.utf8), browser: 4242).problem == #"the only message is {"type": "report", …}"#)
+        #expect(BrowserMessages.event(fromReport: Array(#"{"type":"redeem","minutes":60}"#.utf8), browser: 4242).problem == #"the messages are {"type": "report", …} and {"type": "ask", …}"#)
         #expect(BrowserMessages.event(fromReport: Array("[1]".utf8), browser: 4242).problem == "a message must be a JSON object")
+    }
+
+    @Test("an ask from the extension's page becomes the daemon's ask, minutes and reason; a bad one says why; other messages are not asks")
+    func ask() throws {
+        func ask(_ json: String) -> (request: ControlRequest?, problem: String?)? { BrowserMessages.ask(from: Array(json.utf8)) }
+        let good = try #require(ask(#"{"type":"ask","minutes":15,"reason":"  I finished my homework \n"}"#))
+        #expect(good.request == ControlRequest(.ask, minutes: 15, reason: "I finished my homework"))
+        #expect(ask(#"{"type":"ask","minutes":30,"reason":""}"#)?.request == ControlRequest(.ask, minutes: 30, reason: nil))
+        #expect(ask(#"{"type":"ask","minutes":30}"#)?.request == ControlRequest(.ask, minutes: 30, reason: nil))
+        #expect(ask(#"{"type":"ask","minutes":0}"#)?.problem == "'minutes' must be a whole number from 1 to 240")
+        #expect(ask(#"{"type":"ask","minutes":241}"#)?.problem == "'minutes' must be a whole number from 1 to 240")
+        #expect(ask(#"{"type":"ask","minutes":"15"}"#)?.problem == "'minutes' must be a whole number from 1 to 240")
+        #expect(ask(#"{"type":"ask","minutes":15,"reason":5}"#)?.problem == "'reason' must be text")
+        #expect(ask(#"{"type":"ask","minutes":15,"reason":"\#(String(repeating: "x", count: 201))"}"#)?.problem == "'reason' must be at most 200 characters")
+        #expect(ask(#"{"type":"report","host":null}"#) == nil)
+        #expect(ask("[1]") == nil)
+        // The answer for the page.
+        #expect(BrowserMessages.asked(ControlReply(ok: true)) == #"{"asked":true}"#)
+        #expect(BrowserMessages.asked(.refused("not asked: x")) == #"{"error":"not asked: x"}"#)
+        #expect(BrowserMessages.asked(nil) == #"{"error":"screentime is not running"}"#)
     }
 
     @Test("the daemon's answer, for the extension")

@@ -105,9 +105,12 @@ extension BrowserSiteTests {
         /// by exec: one pid.
         var pid: Int32 { process.processIdentifier }
 
+        /// Ends Firefox: asked (SIGTERM), then made to (SIGKILL) if it has not ended within 30 s
+        /// (a loaded machine); it has ended when this returns, and its profile is free again.
         func end() {
             if process.isRunning { kill(process.processIdentifier, SIGTERM) }
-            Wait.whether(within: 20) { !process.isRunning }
+            if !Wait.whether(within: 30, { !process.isRunning }) { kill(process.processIdentifier, SIGKILL) }
+            process.waitUntilExit()
         }
     }
 
@@ -206,6 +209,9 @@ extension BrowserSiteTests {
         let copy = profile + "/extensions/\(ManagedBrowserPolicy.firefoxExtensionID).xpi"
         #expect(FileManager.default.contentsEqual(atPath: copy, andPath: files.xpi))
         browser.end()
+        // Its content processes and host too, before the next one starts on the same profile.
+        #expect(Wait.whether(within: 20) { (try? ReplayBinaryTests.runBinary("/usr/bin/pgrep", ["-U", "\(Self.child)", "-f", "firefox-esr"]).status) == 1 },
+                "Firefox's processes did not end")
 
         // The child puts a copy of its own in the profile (the package's, with a line added, as
         // the child's user could): Firefox runs it (its signature check is off for the

@@ -9,6 +9,7 @@ const api = globalThis.browser ?? globalThis.chrome;
 const HOST = 'org.screentime.browser';
 
 let port = null;
+const answers = screentimeCore.answerQueue();
 let last = null;
 let focused = null;
 let lastFocused = null;
@@ -18,12 +19,23 @@ let lastFocused = null;
 /// a browser that says nothing for long is a game to it.
 function connect() {
     port = api.runtime.connectNative(HOST);
-    port.onMessage.addListener(answer => { stopTabs(answer); });
+    port.onMessage.addListener(answer => {
+        const asker = answers.answered();
+        if (asker) asker(answer); else stopTabs(answer);
+    });
     port.onDisconnect.addListener(() => {
         port = null;
         last = null;
+        for (const asker of answers.lost()) asker({error: 'screentime is not running'});
         setTimeout(() => tell(true), 1000);
     });
+}
+
+/// Sends a message to the host; `onAnswer` (for an ask) gets its answer, a report's answer stops tabs.
+function post(message, onAnswer) {
+    if (port === null) connect();
+    answers.sent(onAnswer);
+    port.postMessage(message);
 }
 
 /// Sends the report when it changed, or (`again`) whatever it is.
@@ -32,8 +44,7 @@ async function tell(again) {
     const r = screentimeCore.report(tabs, focused, lastFocused);
     if (!again && screentimeCore.same(r, last)) return;
     last = r;
-    if (port === null) connect();
-    port.postMessage(r);
+    post(r, null);
 }
 
 /// Shows the extension's page in each tab screentime says must not show its site.
@@ -47,6 +58,12 @@ function pageURL(stop) {
     return api.runtime.getURL('stopped.html') + '?' + q.toString();
 }
 
+// The extension's page asks for game time (stopped.js): passed on, and the answer given back.
+api.runtime.onMessage.addListener((message, _sender, reply) => {
+    if (!message || message.type !== 'ask') return false;
+    post({type: 'ask', minutes: message.minutes, reason: message.reason}, reply);
+    return true;   // the answer comes later
+});
 api.tabs.onActivated.addListener(() => tell(false));
 api.tabs.onUpdated.addListener((_id, change) => { if ('url' in change || 'audible' in change) tell(false); });
 api.tabs.onRemoved.addListener(() => tell(false));

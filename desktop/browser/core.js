@@ -9,7 +9,9 @@
 //   decided while a tab stays open is heard);
 // - shows its own page, in a child's words, in each tab whose host screentime says must not be
 //   shown (a blocked site, or a game site when game time is gone). It never closes the browser or
-//   a tab. What counts, and what is stopped, is the daemon's business.
+//   a tab. What counts, and what is stopped, is the daemon's business;
+// - on that page, when game time is what is missing, lets the child ask a parent for more: the
+//   request goes through the same host to the daemon, as `stctl ask` would send it.
 
 'use strict';
 
@@ -69,7 +71,32 @@ const screentimeCore = (() => {
         }
     }
 
-    return {REPORT_EVERY_S, hostOf, report, same, tabsToStop, words};
+    /// Whether asking for game time can help, for why a site is not shown (a blocked site stays
+    /// blocked whatever time there is).
+    function canAsk(reason) {
+        return reason !== 'blocked';
+    }
+
+    /// What the page says once it asked, for the host's answer (`{asked: true}` or `{error}`).
+    function askWords(answer) {
+        return answer && answer.asked === true
+            ? 'Asked! A parent will see it and answer.'
+            : 'That did not work. Ask a parent yourself.';
+    }
+
+    /// The host answers each message once, in the order it got them: this keeps who waits for
+    /// each answer (null for a report, whose answer says which tabs to stop).
+    function answerQueue() {
+        const waiting = [];
+        return {
+            sent(onAnswer) { waiting.push(onAnswer ?? null); },
+            answered() { return waiting.length > 0 ? waiting.shift() : null; },
+            // The host went away: those who wait for an answer get none.
+            lost() { return waiting.splice(0).filter(w => w !== null); },
+        };
+    }
+
+    return {REPORT_EVERY_S, hostOf, report, same, tabsToStop, words, canAsk, askWords, answerQueue};
 })();
 
 globalThis.screentimeCore = screentimeCore;

@@ -1,4 +1,32 @@
-// The page shown in a tab whose site screentime stopped: why, in a child's words (core.js).
+// The page shown in a tab whose site screentime stopped: why, in a child's words (core.js), and,
+// when game time is what is missing, a form to ask a parent for more (background.js passes it on).
 'use strict';
+const api = globalThis.browser ?? globalThis.chrome;
 const q = new URLSearchParams(location.search);
-document.getElementById('why').textContent = screentimeCore.words(q.get('reason') ?? '', q.get('site') ?? 'This site');
+const reason = q.get('reason') ?? '';
+const site = q.get('site') ?? 'This site';
+document.getElementById('why').textContent = screentimeCore.words(reason, site);
+document.title = `Not now: ${site}`;
+
+if (screentimeCore.canAsk(reason)) {
+    const form = document.getElementById('ask');
+    const send = document.getElementById('send');
+    const said = document.getElementById('asked');
+    form.hidden = false;
+    document.getElementById('reason').focus();
+    form.addEventListener('submit', async event => {
+        event.preventDefault();
+        send.disabled = true;
+        let answer = null;
+        try {
+            answer = await api.runtime.sendMessage({
+                type: 'ask',
+                minutes: Number(document.getElementById('minutes').value),
+                reason: document.getElementById('reason').value,
+            });
+        } catch (_) { /* the extension's background is gone: said below */ }
+        said.textContent = screentimeCore.askWords(answer);
+        // Once asked, the page says so; after a failure the child may try again.
+        send.disabled = answer !== null && answer !== undefined && answer.asked === true;
+    });
+}

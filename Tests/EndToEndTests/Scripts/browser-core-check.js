@@ -36,4 +36,19 @@ expect(stopped, [{tabId: 2, url: 'page:YouTube:daily_limit'}, {tabId: 4, url: 'p
 expect(c.tabsToStop(tabs, {error: 'screentime is not running'}, () => 'x'), [], 'an error stops nothing');
 expect(c.words('blocked', 'Poki'), 'Poki is not for you on this computer. Ask a parent if you think it should be.', 'blocked words');
 expect(c.words('no_reward_time', 'YouTube'), 'You have no game time left now. YouTube counts as game time.', 'no time words');
+// Asking for game time helps unless the site is blocked; the page's words for the host's answer.
+expect(c.canAsk('blocked'), false, 'a blocked site: no asking');
+for (const r of ['no_reward_time', 'daily_limit', 'app_limit', 'outside_hours']) expect(c.canAsk(r), true, `asking when ${r}`);
+expect(c.askWords({asked: true}), 'Asked! A parent will see it and answer.', 'asked');
+expect(c.askWords({error: 'not asked: x'}), 'That did not work. Ask a parent yourself.', 'refused');
+expect(c.askWords(undefined), 'That did not work. Ask a parent yourself.', 'no answer');
+// Answers in the order the messages went: a report's to the tabs, an ask's to whoever asked.
+const q = c.answerQueue();
+const asker = a => a;
+q.sent(null); q.sent(asker); q.sent(null);
+expect(q.answered(), null, 'the first answer is a report\'s');
+expect(q.answered() === asker, true, 'the second is the ask\'s');
+q.sent(asker);
+expect(q.lost().length, 1, 'the host gone: the ask that waits is told, the report is not');
+expect(q.answered(), null, 'nothing waits after that');
 print('ok');

@@ -138,6 +138,8 @@ extension UserAccount {
     public func canAlter(_ path: String) -> Bool {
         if uid == 0 { return true }
         if canWrite(path) { return true }
+        // Through a link, what it names counts too: the folders on the way to it may be the child's.
+        if let real = ProcFS.realPath(path), real != path, canAlter(real) { return true }
         var prefix = ""
         var parent = "/"
         for part in path.split(separator: "/") {

@@ -152,6 +152,12 @@ struct BrowserTrustTests {
         chown(theirs, child.uid, 65534)
         try FileManager.default.createSymbolicLink(atPath: dir + "/theirs", withDestinationPath: theirs)
         #expect(child.canAlter(dir + "/theirs/policies.json"))
+        // A folder of root's inside a folder of the child's, reached through a link of root's: the
+        // child can put another in its place.
+        try FileManager.default.createDirectory(atPath: theirs + "/inner", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        try forced.write(toFile: theirs + "/inner/policies.json", atomically: true, encoding: .utf8)
+        try FileManager.default.createSymbolicLink(atPath: dir + "/inner", withDestinationPath: theirs + "/inner")
+        #expect(child.canAlter(dir + "/inner/policies.json"))
         #expect(ManagedBrowserPolicy.check(browserExe: firefox, child: child, firefoxFiles: [dir + "/theirs/policies.json"]) != .forced)
     }
 

@@ -20,38 +20,24 @@ extension BrowserSiteTests {
     /// first report may take a while on a loaded machine.
     static func firefoxPolicy() -> String { sitesPolicy(exe: firefox, browsers: "report_within = \"30s\"") }
 
-    /// What the package installs for Firefox ESR, in a folder of root's the child can read: PREFIX's
-    /// files (with the host program), `distribution` (Firefox's own distribution folder with the
-    /// package's policies.json) and `mozilla` (/usr/lib/mozilla with the host's manifest).
-    final class FirefoxFiles {
-        let base: String
-        var prefix: String { base + "/prefix" }
+    /// What the package installs for Firefox ESR: `distribution` (Firefox's own distribution folder
+    /// with the package's policies.json) and `mozilla` (/usr/lib/mozilla with the host's manifest).
+    final class FirefoxFiles: PackagedBrowserFiles {
         var distribution: String { base + "/distribution" }
         var mozilla: String { base + "/mozilla" }
-        var xpi: String { prefix + "/share/screentime/browser/screentime.xpi" }
+        var xpi: String { browser + "/screentime.xpi" }
 
         init() throws {
+            try super.init("firefox", folders: ["/distribution", "/mozilla/native-messaging-hosts"])
             let fm = FileManager.default
-            base = fm.temporaryDirectory.appendingPathComponent("screentime-firefox-\(UUID().uuidString)").path
-            for folder in [prefix + "/bin", distribution, mozilla + "/native-messaging-hosts"] {
-                try fm.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
-            }
-            try fm.setAttributes([.posixPermissions: 0o755], ofItemAtPath: base)
-            let packed = try ReplayBinaryTests.runBinary(ReplayBinaryTests.root.appendingPathComponent("tools/pack-browser-extension").path,
-                                                         [prefix + "/share/screentime/browser", prefix])
-            try #require(packed.status == 0, "\(packed.stderr)")
-            try fm.copyItem(atPath: Readable.path(".build/debug/screentime-browser-host"), toPath: prefix + "/bin/screentime-browser-host")
             for (from, to) in [("/usr/lib/firefox-esr/distribution", distribution), ("/usr/lib/mozilla", mozilla)] {
                 for file in (try? fm.contentsOfDirectory(atPath: from)) ?? [] where file != "native-messaging-hosts" {
                     try fm.copyItem(atPath: from + "/" + file, toPath: to + "/" + file)
                 }
             }
-            let browser = prefix + "/share/screentime/browser"
             try fm.copyItem(atPath: browser + "/firefox-policies.json", toPath: distribution + "/policies.json")
             try fm.copyItem(atPath: browser + "/mozilla-host.json", toPath: mozilla + "/native-messaging-hosts/org.screentime.browser.json")
         }
-
-        deinit { try? FileManager.default.removeItem(atPath: base) }
 
         /// A command that runs its arguments seeing the package's files where Firefox reads them,
         /// in a mount namespace of their own: nothing of this machine's is changed.

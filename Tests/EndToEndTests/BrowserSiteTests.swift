@@ -118,39 +118,51 @@ struct BrowserSiteTests {
         }
     }
 
-    /// What the package installs for Chromium, in a folder of root's the child can read: PREFIX's
-    /// files (`prefix`, as `make install` makes them, with the host program), and `etc`, what
-    /// /etc/chromium holds once the package is installed (Chromium's own files, the package's
-    /// policy and host manifest; here copies, where the package makes links). `bare`: /etc/chromium
-    /// without them, for a browser without the extension.
-    final class ChromiumFiles {
+    /// What the package installs for a browser, in a fresh folder of root's the child can read:
+    /// PREFIX's files in `prefix`, as `make install` makes them (the packed extension, its policies
+    /// and host manifests in `browser`; the host program). Each browser's files add copies of them
+    /// where that browser reads them, and the folder goes with the object.
+    class PackagedBrowserFiles {
         let base: String
         var prefix: String { base + "/prefix" }
+        var browser: String { prefix + "/share/screentime/browser" }
+
+        /// `folders`: the folders under `base` the browser's own files go in.
+        init(_ name: String, folders: [String]) throws {
+            let fm = FileManager.default
+            base = fm.temporaryDirectory.appendingPathComponent("screentime-\(name)-\(UUID().uuidString)").path
+            for folder in ["/prefix/bin"] + folders {
+                try fm.createDirectory(atPath: base + folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+            }
+            try fm.setAttributes([.posixPermissions: 0o755], ofItemAtPath: base)
+            let packed = try ReplayBinaryTests.runBinary(ReplayBinaryTests.root.appendingPathComponent("tools/pack-browser-extension").path,
+                                                         [browser, prefix])
+            try #require(packed.status == 0, "\(packed.stderr)")
+            try fm.copyItem(atPath: Readable.path(".build/debug/screentime-browser-host"), toPath: prefix + "/bin/screentime-browser-host")
+        }
+
+        deinit { try? FileManager.default.removeItem(atPath: base) }
+    }
+
+    /// What the package installs for Chromium: `etc`, what /etc/chromium holds once the package is
+    /// installed (Chromium's own files, the package's policy and host manifest; here copies, where
+    /// the package makes links). `bare`: /etc/chromium without them, for a browser without the
+    /// extension.
+    final class ChromiumFiles: PackagedBrowserFiles {
         var etc: String { base + "/etc-chromium" }
         var bare: String { base + "/etc-chromium-bare" }
         var policy: String { etc + "/policies/managed/screentime.json" }
 
         init() throws {
+            try super.init("chromium", folders: ["/etc-chromium/policies/managed", "/etc-chromium/native-messaging-hosts", "/etc-chromium-bare"])
             let fm = FileManager.default
-            base = fm.temporaryDirectory.appendingPathComponent("screentime-chromium-\(UUID().uuidString)").path
-            for folder in [prefix + "/bin", etc + "/policies/managed", etc + "/native-messaging-hosts", bare] {
-                try fm.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
-            }
-            try fm.setAttributes([.posixPermissions: 0o755], ofItemAtPath: base)
-            let packed = try ReplayBinaryTests.runBinary(ReplayBinaryTests.root.appendingPathComponent("tools/pack-browser-extension").path,
-                                                         [prefix + "/share/screentime/browser", prefix])
-            try #require(packed.status == 0, "\(packed.stderr)")
-            try fm.copyItem(atPath: Readable.path(".build/debug/screentime-browser-host"), toPath: prefix + "/bin/screentime-browser-host")
             for file in (try? fm.contentsOfDirectory(atPath: "/etc/chromium")) ?? [] where file != "policies" && file != "native-messaging-hosts" {
                 try? fm.copyItem(atPath: "/etc/chromium/" + file, toPath: etc + "/" + file)
                 try? fm.copyItem(atPath: "/etc/chromium/" + file, toPath: bare + "/" + file)
             }
-            let browser = prefix + "/share/screentime/browser"
             try fm.copyItem(atPath: browser + "/chromium-policy.json", toPath: policy)
             try fm.copyItem(atPath: browser + "/chromium-host.json", toPath: etc + "/native-messaging-hosts/org.screentime.browser.json")
         }
-
-        deinit { try? FileManager.default.removeItem(atPath: base) }
 
         /// A command that runs its arguments with `folder` (`etc` unless said) as /etc/chromium,
         /// in a mount namespace of their own: nothing of this machine's is changed.

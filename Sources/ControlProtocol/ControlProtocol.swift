@@ -165,6 +165,7 @@ extension ControlReply {
             w.key("current_app"); text(s.currentApp)
             w.key("current_category"); text(s.currentCategory)
             w.key("current_counts"); text(s.currentCounts)
+            if let site = s.currentSite { w.key("current_site"); w.string(site) }
             if let g = s.gamesStoppedUntil { w.key("games_stopped_until"); w.string(g) }
             if let g = s.goalSeconds { w.key("goal_seconds"); w.int(g) }
             w.key("hooks"); w.beginArray(); for h in s.hooks { w.string(h) }; w.endArray()
@@ -734,6 +735,9 @@ public struct ControlReply: Codable, Sendable, Equatable {
         public var currentApp: String?
         public var currentCategory: String?
         public var currentCounts: String?
+        /// With `[[sites]]`: the host in the focused browser window's tab, as its extension
+        /// reported it (nil: no reporting browser in front, or no web page in its tab).
+        public var currentSite: String? = nil
         /// What the daemon observes right now.
         public var observers: Observers
         /// The desktop hooks connected now ("x11", "sway").
@@ -859,6 +863,7 @@ public struct ControlReply: Codable, Sendable, Equatable {
             try c.encode(currentApp, forKey: .currentApp)
             try c.encode(currentCategory, forKey: .currentCategory)
             try c.encode(currentCounts, forKey: .currentCounts)
+            try c.encodeIfPresent(currentSite, forKey: .currentSite)
             try c.encode(observers, forKey: .observers)
             try c.encode(hooks, forKey: .hooks)
             try c.encode(blindSpots, forKey: .blindSpots)

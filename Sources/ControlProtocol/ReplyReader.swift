@@ -53,7 +53,7 @@ private enum HandReader {
         var ints: [String: Int64] = [:]
         var observers: ControlReply.Status.Observers?
         var hooks: [String]?, blindSpots: [String]?
-        var texts: [String: String?] = ["current_app": nil, "current_category": nil, "current_counts": nil, "schedule": nil]
+        var texts: [String: String?] = ["current_app": nil, "current_category": nil, "current_counts": nil, "current_site": nil, "schedule": nil]
         var notices: [ControlReply.Status.Notice]?
         var appTimeLeft: [ControlReply.Status.AppTime]?
         let required = ["balance", "reward_available_seconds", "reward_remaining_seconds", "reward_today_remaining_seconds",
@@ -115,6 +115,7 @@ private enum HandReader {
                                     currentApp: texts["current_app"]!, currentCategory: texts["current_category"]!,
                                     currentCounts: texts["current_counts"]!, observers: observers, hooks: hooks, blindSpots: blindSpots)
         s.schedule = texts["schedule"]!
+        s.currentSite = texts["current_site"]!
         s.notices = notices
         s.goalSeconds = ints["goal_seconds"]
         s.streakDays = ints["streak_days"]

@@ -52,7 +52,7 @@ public enum FamilyPage {
         var learning = running(s.learningTodaySeconds, counting: s.learningCounting == true ? "up" : nil, steady: steady)
         if let goal = s.goalSeconds { learning += " of the \(HTML.duration(goal)) goal" + (s.learningTodaySeconds >= goal ? " ★" : "") }
         let now = s.currentApp.map { app in
-            HTML.escape(app) + (s.currentCounts.map { " <small>(\(HTML.escape($0)))</small>" } ?? "")
+            HTML.escape(app) + (s.currentSite.map { " (\(HTML.escape($0)))" } ?? "") + (s.currentCounts.map { " <small>(\(HTML.escape($0)))</small>" } ?? "")
         } ?? "nothing the policy names"
         var out = """
             <section class="child" id="child-\(name)" data-child="\(name)">

@@ -211,7 +211,13 @@ extension Engine {
         }
     }
 
-    /// The policy's browsers' programs, when it follows sites.
+    /// The host in the focused browser window's active tab, as the browser's report in force says
+    /// (nil: the window in front is no reporting browser, or its tab shows no web page).
+    public var focusedHost: String? {
+        guard followsSites, let pid = focus?.pid else { return nil }
+        return sites.reports[pid]?.host
+    }
+
     /// The `[[sites]]` entry that names `host` (a domain names its subdomains), with its
     /// category; nil when none does (the host counts as `[browsers] unnamed_sites`).
     public func siteNaming(host: String) -> (name: String, category: AppCategory)? {
@@ -219,5 +225,6 @@ extension Engine {
         return (policy.apps[m.entry].name, policy.apps[m.entry].category)
     }
 
+    /// The policy's browsers' programs, when it follows sites.
     public func isPolicyBrowser(exe: String) -> Bool { policy.browsers?.exe.contains { $0.matches(exe) } ?? false }
 }

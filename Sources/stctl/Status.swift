@@ -138,7 +138,7 @@ struct Status: ParsableCommand {
             rows.append((a.app, "\(minutes(a.seconds)) left today   (its own limit)"))
         }
         if let app = s.currentApp {
-            rows.append(("In use", "\(app): \(s.currentCounts ?? s.currentCategory ?? "")"))
+            rows.append(("In use", "\(app)\(s.currentSite.map { " (\($0))" } ?? ""): \(s.currentCounts ?? s.currentCategory ?? "")"))
         }
         for r in s.requests ?? [] {
             rows.append(("Request \(r.id)", "\(r.minutes) min: \(Requests.state(r))" + (r.answer.map { " “\($0)”" } ?? "")))

@@ -121,6 +121,16 @@ struct GnomeIndicatorViewTests {
         #expect(now["screenText"] as? String == "" && now["screenSecondsLeft"] as? Int == -1, "\(now)")
         #expect(Array(Self.lines(now).prefix(4)) == ["Game time now: no game time", "Game time left today: no game time", "Points: 0 (0 today)",
                                                      "Learning today: 0 s"], "\(now)")
+
+        // A browser in front (issue #39): the site, and the host its tab shows; an app has no host.
+        var site = noScreen
+        (site["current_app"], site["current_category"], site["current_counts"]) = ("Khan Academy", "learning", "learning: earns points while you use it")
+        site["current_site"] = "www.khanacademy.org"
+        (now, _) = try Self.views(site, passed: 7, folder: folder)
+        #expect(Self.lines(now).contains("Khan Academy (www.khanacademy.org): learning: earns points while you use it"), "\(now)")
+        site["current_site"] = nil
+        (now, _) = try Self.views(site, passed: 7, folder: folder)
+        #expect(Self.lines(now).contains("Khan Academy: learning: earns points while you use it"), "\(now)")
         try d.stop()
     }
 }

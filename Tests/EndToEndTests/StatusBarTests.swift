@@ -138,6 +138,57 @@ struct StatusBarTests {
         try d.stop()
     }
 
+    @Test("a browser in front (issue #39): the site in use and the host its tab shows, in stctl status and in waybar's tooltip")
+    func siteInUse() throws {
+        // The "browser" is sh (the policy's [browsers] exe); the daemon takes the parent of the
+        // process that reports (here a Python client that stays connected and reports again, as
+        // a browser's native messaging host does) as the browser.
+        let d = try Self.start(policy: Self.policy(apps: """
+            [browsers]
+            exe = ["/usr/bin/dash"]
+            [[sites]]
+            name = "Khan Academy"
+            category = "learning"
+            domains = ["khanacademy.org"]
+            """), sampleEvery: "250ms")
+        let client = #"""
+            import os, socket, sys, time
+            s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); f = s.makefile("rb")
+            event = '{"event": "site_changed", "pid": 1, "host": "www.khanacademy.org", "focused": true}'
+            def report():
+                s.sendall(('{"v": 1, "command": "hook_event", "event": "%s"}\n' % event.replace('"', '\\"')).encode())
+                return b'"ok":true' in f.readline()
+            print(os.getppid() if report() else "refused", flush=True)
+            # Said again every second, as the extension does (the first may come before the
+            # daemon has looked at the browser, and is then not followed).
+            while report(): time.sleep(1)
+            """#
+        let browser = Process()
+        browser.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+        browser.arguments = ["--reuid=\(d.uid)", "--regid=\(d.uid)", "--clear-groups", "/bin/sh", "-c", "python3 -c \"$0\" \"$1\"; true", client, d.socket]
+        let out = Pipe()
+        browser.standardOutput = out
+        try browser.run()
+        // Python ended, sh goes on to `true` and ends.
+        defer { _ = try? ReplayBinaryTests.runBinary("/usr/bin/pkill", ["-KILL", "-P", "\(browser.processIdentifier)"]); browser.waitUntilExit() }
+        let said = String(decoding: out.fileHandleForReading.availableData, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let pid = try #require(Int32(said), "the browser's report: \(said)")
+        #expect(pid == browser.processIdentifier, "setpriv runs sh by exec: one pid")
+        try Self.parent(d, ["hook", "event", #"{"event": "focus_changed", "pid": \#(pid), "app_id": "browser", "title": "a page"}"#])
+        var status: [String: Any] = [:]
+        try Wait.whether(within: 30) {   // each look runs stctl
+            status = try d.status()
+            return status["current_site"] as? String == "www.khanacademy.org"
+        }
+        #expect(status["current_app"] as? String == "Khan Academy" && status["current_site"] as? String == "www.khanacademy.org", "\(status)")
+        let counts = try #require(status["current_counts"] as? String)
+        let text = try d.stctl(["status"])
+        #expect(text.stdout.split(separator: "\n").contains { $0.hasPrefix("In use") && $0.hasSuffix("Khan Academy (www.khanacademy.org): \(counts)") }, "\(text.stdout)")
+        let tip = try #require(try Self.waybar(try d.stctl(["status", "--format", "waybar"]))["tooltip"]).components(separatedBy: "\n")
+        #expect(tip.contains("In use: Khan Academy (www.khanacademy.org): \(counts)"), "\(tip)")
+        try d.stop()
+    }
+
     @Test("the tooltip says what is in use and how it counts, with waybar's markup characters escaped")
     func inUse() throws {
         let dir = try AppCopies.folder()

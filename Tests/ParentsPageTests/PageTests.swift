@@ -26,6 +26,11 @@ struct PageTests {
         #expect(!html.contains("<img"))
         #expect(html.contains("&lt;img src=x onerror=alert(1)&gt;"))
         #expect(html.contains("&lt;GCompris&gt;"))
+        // A host is the extension's report, the child's to make up: text too.
+        var site = Self.status()
+        site.currentSite = "<b>.example"
+        let withSite = FamilyPage.fragment([.init(child: "emma", status: site)], csrf: "t0k")
+        #expect(withSite.contains("data-figure=\"now\">&lt;GCompris&gt; (&lt;b&gt;.example) <small>(counts)</small></dd>"), "\(withSite)")
     }
 
     @Test("a child's card: game time left, points, learning against the goal, and a pending request with its answers and their cost")

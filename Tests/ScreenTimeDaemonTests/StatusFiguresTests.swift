@@ -35,8 +35,8 @@ struct StatusFiguresTests {
         return Event(at: WallTime(micros: start + m, utcOffsetSeconds: 0), mono: 1_000 * Seconds.micro + m, kind)
     }
 
-    static func status(after events: [Event], at s: Double) throws -> ControlReply.Status {
-        var engine = Engine(policy: try PolicyLoader.parse(policy))
+    static func status(after events: [Event], at s: Double, policy text: String = policy) throws -> ControlReply.Status {
+        var engine = Engine(policy: try PolicyLoader.parse(text))
         var effects: [Effect] = []
         for e in events { engine.apply(e, into: &effects) }
         let now = engine.asOf(mono: 1_000 * Seconds.micro + Microseconds(s * 1e6))
@@ -70,5 +70,36 @@ struct StatusFiguresTests {
         #expect(s.balance == 40 - 10 * 2)
         #expect(s.rewardAvailableSeconds == (15 + 10) * 60)
         #expect(s.rewardUsedTodaySeconds == 0 && s.rewardCounting == false)
+    }
+
+    @Test("a browser in front: the site its tab shows is in use, with the host its extension reported; another window in front, no site")
+    func siteInFront() throws {
+        let sites = Self.policy + """
+
+            [browsers]
+            exe = ["/usr/lib/chromium/chromium"]
+            [[sites]]
+            name = "Khan Academy"
+            category = "learning"
+            domains = ["khanacademy.org"]
+            """
+        let browser: [Event] = [
+            Self.event(0, .processStarted(ProcessFacts(pid: 60, exe: "/usr/lib/chromium/chromium", startTicks: 1, uid: 1000))),
+            Self.event(0, .processStarted(ProcessFacts(pid: 50, exe: "/usr/games/supertuxkart", startTicks: 1, uid: 1000))),
+            Self.event(0, .focusChanged(FocusedWindow(pid: 60, appID: "chromium", title: nil))),
+            Self.event(1, .siteChanged(SiteReport(pid: 60, host: "es.khanacademy.org", focused: true))),
+        ]
+        let learning = try Self.status(after: browser, at: 2, policy: sites)
+        #expect(learning.currentApp == "Khan Academy" && learning.currentCategory == "learning")
+        #expect(learning.currentSite == "es.khanacademy.org")
+        // A new tab: no web page, no site.
+        let blank = try Self.status(after: browser + [Self.event(3, .siteChanged(SiteReport(pid: 60, host: nil, focused: true)))], at: 4, policy: sites)
+        #expect(blank.currentSite == nil)
+        // The game in front: the browser's report still holds, but its tab is not what is used.
+        let game = try Self.status(after: browser + [Self.event(3, .focusChanged(FocusedWindow(pid: 50, appID: "supertuxkart", title: nil)))], at: 4, policy: sites)
+        #expect(game.currentApp == "SuperTuxKart" && game.currentSite == nil)
+        // Without [[sites]] a report is not followed, and no site is named.
+        let plain = try Self.status(after: browser, at: 2)
+        #expect(plain.currentSite == nil)
     }
 }

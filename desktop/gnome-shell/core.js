@@ -118,7 +118,7 @@ function indicatorView(s, passed) {
     if (s.games_stopped_until)
         lines.push(`Games are stopped until ${clockWords(s.games_stopped_until)}`);
     if (s.current_app)
-        lines.push(`${s.current_app}: ${s.current_counts || s.current_category}`);
+        lines.push(`${s.current_app}${s.current_site ? ` (${s.current_site})` : ''}: ${s.current_counts || s.current_category}`);
     for (const blind of s.blind_spots || [])
         lines.push(blind);
     return {text: `${gameTimeWords(now)} · ${s.balance} pts`, gameSecondsLeft: now, screenText, screenSecondsLeft, lines};

@@ -184,3 +184,13 @@ let package = Package(
 /// String methods (contains, range(of:)) would be chosen over the standard library's in every
 /// file that sees TOMLKit, linking all of Foundation in.
 var onlyWhatIsImported: [SwiftSetting] { [.enableUpcomingFeature("MemberImportVisibility")] }
+
+/// `make test`'s thread-sanitizer build runs every suite but the end-to-end ones (those run the
+/// plain programs, .build/debug's). With SCREENTIME_UNIT_TESTS_ONLY=1 this manifest leaves the
+/// programs and the end-to-end tests out, so that build does not compile them, and Hummingbird,
+/// a second time for nothing: the build waited for after the tests is the longest step of `make test`.
+if Context.environment["SCREENTIME_UNIT_TESTS_ONLY"] == "1" {
+    package.targets.removeAll { $0.type == .executable || $0.name == "EndToEndTests" }
+    package.products.removeAll()
+    package.dependencies.removeAll { if case .sourceControl(_, let location, _) = $0.kind, "\(location)".hasSuffix("/hummingbird") { true } else { false } }
+}

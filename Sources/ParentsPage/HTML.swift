@@ -29,6 +29,7 @@ public enum HTML {
             <!doctype html>
             <html lang="en"><head><meta charset="utf-8">
             <meta name="viewport" content="width=device-width, initial-scale=1">
+            <meta name="color-scheme" content="light dark">
             <title>\(escape(title)) · screentime</title>
             <link rel="stylesheet" href="/static/style.css">
             <script src="/static/page.js" defer></script>

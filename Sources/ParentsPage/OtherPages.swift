@@ -95,8 +95,13 @@ public enum PageAssets {
         .session{margin:6px 0;overflow-wrap:anywhere}
         .app{font-weight:600}
         .chart{margin:12px 0}
-        .chart svg{max-width:100%;height:auto;background:#fff;border:1px solid #ddd}
-        .chart text{font-size:10px;fill:#444}
+        .chart>svg{max-width:100%;height:auto;background:#fff;border:1px solid #ddd}
+        .chart text{font-size:10px;fill:#333}
+        .chart text.value{font-size:9px;font-weight:600}
+        .legend{display:flex;flex-wrap:wrap;gap:4px 12px;font-size:.85rem}
+        .key svg{vertical-align:middle}
+        .days{margin:4px 0 8px}
+        .sr-only{position:absolute;width:1px;height:1px;padding:0;margin:-1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap;border:0}
         rect.counted,rect.played,rect.earned{fill:#2e7d32}
         rect.used{fill:#1565c0}
         line.bonus{stroke:#ef6c00;stroke-width:2;stroke-dasharray:4 2}
@@ -104,8 +109,25 @@ public enum PageAssets {
         rect.spent{fill:#ef6c00}
         line.limit{stroke:#c62828;stroke-width:2}
         line.axis{stroke:#999}
+        line.grid{stroke:#ddd;stroke-dasharray:2 2}
         table{border-collapse:collapse;width:100%}
         td,th{border-bottom:1px solid #ddd;padding:4px;text-align:left}
+        @media (prefers-color-scheme:dark){
+        body{color:#e8e8e8;background:#121212}
+        a{color:#9ecbff}
+        .child,pre,.chart>svg{background:#1e1e1e;border-color:#3a3a3a}
+        .figures div{background:#263238}
+        dt,.note{color:#b0b0b0}
+        .waiting{background:#2b1d1d}
+        .flash{background:#1b3320}
+        .error{background:#3b1d1d}
+        button,input,textarea,select{background:#2a2a2a;color:#e8e8e8;border-color:#777}
+        .chart text{fill:#ddd}
+        rect.refused{fill:#4f7a52}
+        line.axis{stroke:#888}
+        line.grid{stroke:#444}
+        td,th{border-color:#3a3a3a}
+        }
         """
 
     /// Follows the daemon: /events sends the family part again whenever it changed, and says when

@@ -257,7 +257,10 @@ final class Site: Sendable {
         let week = try await ask(session, ControlRequest(.report, days: 7, day: day), child: name)
         guard week.ok else { return Self.refused(.badRequest, PageWords.refusal(week.error)) }
         let shown = day ?? week.report?.last?.day ?? "today"
-        return Self.html(ChildPage.page(child: name, day: shown, sessions: sessionsReply.sessions ?? [], week: week.report ?? [], csrf: session.csrf))
+        // The child's today, for the links to other days (the week asked ends on the day shown).
+        let today = day == nil ? shown : try await ask(session, ControlRequest(.report, days: 1, day: nil), child: name).report?.last?.day
+        return Self.html(ChildPage.page(child: name, day: shown, today: today, sessions: sessionsReply.sessions ?? [], week: week.report ?? [],
+                                        csrf: session.csrf))
     }
 
     func policyPage(_ session: WebSessions.Session, child: String?, tried: String? = nil,

@@ -66,12 +66,70 @@ struct PageTests {
         let learning = WeekCharts.learning(days)
         #expect(learning.contains("data-kind=\"counted\" data-value=\"1800\""))
         #expect(learning.contains("data-kind=\"refused\" data-value=\"600\""))
-        // The longest day (60 min) fills the chart's 116 pixels; 30 min half of them.
-        #expect(learning.contains("height=\"116\" data-kind=\"counted\" data-value=\"3600\""))
-        #expect(learning.contains("height=\"58\" data-kind=\"counted\" data-value=\"1800\""))
+        // The longest day (60 min) fills the chart's 130 pixels (170 high, 18 above for the
+        // figures, 22 below for the days); 30 min half of them.
+        #expect(learning.contains("height=\"130\" data-kind=\"counted\" data-value=\"3600\""))
+        #expect(learning.contains("height=\"65\" data-kind=\"counted\" data-value=\"1800\""))
         let game = WeekCharts.gameTime(days)
         #expect(game.contains("against the daily limit of 1 h 00 min"))
         #expect(game.contains("data-kind=\"played\" data-value=\"900\""))
+    }
+
+    /// The texts of a chart's elements of one class, in order.
+    static func texts(_ svg: String, _ cls: String) -> [String] {
+        svg.components(separatedBy: "<text class=\"\(cls)\"").dropFirst().map { part in
+            String(part[part.index(after: part.firstIndex(of: ">")!)..<part.firstRange(of: "</text>")!.lowerBound])
+        }
+    }
+
+    @Test("a chart read at a glance (issue #40): each day's figure written above its bars, the scale on its axis, weekday names, a legend, and a table of the figures in words for screen readers")
+    func chartsAtAGlance() {
+        // Tuesday 24 and Wednesday 25 November 2026.
+        let days = [("2026-11-24", 1800, 600, 900, 45), ("2026-11-25", 3600, 0, 4500, 0)].map { d in
+            ControlReply.ReportDay(day: d.0, learningCreditedSeconds: Int64(d.1), learningRefusedSeconds: Int64(d.2), refused: [],
+                                   pointsEarned: Int64(d.4), pointsSpent: 20, pointsAdjusted: 0, rewardUsedSeconds: Int64(d.3),
+                                   rewardDailyLimitSeconds: 3600, topApps: [])
+        }
+        let learning = WeekCharts.learning(days)
+        #expect(Self.texts(learning, "day") == ["Tue 24", "Wed 25"])
+        // 30 min counted on Tuesday, 1 h on Wednesday: the scale goes to the longest day.
+        #expect(Self.texts(learning, "value") == ["30 min", "1 h"])
+        #expect(Self.texts(learning, "tick") == ["0", "30 min", "1 h"])
+        #expect(learning.contains("<span class=\"key\">") && learning.contains("</svg> counted</span>") && learning.contains("</svg> not counted</span>"))
+        // The drawing is hidden from screen readers; the table says it all.
+        #expect(learning.contains("<svg id=\"chart-learning\" viewBox=\"0 0 360 170\" width=\"100%\" aria-hidden=\"true\">"))
+        #expect(learning.contains("<tr><th scope=\"row\">Tuesday 2026-11-24</th><td>30 min</td><td>10 min</td></tr>"), "\(learning)")
+        #expect(learning.contains("<tr><th scope=\"row\">Wednesday 2026-11-25</th><td>1 h 00 min</td><td>0 s</td></tr>"), "\(learning)")
+        // Game time: 1 h 15 min played on Wednesday against its limit of an hour.
+        let game = WeekCharts.gameTime(days)
+        #expect(Self.texts(game, "value") == ["15 min", "1 h 15"])
+        #expect(Self.texts(game, "tick") == ["0", "37 min", "1 h 15"])
+        #expect(game.contains("</svg> that day&#39;s limit</span>"))
+        #expect(game.contains("<tr><th scope=\"row\">Wednesday 2026-11-25</th><td>1 h 15 min</td><td>1 h 00 min</td></tr>"), "\(game)")
+        // Points: 45 earned and 20 spent on Tuesday; nothing earned on Wednesday is not written.
+        let points = WeekCharts.points(days)
+        #expect(Self.texts(points, "value") == ["45", "20", "20"])
+        #expect(Self.texts(points, "tick") == ["0", "22", "45"])
+    }
+
+    @Test("a child's day links to the day before and after and a week before and after, never past today")
+    func dayLinks() {
+        let page = ChildPage.page(child: "emma", day: "2026-11-25", today: "2026-11-27", sessions: [], week: [], csrf: "t")
+        #expect(page.contains("<h2>Wednesday 2026-11-25</h2>"))
+        for (day, words) in [("2026-11-18", "← a week before"), ("2026-11-24", "← the day before"), ("2026-11-26", "the day after →"), ("2026-11-27", "today")] {
+            #expect(page.contains("<a href=\"/child/emma?day=\(day)\">\(words)</a>"), "no link to \(day)")
+        }
+        #expect(!page.contains("a week after"), "2026-12-02 is after today")
+        let today = ChildPage.page(child: "emma", day: "2026-11-27", sessions: [], week: [], csrf: "t")
+        #expect(today.contains("?day=2026-11-26\">← the day before</a>") && !today.contains("the day after") && !today.contains(">today</a>"))
+        // Across a month's end and a year's.
+        #expect(ChildPage.page(child: "emma", day: "2027-01-01", sessions: [], week: [], csrf: "t").contains("?day=2026-12-31\">← the day before</a>"))
+    }
+
+    @Test("every page follows the system's dark mode")
+    func darkMode() {
+        #expect(HTML.page(title: "t", body: "", signedIn: false).contains("<meta name=\"color-scheme\" content=\"light dark\">"))
+        #expect(PageAssets.style.contains("@media (prefers-color-scheme:dark){"))
     }
 
     @Test("the policy is shown without the passphrase's hash")
@@ -373,14 +431,17 @@ struct ScreenTimePageTests {
         let chart = WeekCharts.screenTime(days)
         #expect(chart.contains("id=\"chart-screen\""))
         #expect(chart.contains("Screen time against each day&#39;s limit"))
-        // The scale is the most of any day: 4 h (used, and the limit with the bonus) fills the 116 pixels.
-        #expect(chart.contains("height=\"116\" data-kind=\"used\" data-value=\"14400\""))
-        #expect(chart.contains("height=\"29\" data-kind=\"used\" data-value=\"3600\""))            // 1 h: a quarter
+        // The scale is the most of any day: 4 h (used, and the limit with the bonus) fills the 130 pixels.
+        #expect(chart.contains("height=\"130\" data-kind=\"used\" data-value=\"14400\""))
+        #expect(chart.contains("height=\"32\" data-kind=\"used\" data-value=\"3600\""))            // 1 h: a quarter, 32.5 rounded down
         #expect(chart.contains("data-kind=\"limit\" data-seconds=\"7200\""))
         #expect(chart.contains("data-kind=\"limit\" data-seconds=\"10800\""))
         #expect(chart.contains("data-kind=\"bonus\" data-seconds=\"14400\""))
         #expect(chart.components(separatedBy: "data-kind=\"bonus\"").count - 1 == 1)
         #expect(chart.components(separatedBy: "data-kind=\"used\"").count - 1 == 2)           // the day not seen has no bar
+        // The table: each day's own limit, the limit with the bonus where there was one, "none" where nothing was seen.
+        #expect(chart.contains("<tr><th scope=\"row\">Saturday 2026-11-28</th><td>4 h 00 min</td><td>3 h 00 min</td><td>4 h 00 min</td></tr>"), "\(chart)")
+        #expect(chart.contains("<tr><th scope=\"row\">Sunday 2026-11-29</th><td>none</td><td>3 h 00 min</td><td>none</td></tr>"), "\(chart)")
         #expect(WeekCharts.screenTime([Self.day("2026-11-27", used: 0, limit: 7200, bonus: 0)]).contains("against the daily limit of 2 h 00 min"))
         #expect(WeekCharts.screenTime([Self.day("2026-11-27", used: nil, limit: nil, bonus: nil)]) == "")
         let page = ChildPage.page(child: "emma", day: "2026-11-29", sessions: [], week: days, csrf: "t")

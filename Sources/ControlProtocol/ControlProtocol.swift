@@ -141,7 +141,7 @@ extension ControlReply {
         // them. (A field added to ControlReply must be written here too, or be one of these:
         // EveryFieldTests sets each field the type has, alone, and compares with the encoder.)
         if apps != nil || sites != nil || history != nil || sessions != nil || report != nil || request != nil || requests != nil || chores != nil || simulation != nil || export != nil
-            || token != nil || children != nil || family != nil || policy != nil || siteStops != nil
+            || token != nil || children != nil || family != nil || policy != nil || policySummary != nil || siteStops != nil
             || status?.requests != nil || status?.chores != nil || status?.appTimeLeft != nil || status?.household != nil || status?.screen != nil {
             return ControlProtocol.encode(self)
         }
@@ -405,9 +405,67 @@ public struct ControlReply: Codable, Sendable, Equatable {
     public var family: [FamilyMember]?
     /// policy: the text of the policy in force.
     public var policy: String?
+    /// policy: what the policy in force says, in figures (the parents' page's summary).
+    public var policySummary: PolicySummary?
     /// hook_event `site_changed` (docs/spec/sites.md): the hosts this browser must not show now,
     /// each with its site and why; the browser's extension shows its own page in their tabs.
     public var siteStops: [SiteStopLine]?
+
+    /// A policy at a glance: its figures, what it names, and the coming week's limits day by day
+    /// (schedules and `[screen]` as each day has them).
+    public struct PolicySummary: Codable, Sendable, Equatable {
+        public var timeZone: String
+        public var learningPerHour: Int64
+        public var pointsPerRewardMinute: Int64
+        public var dailyGoalSeconds: Int64?
+        public var gameWeeklyLimitSeconds: Int64?
+        public var screenWeeklyLimitSeconds: Int64?
+        /// The apps and sites it names (not what it counts unnamed ones as), in its order.
+        public var entries: [Entry]
+        public var chores: [Chore]
+        /// Today and the six days after it.
+        public var week: [Day]
+
+        public struct Entry: Codable, Sendable, Equatable {
+            public var name: String
+            public var category: String
+            public var site: Bool
+            public init(name: String, category: String, site: Bool) { self.name = name; self.category = category; self.site = site }
+        }
+
+        public struct Chore: Codable, Sendable, Equatable {
+            public var name: String
+            public var points: Int64
+            /// "every day", "once a week", "once", "on mon, thu"
+            public var every: String
+            public init(name: String, points: Int64, every: String) { self.name = name; self.points = points; self.every = every }
+        }
+
+        /// One day's limits: nil where nothing limits it; hours as "HH:MM-HH:MM" (empty: no hour).
+        public struct Day: Codable, Sendable, Equatable {
+            public var date: String
+            public var schedule: String?
+            public var gameDailyLimitSeconds: Int64?
+            public var gameHours: [String]?
+            public var gameFreeSeconds: Int64
+            public var learningCapSeconds: Int64
+            public var screenDailyLimitSeconds: Int64?
+            public var screenHours: [String]?
+            public init(date: String, schedule: String?, gameDailyLimitSeconds: Int64?, gameHours: [String]?, gameFreeSeconds: Int64,
+                        learningCapSeconds: Int64, screenDailyLimitSeconds: Int64?, screenHours: [String]?) {
+                self.date = date; self.schedule = schedule; self.gameDailyLimitSeconds = gameDailyLimitSeconds; self.gameHours = gameHours
+                self.gameFreeSeconds = gameFreeSeconds; self.learningCapSeconds = learningCapSeconds
+                self.screenDailyLimitSeconds = screenDailyLimitSeconds; self.screenHours = screenHours
+            }
+        }
+
+        public init(timeZone: String, learningPerHour: Int64, pointsPerRewardMinute: Int64, dailyGoalSeconds: Int64?, gameWeeklyLimitSeconds: Int64?,
+                    screenWeeklyLimitSeconds: Int64?, entries: [Entry], chores: [Chore], week: [Day]) {
+            self.timeZone = timeZone; self.learningPerHour = learningPerHour; self.pointsPerRewardMinute = pointsPerRewardMinute
+            self.dailyGoalSeconds = dailyGoalSeconds; self.gameWeeklyLimitSeconds = gameWeeklyLimitSeconds
+            self.screenWeeklyLimitSeconds = screenWeeklyLimitSeconds; self.entries = entries; self.chores = chores; self.week = week
+        }
+    }
 
     /// A host a browser must not show, and why (`reason`: `blocked`, or what stopped game time).
     public struct SiteStopLine: Codable, Sendable, Equatable {

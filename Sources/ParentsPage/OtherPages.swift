@@ -19,15 +19,18 @@ public enum LoginPage {
 public enum PolicyPage {
     /// `child`: whose policy it is; `children`: the session's, each a link to theirs (system mode
     /// gives each child a policy of their own).
-    public static func page(policy: String, child: String, children: [String], csrf: String, tried: String? = nil,
-                            simulation: [ControlReply.SimulatedDay]? = nil, error: String? = nil) -> String {
+    /// `summary`: the policy in figures (the daemon's); the file itself is behind a disclosure.
+    public static func page(policy: String, summary: ControlReply.PolicySummary? = nil, child: String, children: [String], csrf: String,
+                            tried: String? = nil, simulation: [ControlReply.SimulatedDay]? = nil, error: String? = nil) -> String {
         var body = "<main class=\"policy\">"
         if children.count > 1 {
             body += "<p class=\"children\">" + children.map { c in
                 c == child ? "<strong>\(HTML.escape(c))</strong>" : "<a href=\"/policy?child=\(HTML.escape(c))\">\(HTML.escape(c))</a>"
             }.joined(separator: " · ") + "</p>"
         }
-        body += "<h2>\(HTML.escape(child))'s policy in force</h2><pre id=\"policy-text\">\(HTML.escape(hidingPassphrase(policy)))</pre>"
+        body += "<h2>\(HTML.escape(child))'s rules</h2>" + (summary.map(Self.summary) ?? "")
+        body += "<details id=\"policy-file\"\(summary == nil ? " open" : "")><summary>The policy file as written</summary>"
+            + "<pre id=\"policy-text\">\(HTML.escape(hidingPassphrase(policy)))</pre></details>"
         body += "<h2>Try another policy</h2>"
         if let error { body += "<p class=\"error\" role=\"alert\">\(HTML.escape(error))</p>" }
         if let simulation { body += table(simulation) }
@@ -38,6 +41,52 @@ public enum PolicyPage {
             <button type="submit">Simulate \(HTML.escape(child))'s last 7 days</button></form></main>
             """
         return HTML.page(title: "Policy", body: body, signedIn: true, csrf: csrf)
+    }
+
+    /// The policy read at a glance: points, the coming week's limits day by day, what it names
+    /// in each category, the chores.
+    static func summary(_ p: ControlReply.PolicySummary) -> String {
+        func figure(_ term: String, _ value: String) -> String { "<div><dt>\(HTML.escape(term))</dt><dd>\(HTML.escape(value))</dd></div>" }
+        var out = "<section id=\"policy-summary\"><dl class=\"figures\">"
+        out += figure("Learning earns", "\(p.learningPerHour) points an hour")
+        out += figure("A minute of games costs", p.pointsPerRewardMinute == 1 ? "1 point" : "\(p.pointsPerRewardMinute) points")
+        if let goal = p.dailyGoalSeconds { out += figure("Learning goal", "\(HTML.duration(goal)) a day") }
+        if let week = p.gameWeeklyLimitSeconds { out += figure("Games in a week", "at most \(HTML.duration(week))") }
+        if let week = p.screenWeeklyLimitSeconds { out += figure("Screen time in a week", "at most \(HTML.duration(week))") }
+        out += "</dl><h3>The coming week</h3>"
+        let screen = p.week.contains { $0.screenDailyLimitSeconds != nil || $0.screenHours != nil }
+        out += "<table class=\"week\"><thead><tr><th scope=\"col\">Day</th><th scope=\"col\">Games</th>"
+            + (screen ? "<th scope=\"col\">Screen time</th>" : "") + "</tr></thead><tbody>"
+        for d in p.week {
+            var games = d.gameDailyLimitSeconds.map { "\(HTML.duration($0)) a day" } ?? "no daily limit"
+            if let h = d.gameHours { games += h.isEmpty ? ", at no hour" : ", " + h.joined(separator: ", ") }
+            if d.gameFreeSeconds > 0 { games += ", \(HTML.duration(d.gameFreeSeconds)) free" }
+            out += "<tr data-day=\"\(HTML.escape(d.date))\"><th scope=\"row\">\(HTML.escape(WeekCharts.dayName(d.date)))"
+                + (d.schedule.map { " <small>(\(HTML.escape($0)))</small>" } ?? "") + "</th><td>\(HTML.escape(games))</td>"
+            if screen {
+                var time = d.screenDailyLimitSeconds.map { "\(HTML.duration($0)) a day" } ?? "no daily limit"
+                if let h = d.screenHours {
+                    time += h.isEmpty ? ", at no hour" : ", " + h.joined(separator: ", ")
+                    if let end = h.last?.split(separator: "-").last { time += "; bedtime \(end)" }
+                }
+                out += "<td>\(HTML.escape(time))</td>"
+            }
+            out += "</tr>"
+        }
+        out += "</tbody></table>"
+        let kinds = [("learning", "Learning"), ("reward", "Games"), ("blocked", "Blocked"), ("neutral", "Neither (not counted)")]
+        let named = kinds.compactMap { kind, words -> String? in
+            let entries = p.entries.filter { $0.category == kind }
+            guard !entries.isEmpty else { return nil }
+            return figure(words, entries.map { $0.site ? "\($0.name) (website)" : $0.name }.joined(separator: ", "))
+        }
+        if !named.isEmpty { out += "<h3>Apps and websites</h3><dl class=\"named\">" + named.joined() + "</dl>" }
+        if !p.chores.isEmpty {
+            out += "<h3>Chores</h3><ul class=\"chores\">" + p.chores.map {
+                "<li>\(HTML.escape($0.name)): \($0.points) points, \(HTML.escape($0.every))</li>"
+            }.joined() + "</ul>"
+        }
+        return out + "<p class=\"note\">Times are in \(HTML.escape(p.timeZone)).</p></section>"
     }
 
     /// The passphrase's hash is the parents' secret's shadow: not shown on a screen.
@@ -112,6 +161,8 @@ public enum PageAssets {
         line.grid{stroke:#ddd;stroke-dasharray:2 2}
         table{border-collapse:collapse;width:100%}
         td,th{border-bottom:1px solid #ddd;padding:4px;text-align:left}
+        .named dd{font-weight:400;font-size:1rem}
+        details{margin:12px 0}
         @media (prefers-color-scheme:dark){
         body{color:#e8e8e8;background:#121212}
         a{color:#9ecbff}

@@ -268,7 +268,7 @@ final class Site: Sendable {
         let child = child ?? session.children.first ?? ""
         let reply = try await ask(session, ControlRequest(.policy), child: child)
         guard reply.ok, let text = reply.policy else { return Self.refused(.badRequest, PageWords.refusal(reply.error)) }
-        return Self.html(PolicyPage.page(policy: text, child: child, children: session.children, csrf: session.csrf, tried: tried,
+        return Self.html(PolicyPage.page(policy: text, summary: reply.policySummary, child: child, children: session.children, csrf: session.csrf, tried: tried,
                                          simulation: simulation, error: error))
     }
 

@@ -141,6 +141,38 @@ struct PageTests {
         #expect(page.contains("  passphrase_hash = (hidden)"))
     }
 
+    @Test("the policy at a glance: its figures, the coming week day by day with its schedule and bedtime, what it names by category, the chores; the file behind a disclosure, its hash hidden")
+    func policySummary() {
+        let day = { (date: String, schedule: String?, game: Int64?, screen: Int64?) in
+            ControlReply.PolicySummary.Day(date: date, schedule: schedule, gameDailyLimitSeconds: game, gameHours: ["15:00-19:00"],
+                                           gameFreeSeconds: schedule == nil ? 0 : 1800, learningCapSeconds: 7200,
+                                           screenDailyLimitSeconds: screen, screenHours: schedule == nil ? ["07:00-20:30"] : ["08:00-21:00"])
+        }
+        let summary = ControlReply.PolicySummary(
+            timeZone: "Europe/Berlin", learningPerHour: 90, pointsPerRewardMinute: 3, dailyGoalSeconds: 1800, gameWeeklyLimitSeconds: 18_000,
+            screenWeeklyLimitSeconds: nil,
+            entries: [.init(name: "GCompris", category: "learning", site: false), .init(name: "<Tux>", category: "reward", site: false),
+                      .init(name: "Khan Academy", category: "learning", site: true)],
+            chores: [.init(name: "Dishes", points: 20, every: "every day")],
+            week: [day("2026-11-27", nil, 3600, 7200), day("2026-11-28", "weekend", 10_800, 14_400)])
+        let page = PolicyPage.page(policy: "version = 1\npassphrase_hash = \"$y$j9T$abc\"\n", summary: summary, child: "emma", children: ["emma"], csrf: "t")
+        #expect(page.contains("<dt>Learning earns</dt><dd>90 points an hour</dd>"))
+        #expect(page.contains("<dt>A minute of games costs</dt><dd>3 points</dd>"))
+        #expect(page.contains("<dt>Learning goal</dt><dd>30 min a day</dd>"))
+        #expect(page.contains("<dt>Games in a week</dt><dd>at most 5 h 00 min</dd>"))
+        #expect(!page.contains("Screen time in a week"))
+        #expect(page.contains("<tr data-day=\"2026-11-27\"><th scope=\"row\">Fri 27</th><td>1 h 00 min a day, 15:00-19:00</td><td>2 h 00 min a day, 07:00-20:30; bedtime 20:30</td></tr>"), "\(page)")
+        #expect(page.contains("<th scope=\"row\">Sat 28 <small>(weekend)</small></th><td>3 h 00 min a day, 15:00-19:00, 30 min free</td><td>4 h 00 min a day, 08:00-21:00; bedtime 21:00</td>"), "\(page)")
+        #expect(page.contains("<dt>Learning</dt><dd>GCompris, Khan Academy (website)</dd>"))
+        #expect(page.contains("<dt>Games</dt><dd>&lt;Tux&gt;</dd>"))
+        #expect(!page.contains("<dt>Blocked</dt>"))
+        #expect(page.contains("<li>Dishes: 20 points, every day</li>"))
+        // The file is there, closed, without the hash; without a summary it is shown open.
+        #expect(page.contains("<details id=\"policy-file\"><summary>The policy file as written</summary><pre id=\"policy-text\">"))
+        #expect(!page.contains("$y$j9T$abc"))
+        #expect(PolicyPage.page(policy: "version = 1\n", child: "emma", children: ["emma"], csrf: "t").contains("<details id=\"policy-file\" open>"))
+    }
+
     @Test("sessions: a cookie's session lasts its lifetime, ends at logout, and tokens are long, random and compared whole")
     func sessions() {
         var sessions = WebSessions()

@@ -166,7 +166,11 @@ try:
     shots("child-week")
 
     browser.get(URL + "/policy")
-    text = wait.until(ready.presence_of_element_located((By.ID, "policy-text"))).text
+    # The policy at a glance, and the file itself behind its disclosure.
+    summary = wait.until(ready.presence_of_element_located((By.ID, "policy-summary"))).text
+    expect("points an hour" in summary and "The coming week" in summary, f"the policy page's summary: {summary[:400]}")
+    browser.find_element(By.CSS_SELECTOR, "#policy-file summary").click()
+    text = wait.until(ready.visibility_of_element_located((By.ID, "policy-text"))).text
     expect("passphrase_hash = (hidden)" in text and os.environ["HASH"] not in text, "the policy page shows the passphrase's hash")
     shots("policy")
 

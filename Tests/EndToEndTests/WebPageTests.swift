@@ -76,8 +76,12 @@ struct WebPageTests {
 
     struct Failure: Error, CustomStringConvertible { var description: String }
 
+    /// Runs a script of Scripts/ with `environment`, and AXE: axe-core for web_page.py's
+    /// accessibility check (tools/fetch-axe, which `make test-deps` runs).
     static func script(_ name: String, _ environment: [String: String]) throws -> ReplayBinaryTests.Run {
-        try ReplayBinaryTests.runBinary("/usr/bin/env", environment.map { "\($0.key)=\($0.value)" }.sorted()
+        let axe = ReplayBinaryTests.root.appendingPathComponent(".build/axe/axe.min.js").path
+        try #require(FileManager.default.fileExists(atPath: axe), "\(axe) is missing: run tools/fetch-axe (make test-deps does)")
+        return try ReplayBinaryTests.runBinary("/usr/bin/env", (environment.merging(["AXE": axe]) { a, _ in a }).map { "\($0.key)=\($0.value)" }.sorted()
                                         + ["/usr/bin/python3", ReplayBinaryTests.root.appendingPathComponent("Tests/EndToEndTests/Scripts/\(name)").path])
     }
 
@@ -104,7 +108,7 @@ struct WebPageTests {
                                                    "GAME": Self.games + "/supertuxkart"])
         #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
         for name in ["family-request", "child-week"] {
-            for size in ["390x844", "1280x800"] {
+            for size in ["390x844", "1280x800", "390x844-dark", "1280x800-dark"] {
                 #expect(FileManager.default.fileExists(atPath: "\(shots)/\(name)-\(size).png"), "no screenshot \(name)-\(size)")
             }
         }

@@ -54,6 +54,7 @@ try:
     # Without a session, the page is the login page.
     browser.get(URL + "/")
     wait.until(ready.url_contains("/login"))
+    shots("login")
     # Which parent: the ledger and the child are told who answered (issue 35).
     browser.find_element(By.NAME, "parent").send_keys("mum")
     browser.find_element(By.NAME, "passphrase").send_keys(os.environ["PASSPHRASE"])

@@ -92,17 +92,58 @@ def no_overflow(where):
     expect(wide[0] <= wide[1], f"{where}: the page is {wide[0]} px wide in a {wide[1]} px window (it scrolls sideways)")
 
 
+# axe-core, Deque's accessibility checker (tools/fetch-axe puts it in .build/axe).
+with open(os.environ["AXE"]) as f:
+    AXE = f.read()
+
+
+def axe_findings(context):
+    """What axe-core finds in `context` (a CSS selector, or the whole document)."""
+    browser.execute_script(AXE)
+    return browser.execute_async_script("""
+        var done = arguments[arguments.length - 1];
+        axe.run(arguments[0] || document, {resultTypes: ["violations"]}).then(function (r) {
+            done(r.violations.map(function (v) {
+                return {id: v.id, impact: v.impact, help: v.help, where: v.nodes.slice(0, 3).map(function (n) { return n.target.join(" "); })};
+            }));
+        }, function (e) { done([{id: "axe failed", impact: "critical", help: String(e), where: []}]); });""", context)
+
+
+def accessible(where):
+    """axe-core's check of the page as it is now: no serious or critical finding (WCAG's rules and
+    axe's best practices: names of controls, contrast, landmarks, tables, ...). First, that the
+    checker does find something: a field without a label, added for the moment."""
+    browser.execute_script("var p = document.createElement('div'); p.id = 'axe-probe'; p.innerHTML = '<input type=text>'; document.body.appendChild(p);")
+    probe = axe_findings("#axe-probe")
+    browser.execute_script("document.getElementById('axe-probe').remove();")
+    expect(any(v["id"] == "label" and v["impact"] == "critical" for v in probe), f"{where}: axe-core did not find an unlabelled field: {probe}")
+    bad = [v for v in axe_findings(None) if v["impact"] in ("serious", "critical")]
+    expect(not bad, f"{where}: axe-core finds {bad}")
+
+
+def scheme(dark):
+    """The system's light or dark preference, as the page sees it (prefers-color-scheme)."""
+    browser.execute_cdp_cmd("Emulation.setEmulatedMedia",
+                            {"features": [{"name": "prefers-color-scheme", "value": "dark" if dark else "light"}]})
+
+
 def shots(name):
-    for (w, h) in [(390, 844), (1280, 800)]:
-        browser.set_window_size(w, h)
-        # The viewport, not the window, is what must be 390 px wide.
-        inner = browser.execute_script("return window.innerWidth")
-        if inner != w:
-            browser.set_window_size(w + (w - inner), h)
-        time.sleep(0.3)  # a relayout, for the picture only; nothing is asserted on it
-        if w == 390:
-            no_overflow(f"{name} at 390 px")
-        expect(browser.save_screenshot(f"{SHOTS}/{name}-{w}x{h}.png"), f"no screenshot of {name} at {w}x{h}")
+    """Screenshots of the page at a phone's and a laptop's size, light and dark; at 390 px it must
+    not scroll sideways, and in each scheme axe-core must find nothing serious."""
+    for dark in [False, True]:
+        scheme(dark)
+        for (w, h) in [(390, 844), (1280, 800)]:
+            browser.set_window_size(w, h)
+            # The viewport, not the window, is what must be 390 px wide.
+            inner = browser.execute_script("return window.innerWidth")
+            if inner != w:
+                browser.set_window_size(w + (w - inner), h)
+            time.sleep(0.3)  # a relayout, for the picture only; nothing is asserted on it
+            if w == 390:
+                no_overflow(f"{name} at 390 px")
+                accessible(f"{name}, {'dark' if dark else 'light'}")
+            expect(browser.save_screenshot(f"{SHOTS}/{name}-{w}x{h}{'-dark' if dark else ''}.png"), f"no screenshot of {name} at {w}x{h}")
+    scheme(False)
     browser.set_window_size(1280, 800)
     # Until the page has its width again (the window manager of a headless browser is quick, not instant).
     WebDriverWait(browser, 10).until(lambda b: b.execute_script("return window.innerWidth") <= 1280)

@@ -302,11 +302,55 @@ public enum HouseholdSchema {
             GRANT EXECUTE ON FUNCTION screentime.take_screen_lease(text, bigint, bigint, bigint, bigint, bigint) TO screentime_machine
             """,
         ]),
+        (7, [
+            // An entry is the one sent before only for the same child too (issue 42): the key was
+            // (machine, origin), and a second child's entry with an origin another child's had on
+            // the same computer was answered "duplicate" and never written. Replacing the function
+            // keeps its owner and grants.
+            """
+            ALTER TABLE screentime.ledger DROP CONSTRAINT ledger_machine_origin_key
+            """,
+            """
+            ALTER TABLE screentime.ledger ADD CONSTRAINT ledger_child_machine_origin_key UNIQUE (child, machine, origin)
+            """,
+            """
+            CREATE OR REPLACE FUNCTION screentime.append_entry(p_child text, p_machine text, p_origin text, p_kind text, p_points bigint,
+                                                    p_at_micros bigint, p_note text, p_floor bigint)
+            RETURNS TABLE (outcome text, seq bigint, balance_after bigint, hash bytea)
+            LANGUAGE plpgsql SECURITY DEFINER SET search_path = screentime, pg_temp AS $$
+            DECLARE
+                c screentime.children%ROWTYPE;
+                earlier screentime.ledger%ROWTYPE;
+                v_after bigint;
+                h bytea;
+            BEGIN
+                INSERT INTO screentime.children (child) VALUES (p_child) ON CONFLICT DO NOTHING;
+                SELECT * INTO c FROM screentime.children WHERE child = p_child FOR UPDATE;
+                SELECT * INTO earlier FROM screentime.ledger l WHERE l.child = p_child AND l.machine = p_machine AND l.origin = p_origin;
+                IF FOUND THEN
+                    RETURN QUERY SELECT 'duplicate'::text, earlier.seq, earlier.balance_after, earlier.hash;
+                    RETURN;
+                END IF;
+                v_after := c.balance + p_points;
+                IF p_floor IS NOT NULL AND p_points < 0 AND v_after < p_floor THEN
+                    RETURN QUERY SELECT 'refused'::text, c.entries, c.balance, c.head;
+                    RETURN;
+                END IF;
+                h := sha256(c.head || convert_to(concat_ws('|', p_child, c.entries + 1, p_machine, p_origin, p_kind, p_points, v_after,
+                                                           p_at_micros, coalesce(p_note, '')), 'UTF8'));
+                INSERT INTO screentime.ledger VALUES (p_child, c.entries + 1, p_machine, p_origin, p_kind, p_points, v_after, p_at_micros,
+                                                      coalesce(p_note, ''), c.head, h);
+                UPDATE screentime.children SET balance = v_after, entries = c.entries + 1, head = h WHERE child = p_child;
+                RETURN QUERY SELECT 'appended'::text, c.entries + 1, v_after, h;
+            END $$
+            """,
+        ]),
     ]
 
     /// Brings the database to the newest schema (as its owner: the family's administrator, not a
     /// machine). Safe to run from several places at once: an advisory lock takes them in turn.
-    public static func migrate(_ client: PostgresClient, logger: Logger) async throws -> [Int] {
+    /// `through`: no further than that version (the tests' older databases).
+    public static func migrate(_ client: PostgresClient, through: Int? = nil, logger: Logger) async throws -> [Int] {
         try await client.withTransaction(logger: logger) { db in
             try await db.query("SELECT pg_advisory_xact_lock(20211126)", logger: logger)
             try await db.query("CREATE SCHEMA IF NOT EXISTS screentime", logger: logger)
@@ -330,7 +374,7 @@ public enum HouseholdSchema {
             var applied: Set<Int> = []
             for try await v in try await db.query("SELECT version FROM screentime.migrations", logger: logger).decode(Int.self) { applied.insert(v) }
             var done: [Int] = []
-            for m in migrations where !applied.contains(m.version) {
+            for m in migrations where !applied.contains(m.version) && m.version <= (through ?? Int.max) {
                 for statement in m.statements { try await db.query(PostgresQuery(unsafeSQL: statement), logger: logger) }
                 try await db.query("INSERT INTO screentime.migrations (version) VALUES (\(m.version))", logger: logger)
                 done.append(m.version)

@@ -42,7 +42,7 @@ struct FamilyLedgerTests {
             try await HouseholdSchema.migrate(admin, logger: logger)
         }
         #expect(done == HouseholdSchema.migrations.map(\.version))
-        #expect(done.last == 6)
+        #expect(done.last == 7)
         for m in machines { try pg.sql("GRANT \(HouseholdSchema.machineRole) TO \(m)", database: "family") }
     }
 
@@ -104,6 +104,41 @@ struct FamilyLedgerTests {
             var forged = entries
             forged[0].points = 300
             #expect(FamilyLedgerCheck.problem(in: forged) == "entry 1 was changed after it was written (its hash differs)")
+        }
+    }
+
+    @Test("two children's entries with one origin on one computer are both kept (issue 42: the key was the computer and the origin); a database made before keeps its entries and takes the new key")
+    func originPerChild() async throws {
+        let pg = try Self.family(machines: ["laptop"])
+        defer { pg.stop() }
+        // The schema as it was before migration 7, with an entry of emma's.
+        let before = try await Self.with(Self.client(pg, user: pg.admin, password: pg.adminPassword)) { admin in
+            try await HouseholdSchema.migrate(admin, through: 6, logger: Self.logger)
+        }
+        #expect(before == [1, 2, 3, 4, 5, 6])
+        try pg.sql("GRANT \(HouseholdSchema.machineRole) TO laptop", database: "family")
+        let emma = FamilyEntry(child: "emma", machine: "laptop", origin: "start", kind: .adjusted, points: 40, atMicros: 1_000)
+        let tom = FamilyEntry(child: "tom", machine: "laptop", origin: "start", kind: .adjusted, points: 25, atMicros: 1_000)
+        try await Self.with(Self.client(pg, user: "laptop", password: "laptop-secret")) { db async throws -> Void in
+            let ledger = FamilyLedger(client: db, logger: Self.logger)
+            #expect(try await ledger.append(emma, floor: nil) == .appended(seq: 1, balanceAfter: 40))
+            // What the old key did: tom's entry taken for emma's, and never written.
+            #expect(try await ledger.append(tom, floor: nil) == .duplicate(seq: 1, balanceAfter: 40))
+            #expect(try await ledger.entries(of: "tom").isEmpty)
+        }
+        let after = try await Self.with(Self.client(pg, user: pg.admin, password: pg.adminPassword)) { admin in
+            try await HouseholdSchema.migrate(admin, logger: Self.logger)
+        }
+        #expect(after == [7])
+        try await Self.with(Self.client(pg, user: "laptop", password: "laptop-secret")) { db async throws -> Void in
+            let ledger = FamilyLedger(client: db, logger: Self.logger)
+            #expect(try await ledger.append(tom, floor: nil) == .appended(seq: 1, balanceAfter: 25))
+            // Each sent again is still the one written.
+            #expect(try await ledger.append(tom, floor: nil) == .duplicate(seq: 1, balanceAfter: 25))
+            #expect(try await ledger.append(emma, floor: nil) == .duplicate(seq: 1, balanceAfter: 40))
+            #expect(try await ledger.balance(of: "emma") == 40)
+            #expect(try await ledger.balance(of: "tom") == 25)
+            for child in ["emma", "tom"] { #expect(FamilyLedgerCheck.problem(in: try await ledger.entries(of: child)) == nil) }
         }
     }
 

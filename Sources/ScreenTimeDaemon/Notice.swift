@@ -9,11 +9,28 @@ public struct Notice: Equatable, Sendable {
     public var summary: String
     public var body: String
     public var urgency: Urgency
+    /// A button on the notification that asks a parent for more time (a warning's), when the
+    /// desktop shows buttons: pressed, it is the child's `ask`, as `stctl ask` would send it.
+    public var ask: Ask? = nil
 
-    public init(summary: String, body: String, urgency: Urgency) {
+    /// "Ask for 15 more minutes": of game time, or of screen time.
+    public struct Ask: Equatable, Sendable {
+        public var minutes: Int64
+        public var screen: Bool
+        /// The notification action's key and its words.
+        public var key: String { screen ? "ask-screen-\(minutes)" : "ask-\(minutes)" }
+        public var label: String { "Ask for \(minutes) more minutes" }
+        public init(minutes: Int64, screen: Bool) { self.minutes = minutes; self.screen = screen }
+    }
+
+    /// What a warning's button asks for.
+    public static let warningAsk: Int64 = 15
+
+    public init(summary: String, body: String, urgency: Urgency, ask: Ask? = nil) {
         self.summary = summary
         self.body = body
         self.urgency = urgency
+        self.ask = ask
     }
 
     /// The notice for an effect; nil for what the child is not told about.
@@ -23,7 +40,7 @@ public struct Notice: Equatable, Sendable {
             let last = w.remaining <= (policy.enforcement.warnBefore.min() ?? 0)
             return Notice(summary: "\(w.app ?? "This game"): \(DurationText.words(w.remaining)) left",
                           body: "Save your game: it is \(policy.enforcement.action == .pause ? "paused" : "closed") when its own time is used up; other games may go on.",
-                          urgency: last ? .critical : .normal)
+                          urgency: last ? .critical : .normal, ask: Ask(minutes: warningAsk, screen: false))
         case .warn(let w) where w.limit.isScreen:
             // The whole computer (docs/spec/screen.md): said in the child's words, with what happens.
             let action = policy.screen.action == .logout ? "you are logged out" : "the screen locks"
@@ -34,12 +51,13 @@ public struct Notice: Equatable, Sendable {
             }
             let last = w.remaining <= (policy.screen.warnBefore.min() ?? 0)
             return Notice(summary: w.limit == .bedtime ? "\(DurationText.words(w.remaining)) until bedtime" : "\(DurationText.words(w.remaining)) of screen time left",
-                          body: "Save your work: when the time is up, \(action).", urgency: last ? .critical : .normal)
+                          body: "Save your work: when the time is up, \(action).", urgency: last ? .critical : .normal,
+                          ask: w.limit == .bedtime ? nil : Ask(minutes: warningAsk, screen: true))   // more minutes do not move bedtime
         case .warn(let w):
             let last = w.remaining <= (policy.enforcement.warnBefore.min() ?? 0)
             return Notice(summary: "\(DurationText.words(w.remaining)) of game time left",
                           body: "Save your game: when the time is used up, games are \(policy.enforcement.action == .pause ? "paused" : "closed").",
-                          urgency: last ? .critical : .normal)
+                          urgency: last ? .critical : .normal, ask: Ask(minutes: warningAsk, screen: false))
         case .stop(let s) where s.repeatCount == 0:
             let why = capitalized(ChildWords.stop(s.reason.rawValue))
             return s.action == .pause

@@ -38,6 +38,9 @@ struct Child {
     var sessionsProblem: String? = nil
     /// Tells the child on the desktop (nil: not asked).
     var notifier: Notifier? = nil
+    /// The "Ask for 15 more minutes" buttons on the notifications shown, by notification id (the
+    /// last few): pressed, the child's ask is sent.
+    var askButtons: [UInt32: Notice.Ask] = [:]
     /// System mode: tells the child and their parents on their desktops, through relays (nil: not asked).
     var relay: NotificationRelay? = nil
     /// Why notifications are off, when they are (`status` lists it as a blind spot).
@@ -477,14 +480,51 @@ struct Child {
     }
 
     /// Sends a notice to the child's desktop: whether it got there, and what the journal line adds.
-    private func show(_ notice: Notice) -> (shown: Bool, words: String) {
+    /// (Through the system mode's relay, without its button: the relay carries nothing back yet.)
+    private mutating func show(_ notice: Notice) -> (shown: Bool, words: String) {
         if let relay {
             let shown = relay.tell(uid, summary: notice.summary, body: notice.body, urgency: notice.urgency.desktop)
             return (shown, shown ? "; notified" : "; not notified (\(relay.problem[uid] ?? "no relay"))")
         }
-        let shown = notifier?.notify(summary: notice.summary, body: notice.body, urgency: notice.urgency.desktop, now: SystemClock.monoMicros())
-        guard let notifier, let shown else { return (false, "") }
-        return (shown, shown ? "; notified" : "; not notified (\(notifier.problem ?? "no notification service"))")
+        guard let notifier else { return (false, "") }
+        let actions = notice.ask.map { [(key: $0.key, label: $0.label)] } ?? []
+        let id = notifier.show(summary: notice.summary, body: notice.body, urgency: notice.urgency.desktop, actions: actions, now: SystemClock.monoMicros())
+        if let id, let ask = notice.ask {
+            if askButtons.count >= 20, let oldest = askButtons.keys.min() { askButtons[oldest] = nil }
+            askButtons[id] = ask
+        }
+        return (id != nil, id != nil ? "; notified" : "; not notified (\(notifier.problem ?? "no notification service"))")
+    }
+
+    /// "you have asked 20 times today…" as a sentence: "You have asked 20 times today…."
+    static func sentence(_ words: String) -> String {
+        let text = words.hasPrefix("not asked: ") ? String(words.dropFirst("not asked: ".count)) : words
+        return text.prefix(1).uppercased() + text.dropFirst() + (text.hasSuffix(".") ? "" : ".")
+    }
+
+    /// The buttons pressed on the child's notifications: an "Ask for 15 more minutes" is the
+    /// child's `ask`, with the same checks and daily quota as `stctl ask`; what came of it is told.
+    mutating func followNotifications() {
+        guard let notifier else { return }
+        notifier.process()
+        for press in notifier.takePressed() {
+            guard let ask = askButtons[press.id], press.key == ask.key else { continue }
+            askButtons[press.id] = nil      // one request per button
+            var request = ControlRequest(.ask, minutes: ask.minutes, reason: "asked from a warning's button")
+            request.screen = ask.screen ? true : nil
+            let caller = ControlServer.Caller(credentials: PeerCredentials(pid: 0, uid: uid, gid: 0), name: name)
+            let reply = (try? answerFamily(request, from: caller, role: .child, strangerRefused: .refused(""))) ?? .refused("it could not be saved")
+            let what = ask.screen ? "screen time" : "game time"
+            if reply.ok {
+                log("asked for \(ask.minutes) more minutes of \(what) from a notification's button" + tell(Notice(
+                    summary: "You asked for \(ask.minutes) more minutes", body: "A parent will answer; you will see the answer here.", urgency: .normal)),
+                    level: .notice, ["event": "ask_button", "minutes": "\(ask.minutes)"])
+            } else {
+                log("a notification's button asked for \(ask.minutes) more minutes of \(what), refused: \(reply.error ?? "")" + tell(Notice(
+                    summary: "Not asked", body: Self.sentence(reply.error ?? "it could not be sent"), urgency: .normal)),
+                    level: .notice, ["event": "ask_button", "minutes": "\(ask.minutes)"])
+            }
+        }
     }
 
     /// Keeps a notice for `status` (the last five).
@@ -524,6 +564,10 @@ struct Child {
         if let fd = logind?.descriptor {
             wait.reads.append(fd)
             if logind?.wantsWrite == true { wait.writes.append(fd) }
+        }
+        if let fd = notifier?.descriptor {
+            wait.reads.append(fd)
+            if notifier?.wantsWrite == true { wait.writes.append(fd) }
         }
         return wait
     }

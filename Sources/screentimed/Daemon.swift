@@ -203,6 +203,7 @@ struct Daemon {
                 children[i].followLogind(now: SystemClock.monoMicros(), into: &kinds)
                 children[i].followHousehold(now: SystemClock.monoMicros())
                 children[i].followLoginSessions(now: SystemClock.monoMicros())
+                children[i].followNotifications()
                 let due = children[i].tickIfDue(now: SystemClock.monoMicros())
                 children[i].saveIfDue()
                 children[i].removeOldEventsIfDue()

@@ -254,15 +254,49 @@ struct EnforcementTests {
         defer { if p.isRunning { kill(p.processIdentifier, SIGKILL) } }
         #expect(Self.ends(p, within: 15))
         _ = try d.waitFor("SIGTERM to 1 process")
+        // Each warning with its button (issue #40), the stop without.
+        let button = #"["ask-15", "Ask for 15 more minutes"]"#
         let expected = [
-            #""screentime" 0 "screentime" "3 s of game time left" "Save your game: when the time is used up, games are closed." [] {"urgency": 1} -1"#,
-            #""screentime" 0 "screentime" "1 s of game time left" "Save your game: when the time is used up, games are closed." [] {"urgency": 2} -1"#,
+            #""screentime" 0 "screentime" "3 s of game time left" "Save your game: when the time is used up, games are closed." "# + button + #" {"urgency": 1} -1"#,
+            #""screentime" 0 "screentime" "1 s of game time left" "Save your game: when the time is used up, games are closed." "# + button + #" {"urgency": 2} -1"#,
             #""screentime" 0 "screentime" "SuperTuxKart was closed" "Today's game time is used up." [] {"urgency": 2} -1"#,
         ]
         Wait.whether(within: 15) { bus.notifications.count >= expected.count }
         #expect(bus.notifications == expected)
         let log = try String(contentsOfFile: d.log, encoding: .utf8)
         #expect(log.contains("warn: 1 s of game time left (daily_limit); notified"), "\(log)")
+
+        // The child presses the first warning's button (the mock numbers its notifications from
+        // 1): the child's ask for 15 minutes, told back; a second press of it asks nothing more.
+        func press(_ id: Int, _ key: String) throws {
+            let r = try ReplayBinaryTests.runBinary("/usr/bin/env", ["DBUS_SESSION_BUS_ADDRESS=\(bus.address)", "/usr/bin/gdbus", "emit", "--session",
+                                                                    "--object-path", "/org/freedesktop/Notifications",
+                                                                    "--signal", "org.freedesktop.Notifications.ActionInvoked", "uint32 \(id)", "'\(key)'"])
+            #expect(r.status == 0, "\(r.stderr)")
+        }
+        try press(3, "ask-15")          // the stop's notification has no button: nothing
+        try press(1, "ask-15")
+        var requests: [[String: Any]] = []
+        try Wait.whether(within: 30) {   // each look runs stctl
+            requests = try #require(try d.json(["requests"])["requests"] as? [[String: Any]])
+            return !requests.isEmpty
+        }
+        #expect(requests.count == 1)
+        #expect(requests.first?["minutes"] as? Int == 15 && requests.first?["state"] as? String == "pending", "\(requests)")
+        #expect(requests.first?["reason"] as? String == "asked from a warning's button")
+        Wait.whether(within: 15) { bus.notifications.count > expected.count }
+        #expect(bus.notifications.dropFirst(expected.count).first ==
+                #""screentime" 0 "screentime" "You asked for 15 more minutes" "A parent will answer; you will see the answer here." [] {"urgency": 1} -1"#)
+        // Pressed again, or with another key: nothing. Then the second warning's button: the bus
+        // brings the presses in order, so once its request is there the others were read.
+        try press(1, "ask-15")
+        try press(2, "ask-16")
+        try press(2, "ask-15")
+        try Wait.whether(within: 30) {
+            requests = try #require(try d.json(["requests"])["requests"] as? [[String: Any]])
+            return requests.count >= 2
+        }
+        #expect(requests.count == 2, "\(requests)")
         try d.stop()
     }
 

@@ -153,6 +153,9 @@ struct DaemonPartsTests {
         #expect(app.summary.hasPrefix("SuperTuxKart"))
         let closing = try #require(Notice.about(.warn(Warning(at: 0, remaining: 60 * Self.second, limit: .dailyLimit)), policy: try Self.effectPolicy(action: "terminate")))
         #expect(closing.body.contains("closed"))
+        // Each game warning has a button that asks for 15 more minutes of game time (issue #40).
+        for n in [five, one, app, closing] { #expect(n.ask == Notice.Ask(minutes: 15, screen: false)) }
+        #expect(five.ask?.key == "ask-15" && five.ask?.label == "Ask for 15 more minutes")
     }
 
     @Test("a stop is told once, with the reason in the child's words; a repeat is not told again")
@@ -253,6 +256,10 @@ struct ScreenNoticeTests {
         let logout = try PolicyLoader.parse("version = 1\n[screen]\ndaily_limit = \"1h\"\naction = \"logout\"\ngrace = \"30s\"\n")
         let used = Notice.about(.warn(Warning(at: at, remaining: 0, limit: .screenDailyLimit)), policy: logout)
         #expect(used?.summary == "Your screen time is used up" && used?.body.contains("in 30 s you are logged out") == true, "\(String(describing: used))")
+        // Buttons: before the limit, ask for 15 more minutes of screen time; none before bedtime
+        // (minutes do not move it) nor once the time is up.
+        #expect(ten?.ask == Notice.Ask(minutes: 15, screen: true) && ten?.ask?.key == "ask-screen-15")
+        #expect(two?.ask == nil && zero?.ask == nil && used?.ask == nil)
     }
 }
 

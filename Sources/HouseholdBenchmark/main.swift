@@ -8,11 +8,16 @@ import ScreenTimeLinux
 // computers (default 200) sharing one PostgreSQL, each as the household link of a daemon would
 // be: reading the family ledger every second, sending its entries, leasing game time, redeeming.
 // Prints redemptions per second and their p50/p99, lease renewals per second, and the database's
-// CPU time over the run. usage: HouseholdBenchmark [MACHINES] [SECONDS]
+// CPU time over the run; then checks the ledger (issue #42): every entry the database
+// acknowledged (appended, or answered as sent before) is in it once, no redemption took a balance
+// below zero, every child's chain is whole. A child's computers redeem at the same moment.
+// usage: HouseholdBenchmark [MACHINES] [SECONDS] [SCHEMA] (SCHEMA: migrate no further than that
+// version, to show the check failing on an older schema: 6 lost a second child's entry).
 
 let arguments = CommandLine.arguments
 let machines = arguments.count > 1 ? Int(arguments[1]) ?? 200 : 200
 let seconds = arguments.count > 2 ? Int(arguments[2]) ?? 60 : 60
+let schema = arguments.count > 3 ? Int(arguments[3]) : nil
 /// Four computers a child (a lab: the same pupils at several desks).
 let children = max(1, machines / 4)
 
@@ -97,8 +102,36 @@ struct Tally: Sendable {
     var sends = 0
     var reads = 0
     var failures = 0
+    /// The entries the database acknowledged: each child's, by origin.
+    var acknowledged: [(child: String, origin: String)] = []
     /// The database's CPU seconds at the end of the run, while every machine is still connected.
     var databaseCPU: Double? = nil
+
+    mutating func note(_ outcome: FamilyLedger.Outcome, _ entry: FamilyEntry) {
+        switch outcome {
+        case .appended, .duplicate: acknowledged.append((entry.child, entry.origin))
+        case .refused: break
+        }
+    }
+}
+
+/// What is wrong with the ledger after the run (nothing: empty): every acknowledged entry in it
+/// once, no redemption below zero, each chain whole.
+func problems(_ ledger: FamilyLedger, children: Int, acknowledged: [(child: String, origin: String)]) async throws -> [String] {
+    var out: [String] = []
+    var wanted: [String: [String]] = [:]
+    for a in acknowledged { wanted[a.child, default: []].append(a.origin) }
+    for c in 0..<children {
+        let child = "pupil\(c)"
+        let entries = try await ledger.entries(of: child)
+        if let broken = FamilyLedgerCheck.problem(in: entries) { out.append("\(child): \(broken)") }
+        var seen: [String: Int] = [:]
+        for e in entries { seen[e.origin, default: 0] += 1 }
+        for (origin, n) in seen where n > 1 { out.append("\(child): \(origin) is in the ledger \(n) times") }
+        for origin in Set(wanted[child] ?? []) where seen[origin] == nil { out.append("\(child): \(origin) was acknowledged but is not in the ledger") }
+        for e in entries where e.kind == "redeemed" && e.balanceAfter < 0 { out.append("\(child): entry \(e.seq) took the balance to \(e.balanceAfter)") }
+    }
+    return out
 }
 
 let logger = Logger(label: "household-bench")
@@ -108,13 +141,15 @@ let admin = client(cluster, user: "family_admin", password: cluster.password, co
 let tallies: [Tally] = try await withThrowingTaskGroup(of: Void.self) { runs in
     runs.addTask { await admin.run() }
     defer { runs.cancelAll() }
-    _ = try await HouseholdSchema.migrate(admin, logger: logger)
+    _ = try await HouseholdSchema.migrate(admin, through: schema, logger: logger)
     try await admin.query("CREATE ROLE lab LOGIN PASSWORD 'lab'", logger: logger)
     try await admin.query(PostgresQuery(unsafeSQL: "GRANT \(HouseholdSchema.machineRole) TO lab"), logger: logger)
     // Each child starts with enough points for the whole run's redemptions to be paid, mostly.
     let bank = FamilyLedger(client: admin, logger: logger)
+    var starts = Tally()
     for c in 0..<children {
-        _ = try await bank.append(FamilyEntry(child: "pupil\(c)", machine: "bank", origin: "start", kind: .adjusted, points: 2_000, atMicros: 0), floor: nil)
+        let start = FamilyEntry(child: "pupil\(c)", machine: "bank", origin: "start", kind: .adjusted, points: 2_000, atMicros: 0)
+        starts.note(try await bank.append(start, floor: nil), start)
     }
     let cpuBefore = cluster.cpuSeconds()
     let start = Date()
@@ -128,7 +163,8 @@ let tallies: [Tally] = try await withThrowingTaskGroup(of: Void.self) { runs in
                     var t = Tally()
                     let child = "pupil\(m % children)", machine = "desk\(m)"
                     let ledger = FamilyLedger(client: db, logger: logger), time = FamilyGameTime(client: db, logger: logger)
-                    try await Task.sleep(for: .milliseconds(m * 1000 / machines))     // spread over the first second
+                    // The children spread over the first second; a child's computers together.
+                    try await Task.sleep(for: .milliseconds((m % children) * 1000 / children))
                     var read: Int64 = 0
                     var tick = 0
                     while Date().timeIntervalSince(start) < Double(seconds) {
@@ -139,8 +175,9 @@ let tallies: [Tally] = try await withThrowingTaskGroup(of: Void.self) { runs in
                             t.reads += 1
                             // Every 10 s: this machine's entries (a session's points).
                             if tick % 10 == m % 10 {
-                                _ = try await ledger.append(FamilyEntry(child: child, machine: machine, origin: "\(machine):entry:\(tick)", kind: .earned, points: 3,
-                                                                        atMicros: Int64(tick)), floor: nil)
+                                let entry = FamilyEntry(child: child, machine: machine, origin: "\(machine):entry:\(tick)", kind: .earned, points: 3,
+                                                        atMicros: Int64(tick))
+                                t.note(try await ledger.append(entry, floor: nil), entry)
                                 t.sends += 1
                             }
                             // Every 30 s: a lease of game time.
@@ -149,11 +186,13 @@ let tallies: [Tally] = try await withThrowingTaskGroup(of: Void.self) { runs in
                                                          dailyLimit: 5_400_000_000, weeklyLimit: nil)
                                 t.leases += 1
                             }
-                            // Every 5 s: a redemption, decided against the family's balance.
-                            if tick % 5 == m % 5 {
+                            // Every 5 s: a redemption, decided against the family's balance; all of a
+                            // child's computers in the same second.
+                            if tick % 5 == (m % children) % 5 {
                                 let asked = Date()
-                                _ = try await ledger.append(FamilyEntry(child: child, machine: machine, origin: "\(machine):request:\(tick)", kind: .redeemed, points: -2,
-                                                                        atMicros: Int64(tick)), floor: 0)
+                                let entry = FamilyEntry(child: child, machine: machine, origin: "\(machine):request:\(tick)", kind: .redeemed, points: -2,
+                                                        atMicros: Int64(tick))
+                                t.note(try await ledger.append(entry, floor: 0), entry)
                                 t.redemptions.append(Date().timeIntervalSince(asked) * 1000)
                             }
                         } catch {
@@ -183,6 +222,14 @@ let tallies: [Tally] = try await withThrowingTaskGroup(of: Void.self) { runs in
                  machines, children, wall, Double(times.count) / wall, percentile(0.5), percentile(0.99), Double(tallies.map(\.leases).reduce(0, +)) / wall,
                  Double(tallies.map(\.sends).reduce(0, +)) / wall, Double(tallies.map(\.reads).reduce(0, +)) / wall, cpu, cpu / wall * 100,
                  tallies.map(\.failures).reduce(0, +)))
+    let acknowledged = starts.acknowledged + tallies.flatMap(\.acknowledged)
+    let wrong = try await problems(bank, children: children, acknowledged: acknowledged)
+    if wrong.isEmpty {
+        print("household: the ledger is right: \(acknowledged.count) acknowledged entries each in it once, no redemption below zero, \(children) chains whole")
+    } else {
+        print("household: the ledger is WRONG (\(wrong.count) problems): " + wrong.prefix(10).joined(separator: "; "))
+        exit(1)
+    }
     return tallies
 }
 if tallies.map(\.failures).reduce(0, +) > 0 { exit(1) }

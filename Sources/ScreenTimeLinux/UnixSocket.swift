@@ -27,6 +27,10 @@ public final class UnixConnection: @unchecked Sendable {
     init(fd: Int32) { self.fd = fd }
     deinit { close(fd) }
 
+    /// This process's standard input, when it is a socket its starter gave it (a relay's: it
+    /// answers on it too).
+    public static func standardInput() -> UnixConnection { UnixConnection(fd: 0) }
+
     /// Two connected ends (socketpair, close-on-exec): one for this process, one to give a program
     /// it starts as its standard input. A socket, not a pipe: writing to it when the other end
     /// is gone is an error, not SIGPIPE.

@@ -41,6 +41,9 @@ struct Child {
     /// The "Ask for 15 more minutes" buttons on the notifications shown, by notification id (the
     /// last few): pressed, the child's ask is sent.
     var askButtons: [UInt32: Notice.Ask] = [:]
+    /// System mode: the same, through the relay, which keeps the ids: how many buttons of each
+    /// key were shown and not pressed yet.
+    var relayButtons: [String: (ask: Notice.Ask, count: Int)] = [:]
     /// System mode: tells the child and their parents on their desktops, through relays (nil: not asked).
     var relay: NotificationRelay? = nil
     /// Why notifications are off, when they are (`status` lists it as a blind spot).
@@ -480,14 +483,14 @@ struct Child {
     }
 
     /// Sends a notice to the child's desktop: whether it got there, and what the journal line adds.
-    /// (Through the system mode's relay, without its button: the relay carries nothing back yet.)
     private mutating func show(_ notice: Notice) -> (shown: Bool, words: String) {
+        let actions = notice.ask.map { [(key: $0.key, label: $0.label)] } ?? []
         if let relay {
-            let shown = relay.tell(uid, summary: notice.summary, body: notice.body, urgency: notice.urgency.desktop)
+            let shown = relay.tell(uid, summary: notice.summary, body: notice.body, urgency: notice.urgency.desktop, actions: actions)
+            if shown, let ask = notice.ask { relayButtons[ask.key] = (ask, min(20, (relayButtons[ask.key]?.count ?? 0) + 1)) }
             return (shown, shown ? "; notified" : "; not notified (\(relay.problem[uid] ?? "no relay"))")
         }
         guard let notifier else { return (false, "") }
-        let actions = notice.ask.map { [(key: $0.key, label: $0.label)] } ?? []
         let id = notifier.show(summary: notice.summary, body: notice.body, urgency: notice.urgency.desktop, actions: actions, now: SystemClock.monoMicros())
         if let id, let ask = notice.ask {
             if askButtons.count >= 20, let oldest = askButtons.keys.min() { askButtons[oldest] = nil }
@@ -510,20 +513,34 @@ struct Child {
         for press in notifier.takePressed() {
             guard let ask = askButtons[press.id], press.key == ask.key else { continue }
             askButtons[press.id] = nil      // one request per button
-            var request = ControlRequest(.ask, minutes: ask.minutes, reason: "asked from a warning's button")
-            request.screen = ask.screen ? true : nil
-            let caller = ControlServer.Caller(credentials: PeerCredentials(pid: 0, uid: uid, gid: 0), name: name)
-            let reply = (try? answerFamily(request, from: caller, role: .child, strangerRefused: .refused(""))) ?? .refused("it could not be saved")
-            let what = ask.screen ? "screen time" : "game time"
-            if reply.ok {
-                log("asked for \(ask.minutes) more minutes of \(what) from a notification's button" + tell(Notice(
-                    summary: "You asked for \(ask.minutes) more minutes", body: "A parent will answer; you will see the answer here.", urgency: .normal)),
-                    level: .notice, ["event": "ask_button", "minutes": "\(ask.minutes)"])
-            } else {
-                log("a notification's button asked for \(ask.minutes) more minutes of \(what), refused: \(reply.error ?? "")" + tell(Notice(
-                    summary: "Not asked", body: Self.sentence(reply.error ?? "it could not be sent"), urgency: .normal)),
-                    level: .notice, ["event": "ask_button", "minutes": "\(ask.minutes)"])
-            }
+            askFromButton(ask)
+        }
+    }
+
+    /// System mode: a button pressed on a notice the relay showed this child (the relay sends each
+    /// button's press once); taken only while a button of that key was shown and not pressed.
+    mutating func pressedThroughRelay(_ key: String) {
+        guard let shown = relayButtons[key], shown.count > 0 else { return }
+        relayButtons[key] = shown.count > 1 ? (shown.ask, shown.count - 1) : nil
+        askFromButton(shown.ask)
+    }
+
+    /// A button's ask: the child's `ask`, with the same checks and daily quota as `stctl ask`;
+    /// what came of it is told.
+    private mutating func askFromButton(_ ask: Notice.Ask) {
+        var request = ControlRequest(.ask, minutes: ask.minutes, reason: "asked from a warning's button")
+        request.screen = ask.screen ? true : nil
+        let caller = ControlServer.Caller(credentials: PeerCredentials(pid: 0, uid: uid, gid: 0), name: name)
+        let reply = (try? answerFamily(request, from: caller, role: .child, strangerRefused: .refused(""))) ?? .refused("it could not be saved")
+        let what = ask.screen ? "screen time" : "game time"
+        if reply.ok {
+            log("asked for \(ask.minutes) more minutes of \(what) from a notification's button" + tell(Notice(
+                summary: "You asked for \(ask.minutes) more minutes", body: "A parent will answer; you will see the answer here.", urgency: .normal)),
+                level: .notice, ["event": "ask_button", "minutes": "\(ask.minutes)"])
+        } else {
+            log("a notification's button asked for \(ask.minutes) more minutes of \(what), refused: \(reply.error ?? "")" + tell(Notice(
+                summary: "Not asked", body: Self.sentence(reply.error ?? "it could not be sent"), urgency: .normal)),
+                level: .notice, ["event": "ask_button", "minutes": "\(ask.minutes)"])
         }
     }
 

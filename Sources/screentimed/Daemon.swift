@@ -214,6 +214,11 @@ struct Daemon {
             }
             let devices = seatInput?.descriptors ?? []
             waits.append(LoopWait(reads: devices, due: seatInput?.nextRescan))
+            // System mode: the notification relays (one instance, shared by the children) say
+            // which buttons were pressed.
+            let relay = children.first?.relay
+            let relays = relay?.descriptors ?? []
+            waits.append(LoopWait(reads: relays))
             if service.watchdogEvery != nil { waits.append(LoopWait(due: nextWatchdog)) }
             waits.append(LoopWait(due: nextMemoryRelease))
             if service.notifying { waits.append(LoopWait(due: nextStatus)) }
@@ -233,6 +238,11 @@ struct Daemon {
                let input = seatInput?.read(ready: ready.readable, children: children.map(\.uid), now: SystemClock.monoMicros()),
                let i = index(ofChild: input.child) {
                 children[i].seatInput(count: input.count)
+            }
+            if let relay, !ready.readable.isDisjoint(with: relays) {
+                for press in relay.presses(readable: ready.readable) {
+                    if let i = index(ofChild: press.uid) { children[i].pressedThroughRelay(press.key) }   // a parent's relay: no button of theirs
+                }
             }
             requests.takeSignals()
             if var s = server, s.hasWork || !ready.readable.subtracting(busy).isEmpty || !ready.writable.subtracting(busy).isEmpty {

@@ -1,3 +1,4 @@
+import ControlProtocol
 import Foundation
 import ScreenTimeCore
 import ScreenTimeLinux
@@ -9,11 +10,15 @@ import ScreenTimeSystemd
 /// notify-relay`, which acts as that user toward the bus but keeps root as its real user, so that
 /// the user can neither signal nor trace it. The daemon hands it each notice as a line on a
 /// socket, without waiting: a relay that is stuck loses notices, never the daemon's time. A relay
-/// that ended is started again with the next notice; closing the socket ends it.
+/// that ended is started again with the next notice; closing the socket ends it. A button pressed
+/// on a notice (a warning's "Ask for 15 more minutes") comes back on the same socket
+/// (`presses(readable:)`), as that user's press: the daemon reads it in its loop, and takes it
+/// only for the child whose relay it is.
 final class NotificationRelay {
     private struct Relay {
         var pid: Int32
         var connection: UnixConnection
+        var lines = FrameReader(maxFrame: 4096)
     }
 
     let executable: String
@@ -34,12 +39,15 @@ final class NotificationRelay {
     /// Hands a notice on to `uid`'s relay (started when needed); false, with `problem[uid]`, when
     /// it could not be (no session bus, the relay cannot start, its queue is full).
     @discardableResult
-    func tell(_ uid: UInt32, summary: String, body: String, urgency: Notifier.Urgency) -> Bool {
+    func tell(_ uid: UInt32, summary: String, body: String, urgency: Notifier.Urgency, actions: [(key: String, label: String)] = []) -> Bool {
         var w = JSONWriter()
         w.beginObject()
         w.key("summary"); w.string(summary)
         w.key("body"); w.string(body)
         w.key("urgency"); w.int(Int64(urgency.rawValue))
+        if !actions.isEmpty {
+            w.key("actions"); w.beginArray(); for a in actions { w.string(a.key); w.string(a.label) }; w.endArray()
+        }
         w.endObject()
         let line = Array((w.output + "\n").utf8)
         for _ in 0..<2 {
@@ -57,6 +65,24 @@ final class NotificationRelay {
             }
         }
         return false
+    }
+
+    /// The relays' sockets, for the daemon's loop to wait on.
+    var descriptors: [Int32] { relays.values.map(\.connection.fd) }
+
+    /// The buttons pressed, as the relays whose sockets are readable say: each with the user whose
+    /// relay said it. A relay that ended is let go (it starts again with the next notice).
+    func presses(readable: Set<Int32>) -> [(uid: UInt32, key: String)] {
+        var out: [(uid: UInt32, key: String)] = []
+        for uid in relays.keys.sorted() where readable.contains(relays[uid]!.connection.fd) {
+            guard let bytes = relays[uid]!.connection.read(max: 4096) else { end(uid); continue }
+            for line in relays[uid]!.lines.append(bytes) {
+                guard case .object(let fields)? = try? line.withUnsafeBufferPointer({ buf throws(JSONLineError) in try JSONLineReader.parse(buf) }),
+                      fields.count == 1, fields[0].0 == "pressed", case .string(let key) = fields[0].1 else { continue }
+                out.append((uid, key))
+            }
+        }
+        return out
     }
 
     /// The running relay of `uid`, started when there is none and the user has a session bus.

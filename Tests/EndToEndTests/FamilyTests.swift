@@ -279,7 +279,23 @@ struct FamilyTests {
         let warning = try #require(warned.firstIndex { $0.contains("10 s of game time left") }, "\(warned)")
         let stop = try #require(warned.firstIndex { $0.contains("SuperTuxKart was closed") })
         #expect(warning < stop)
-        #expect(warned[warning] == #""screentime" 0 "screentime" "10 s of game time left" "Save your game: when the time is used up, games are closed." [] {"urgency": 2} -1"#, "\(warned[warning])")
+        #expect(warned[warning] == #""screentime" 0 "screentime" "10 s of game time left" "Save your game: when the time is used up, games are closed." ["ask-15", "Ask for 15 more minutes"] {"urgency": 2} -1"#, "\(warned[warning])")
+
+        // She presses the warning's button (issue #40) on her desktop: through her relay, her
+        // request for 15 minutes; her parent is told of it. (The mock numbers the notices on her
+        // bus from 1: the answer was 1, the warning 2.)
+        func press(_ id: Int) throws {
+            let r = try ReplayBinaryTests.runBinary("/usr/bin/setpriv", ["--reuid=\(Self.emma)", "--regid=\(Self.emma)", "--clear-groups", "/usr/bin/env",
+                                                                        "DBUS_SESSION_BUS_ADDRESS=unix:path=\(emmaBus.socket)", "/usr/bin/gdbus", "emit", "--session",
+                                                                        "--object-path", "/org/freedesktop/Notifications",
+                                                                        "--signal", "org.freedesktop.Notifications.ActionInvoked", "uint32 \(id)", "'ask-15'"])
+            #expect(r.status == 0, "\(r.stderr)")
+        }
+        try press(2)
+        parentBus.waitFor("stkid65048 asks for 15 more minutes of game time")
+        let pending = try #require(try d.json(Self.parent, ["requests"])["requests"] as? [[String: Any]]).filter { $0["state"] as? String == "pending" }
+        #expect(pending.map { "\($0["minutes"] ?? "") \($0["reason"] ?? "")" } == ["15 asked from a warning's button"], "\(pending)")
+        emmaBus.waitFor("You asked for 15 more minutes")
         try d.stop()
         // The relays end with the daemon.
         try Wait.whether(within: 15) { try ReplayBinaryTests.runBinary("/usr/bin/pgrep", ["-f", "notify-relay --uid"]).stdout.isEmpty }

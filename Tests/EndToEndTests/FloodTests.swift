@@ -109,7 +109,9 @@ struct FloodTests {
 
         // The usual bound for a game with no time left (SystemModeTests.copiedGame): 3 s.
         #expect(stops.count >= 4 && stops.allSatisfy { $0 < 3 }, "the sibling's game ran \(stops) s")
-        #expect(answers.allSatisfy { $0 < 3 }, "the sibling's status took \(answers) s (99: refused)")
+        // Timed from outside stctl, so with its own start, which a loaded 2-core machine once made
+        // 5 s: the bound says the sibling is not kept waiting for the flood's minute.
+        #expect(answers.allSatisfy { $0 < 10 }, "the sibling's status took \(answers) s (99: refused)")
         let pings = ServiceTests.messages(notify).filter { $0.text == "WATCHDOG=1" && $0.at >= floodStart - watchdog }.map(\.at)
         let gaps = zip(pings.dropFirst(), pings).map { $0 - $1 }
         #expect(pings.count >= seconds / 2 && (pings.last ?? 0) >= floodEnd - watchdog, "pings: \(pings)")

@@ -438,7 +438,9 @@ struct SystemModeTests {
         #expect(EnforcementTests.ends(launcher, within: 8))
         #expect(launcher.ending == .signal(SIGTERM), "\(launcher.ending)")
         let after = Date().timeIntervalSince(t0)
-        #expect(after > 1.5 && after < 4, "stopped \(after) s after the test looked (the exec was at about 2 s)")
+        // The exec is about 2 s after the look; stopped within a few seconds of it (a loaded
+        // 2-core machine once took 2.9 s), not at some later scan.
+        #expect(after > 1.5 && after < 6, "stopped \(after) s after the test looked (the exec was at about 2 s)")
         _ = try d.waitFor("stop SuperTuxKart (pid \(launcher.processIdentifier), \(apps)/supertuxkart): no_reward_time")
         try d.stop()
     }

@@ -37,41 +37,7 @@ public enum HouseholdSchema {
                 UNIQUE (machine, origin)
             )
             """,
-            """
-            -- One entry, decided and written at once: the child's row is locked, so entries of one
-            -- child are appended one at a time from every machine. An entry sent again (same machine,
-            -- same origin) is answered as it was written; a spending that would take the balance
-            -- below the floor is refused and writes nothing.
-            CREATE FUNCTION screentime.append_entry(p_child text, p_machine text, p_origin text, p_kind text, p_points bigint,
-                                                    p_at_micros bigint, p_note text, p_floor bigint)
-            RETURNS TABLE (outcome text, seq bigint, balance_after bigint, hash bytea)
-            LANGUAGE plpgsql SECURITY DEFINER SET search_path = screentime, pg_temp AS $$
-            DECLARE
-                c screentime.children%ROWTYPE;
-                earlier screentime.ledger%ROWTYPE;
-                v_after bigint;
-                h bytea;
-            BEGIN
-                INSERT INTO screentime.children (child) VALUES (p_child) ON CONFLICT DO NOTHING;
-                SELECT * INTO c FROM screentime.children WHERE child = p_child FOR UPDATE;
-                SELECT * INTO earlier FROM screentime.ledger l WHERE l.machine = p_machine AND l.origin = p_origin;
-                IF FOUND THEN
-                    RETURN QUERY SELECT 'duplicate'::text, earlier.seq, earlier.balance_after, earlier.hash;
-                    RETURN;
-                END IF;
-                v_after := c.balance + p_points;
-                IF p_floor IS NOT NULL AND p_points < 0 AND v_after < p_floor THEN
-                    RETURN QUERY SELECT 'refused'::text, c.entries, c.balance, c.head;
-                    RETURN;
-                END IF;
-                h := sha256(c.head || convert_to(concat_ws('|', p_child, c.entries + 1, p_machine, p_origin, p_kind, p_points, v_after,
-                                                           p_at_micros, coalesce(p_note, '')), 'UTF8'));
-                INSERT INTO screentime.ledger VALUES (p_child, c.entries + 1, p_machine, p_origin, p_kind, p_points, v_after, p_at_micros,
-                                                      coalesce(p_note, ''), c.head, h);
-                UPDATE screentime.children SET balance = v_after, entries = c.entries + 1, head = h WHERE child = p_child;
-                RETURN QUERY SELECT 'appended'::text, c.entries + 1, v_after, h;
-            END $$
-            """,
+            appendEntry(create: "CREATE", sameEntry: "l.machine = p_machine AND l.origin = p_origin"),
             """
             REVOKE ALL ON ALL TABLES IN SCHEMA screentime FROM PUBLIC
             """,
@@ -313,39 +279,49 @@ public enum HouseholdSchema {
             """
             ALTER TABLE screentime.ledger ADD CONSTRAINT ledger_child_machine_origin_key UNIQUE (child, machine, origin)
             """,
-            """
-            CREATE OR REPLACE FUNCTION screentime.append_entry(p_child text, p_machine text, p_origin text, p_kind text, p_points bigint,
-                                                    p_at_micros bigint, p_note text, p_floor bigint)
-            RETURNS TABLE (outcome text, seq bigint, balance_after bigint, hash bytea)
-            LANGUAGE plpgsql SECURITY DEFINER SET search_path = screentime, pg_temp AS $$
-            DECLARE
-                c screentime.children%ROWTYPE;
-                earlier screentime.ledger%ROWTYPE;
-                v_after bigint;
-                h bytea;
-            BEGIN
-                INSERT INTO screentime.children (child) VALUES (p_child) ON CONFLICT DO NOTHING;
-                SELECT * INTO c FROM screentime.children WHERE child = p_child FOR UPDATE;
-                SELECT * INTO earlier FROM screentime.ledger l WHERE l.child = p_child AND l.machine = p_machine AND l.origin = p_origin;
-                IF FOUND THEN
-                    RETURN QUERY SELECT 'duplicate'::text, earlier.seq, earlier.balance_after, earlier.hash;
-                    RETURN;
-                END IF;
-                v_after := c.balance + p_points;
-                IF p_floor IS NOT NULL AND p_points < 0 AND v_after < p_floor THEN
-                    RETURN QUERY SELECT 'refused'::text, c.entries, c.balance, c.head;
-                    RETURN;
-                END IF;
-                h := sha256(c.head || convert_to(concat_ws('|', p_child, c.entries + 1, p_machine, p_origin, p_kind, p_points, v_after,
-                                                           p_at_micros, coalesce(p_note, '')), 'UTF8'));
-                INSERT INTO screentime.ledger VALUES (p_child, c.entries + 1, p_machine, p_origin, p_kind, p_points, v_after, p_at_micros,
-                                                      coalesce(p_note, ''), c.head, h);
-                UPDATE screentime.children SET balance = v_after, entries = c.entries + 1, head = h WHERE child = p_child;
-                RETURN QUERY SELECT 'appended'::text, c.entries + 1, v_after, h;
-            END $$
-            """,
+            appendEntry(create: "CREATE OR REPLACE", sameEntry: "l.child = p_child AND l.machine = p_machine AND l.origin = p_origin"),
         ]),
     ]
+
+    /// The function that appends an entry (migration 1's, and migration 7's with the child in
+    /// what makes an entry the one sent before): `sameEntry` is that condition on the ledger `l`.
+    static func appendEntry(create: String, sameEntry: String) -> String {
+        """
+        -- One entry, decided and written at once: the child's row is locked, so entries of one
+        -- child are appended one at a time from every machine. An entry sent again (same machine,
+        -- same origin) is answered as it was written; a spending that would take the balance
+        -- below the floor is refused and writes nothing.
+        \(create) FUNCTION screentime.append_entry(p_child text, p_machine text, p_origin text, p_kind text, p_points bigint,
+                                                p_at_micros bigint, p_note text, p_floor bigint)
+        RETURNS TABLE (outcome text, seq bigint, balance_after bigint, hash bytea)
+        LANGUAGE plpgsql SECURITY DEFINER SET search_path = screentime, pg_temp AS $$
+        DECLARE
+            c screentime.children%ROWTYPE;
+            earlier screentime.ledger%ROWTYPE;
+            v_after bigint;
+            h bytea;
+        BEGIN
+            INSERT INTO screentime.children (child) VALUES (p_child) ON CONFLICT DO NOTHING;
+            SELECT * INTO c FROM screentime.children WHERE child = p_child FOR UPDATE;
+            SELECT * INTO earlier FROM screentime.ledger l WHERE \(sameEntry);
+            IF FOUND THEN
+                RETURN QUERY SELECT 'duplicate'::text, earlier.seq, earlier.balance_after, earlier.hash;
+                RETURN;
+            END IF;
+            v_after := c.balance + p_points;
+            IF p_floor IS NOT NULL AND p_points < 0 AND v_after < p_floor THEN
+                RETURN QUERY SELECT 'refused'::text, c.entries, c.balance, c.head;
+                RETURN;
+            END IF;
+            h := sha256(c.head || convert_to(concat_ws('|', p_child, c.entries + 1, p_machine, p_origin, p_kind, p_points, v_after,
+                                                       p_at_micros, coalesce(p_note, '')), 'UTF8'));
+            INSERT INTO screentime.ledger VALUES (p_child, c.entries + 1, p_machine, p_origin, p_kind, p_points, v_after, p_at_micros,
+                                                  coalesce(p_note, ''), c.head, h);
+            UPDATE screentime.children SET balance = v_after, entries = c.entries + 1, head = h WHERE child = p_child;
+            RETURN QUERY SELECT 'appended'::text, c.entries + 1, v_after, h;
+        END $$
+        """
+    }
 
     /// Brings the database to the newest schema (as its owner: the family's administrator, not a
     /// machine). Safe to run from several places at once: an advisory lock takes them in turn.

@@ -416,6 +416,9 @@ public struct Engine: Sendable {
     /// Today in the policy's calendar, as wall-clock microseconds.
     public var today: (start: Microseconds, end: Microseconds) { (day.start, day.end) }
 
+    /// Today's day key (days since 1970-01-01 in the policy's calendar).
+    public var todayKey: Int64 { day.key }
+
     /// The app the focused window belongs to, as the policy classifies it (nil: nothing focused,
     /// or nothing the policy names).
     public var focusedApp: (name: String, category: AppCategory, trusted: Bool)? {

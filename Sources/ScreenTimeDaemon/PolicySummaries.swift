@@ -22,10 +22,4 @@ public enum PolicySummaries {
             entries: named.map { .init(name: $0.name, category: $0.category.rawValue, site: $0.isSite) },
             chores: policy.chores.map { .init(name: $0.name, points: $0.points, every: $0.every.words) }, week: week)
     }
-
-    /// The day key of the engine's today (in the policy's zone).
-    public static func todayKey(_ engine: Engine) -> Int64 {
-        let start = engine.today.start
-        return (start + Int64(engine.utcOffset(at: start)) * Seconds.micro) / (86_400 * Seconds.micro)
-    }
 }

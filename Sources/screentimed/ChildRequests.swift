@@ -115,7 +115,7 @@ extension Child {
                 if let no = refuseUnlessParent("policy", request, caller: caller, role: role) { return no }
                 var reply = ControlReply(ok: true)
                 reply.policy = live.policyText
-                reply.policySummary = PolicySummaries.of(live.engine.policy, from: PolicySummaries.todayKey(live.engine))
+                reply.policySummary = PolicySummaries.of(live.engine.policy, from: live.engine.todayKey)
                 return reply
             case .login, .logout, .family:
                 // The daemon answers these itself: they are about every child at once.

@@ -142,7 +142,8 @@ extension ControlReply {
         // EveryFieldTests sets each field the type has, alone, and compares with the encoder.)
         if apps != nil || sites != nil || history != nil || sessions != nil || report != nil || request != nil || requests != nil || chores != nil || simulation != nil || export != nil
             || token != nil || children != nil || family != nil || policy != nil || policySummary != nil || siteStops != nil
-            || status?.requests != nil || status?.chores != nil || status?.appTimeLeft != nil || status?.household != nil || status?.screen != nil {
+            || status?.requests != nil || status?.chores != nil || status?.appTimeLeft != nil || status?.household != nil || status?.screen != nil
+            || status?.childMayRedeem != nil || status?.notices?.contains(where: { $0.ask != nil }) == true {
             return ControlProtocol.encode(self)
         }
         var w = JSONWriter()
@@ -840,6 +841,9 @@ public struct ControlReply: Codable, Sendable, Equatable {
         public var learningCounting: Bool? = nil
         /// Screen time, the computer as a whole (nil: the policy has no `[screen]`; docs/spec/screen.md).
         public var screen: Screen? = nil
+        /// The policy lets the child redeem points for game time (`child_may_redeem`; nil: it does
+        /// not), for the GNOME Shell extension's menu.
+        public var childMayRedeem: Bool? = nil
 
         public struct Screen: Codable, Sendable, Equatable {
             /// Counted today; today's limit and the bonus a parent gave (seconds).
@@ -892,8 +896,19 @@ public struct ControlReply: Codable, Sendable, Equatable {
             public var body: String
             public var urgency: String
             public var shown: Bool
-            public init(id: Int64, summary: String, body: String, urgency: String, shown: Bool) {
-                self.id = id; self.summary = summary; self.body = body; self.urgency = urgency; self.shown = shown
+            /// A warning's button, "Ask for 15 more minutes" (nil: none): pressed, the child's `ask`
+            /// of these minutes, game time or (`screen`) screen time. For the GNOME Shell
+            /// extension, which shows the button on a notice the daemon could not show itself.
+            public var ask: Ask? = nil
+
+            public struct Ask: Codable, Sendable, Equatable {
+                public var minutes: Int64
+                public var screen: Bool
+                public init(minutes: Int64, screen: Bool) { self.minutes = minutes; self.screen = screen }
+            }
+
+            public init(id: Int64, summary: String, body: String, urgency: String, shown: Bool, ask: Ask? = nil) {
+                self.id = id; self.summary = summary; self.body = body; self.urgency = urgency; self.shown = shown; self.ask = ask
             }
         }
 
@@ -941,6 +956,7 @@ public struct ControlReply: Codable, Sendable, Equatable {
             try c.encodeIfPresent(rewardCounting, forKey: .rewardCounting)
             try c.encodeIfPresent(learningCounting, forKey: .learningCounting)
             try c.encodeIfPresent(screen, forKey: .screen)
+            try c.encodeIfPresent(childMayRedeem, forKey: .childMayRedeem)
         }
 
         public init(balance: Int64, rewardAvailableSeconds: Int64, rewardRemainingSeconds: Int64, rewardTodayRemainingSeconds: Int64,

@@ -21,6 +21,7 @@ public enum StatusFigures {
             currentApp: app?.name, currentCategory: app?.category.rawValue, currentCounts: app.map { counts($0.category, trusted: $0.trusted) },
             observers: observers, hooks: hooks, blindSpots: blindSpots)
         status.notices = notices
+        if policy.rewards.childMayRedeem { status.childMayRedeem = true }
         status.currentSite = engine.focusedHost
         status.asOf = RFC3339.format(micros: engine.calendarNow, utcOffsetSeconds: engine.utcOffset(at: engine.calendarNow))
         status.rewardCounting = engine.rewardCountingNow

@@ -547,7 +547,8 @@ struct Child {
     /// Keeps a notice for `status` (the last five).
     private mutating func keep(_ notice: Notice, shown: Bool) {
         noticesTold += 1
-        recentNotices.append(.init(id: noticesTold, summary: notice.summary, body: notice.body, urgency: "\(notice.urgency)", shown: shown))
+        recentNotices.append(.init(id: noticesTold, summary: notice.summary, body: notice.body, urgency: "\(notice.urgency)", shown: shown,
+                                   ask: notice.ask.map { .init(minutes: $0.minutes, screen: $0.screen) }))
         if recentNotices.count > 5 { recentNotices.removeFirst(recentNotices.count - 5) }
     }
 

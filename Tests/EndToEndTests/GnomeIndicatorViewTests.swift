@@ -133,4 +133,67 @@ struct GnomeIndicatorViewTests {
         #expect(Self.lines(now).contains("Khan Academy: learning: earns points while you use it"), "\(now)")
         try d.stop()
     }
+
+    /// `core.<call>` for each call (a JavaScript expression), by the real GJS; each answer as JSON.
+    static func calls(_ expressions: [String], folder: String) throws -> [Any] {
+        let script = "imports.searchPath.unshift('\(folder)');\nconst core = imports.core;\n"
+            + expressions.map { "print(JSON.stringify(core.\($0)));" }.joined(separator: "\n")
+        let r = try ReplayBinaryTests.runBinary("/usr/bin/gjs", ["-c", script])
+        let answers = r.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8), options: .fragmentsAllowed) }
+        try #require(answers.count == expressions.count, "\(r.stdout)\(r.stderr)")
+        return answers
+    }
+
+    @Test("the menu (issue #40): what an ask from the typed fields sends, which chores may be claimed, what redeeming costs, and the answers' words")
+    func menuWords() throws {
+        let folder = try GnomeExtensionPackTests.pack("43")
+        let a = try Self.calls([
+            "askRequest(' 20 ', '  I read a whole book ', false)", "askRequest('15', '', true)",
+            "askRequest('0', 'x', false)", "askRequest('1441', 'x', false)", "askRequest('ten', 'x', false)", "askRequest('-5', '', false)",
+            "askRequest('15', 'é'.repeat(300), false)", "askRequest('15', 'é'.repeat(301), false)",
+        ], folder: folder)
+        #expect(a[0] as? NSDictionary == ["request": ["v": 1, "command": "ask", "minutes": 20, "reason": "I read a whole book"]])
+        #expect(a[1] as? NSDictionary == ["request": ["v": 1, "command": "ask", "minutes": 15, "screen": true]])
+        for bad in a[2...5] {
+            #expect((bad as? [String: Any])?["problem"] as? String == "Type how many minutes you want: a number from 1 to 1440.", "\(bad)")
+        }
+        // 300 letters (not bytes: "é" is two) may go; 301 may not.
+        #expect(((a[6] as? [String: Any])?["request"] as? [String: Any])?["reason"] as? String == String(repeating: "é", count: 300))
+        #expect((a[7] as? [String: Any])?["problem"] as? String == "Say why in fewer words: 300 letters at most.")
+
+        let chores = """
+            [{"chore": "Dishes", "points": 20, "state": "open"}, {"chore": "Bed", "points": 1, "state": "rejected"},
+             {"chore": "Bins", "points": 5, "state": "pending"}, {"chore": "Dog", "points": 10, "state": "approved"},
+             {"chore": "Car", "points": 50, "state": "not_due"}]
+            """
+        let c = try Self.calls(["choreItems(\(chores))", "choreItems([])", "choreItems([{chore: 'Car', points: 50, state: 'not_due'}])"], folder: folder)
+        #expect(c[0] as? NSArray == [["label": "Dishes (20 points)", "chore": "Dishes"], ["label": "Bed (1 point): try again", "chore": "Bed"],
+                                     ["label": "Bins: waiting for a parent", "chore": NSNull()], ["label": "Dog: done, 10 points", "chore": NSNull()]])
+        #expect(c[1] as? NSArray == [["label": "No chores to do today", "chore": NSNull()]])
+        #expect(c[2] as? NSArray == [["label": "No chores to do today", "chore": NSNull()]])
+
+        let r = try Self.calls([
+            "redeemItems({child_may_redeem: true, points_per_reward_minute: 2, balance: 60})",
+            "redeemItems({points_per_reward_minute: 2, balance: 600})",
+        ], folder: folder)
+        #expect(r[0] as? NSArray == [["label": "15 min of game time for 30 points", "minutes": 15, "enough": true],
+                                     ["label": "30 min of game time for 60 points", "minutes": 30, "enough": true],
+                                     ["label": "60 min of game time for 120 points", "minutes": 60, "enough": false]])
+        #expect(r[1] as? NSArray == [])
+
+        let w = try Self.calls([
+            "answerWords('ask', {ok: true, request: {minutes: 15, screen: true}})",
+            "answerWords('ask', {ok: false, error: 'you have asked 3 times today, the most a day'})",
+            "answerWords('chore_done', {ok: true, chores: [{chore: 'Dishes'}]})",
+            "answerWords('chore_done', {ok: false, error: 'Dishes is already claimed today.'})",
+            "answerWords('redeem', {ok: true, cost: 15, balance: 5})",
+            "answerWords('redeem', null)",
+        ], folder: folder)
+        #expect(w[0] as? NSDictionary == ["title": "You asked for 15 more minutes of screen time", "body": "A parent will see it and answer; the answer comes here."])
+        #expect(w[1] as? NSDictionary == ["title": "Not asked", "body": "You have asked 3 times today, the most a day."])
+        #expect(w[2] as? NSDictionary == ["title": "You said you did Dishes", "body": "A parent will check it; then the points are yours."])
+        #expect(w[3] as? NSDictionary == ["title": "Chore not sent", "body": "Dishes is already claimed today."])
+        #expect(w[4] as? NSDictionary == ["title": "Game time redeemed", "body": "It cost 15 points; you have 5 left."])
+        #expect(w[5] as? NSDictionary == ["title": "screentime is not running", "body": "Nothing was sent. Try again in a moment, or tell a parent."])
+    }
 }

@@ -40,14 +40,15 @@ struct WebPageTests {
         private let output = Pipe()
 
         /// `tls`: a certificate and key of root's; the page then runs as root, which can read them.
-        init(socket: String, lifetime: String, tls: (certificate: String, key: String)? = nil) throws {
+        /// `user`: the page's own user (another suite's, so that no two tests share one).
+        init(socket: String, lifetime: String, tls: (certificate: String, key: String)? = nil, user: UInt32 = WebPageTests.webUser) throws {
             let web = [Readable.path(".build/debug/screentime-web"), "--listen", "127.0.0.1:0", "--socket", socket, "--session-lifetime", lifetime]
             if let tls {
                 process.executableURL = URL(fileURLWithPath: web[0])
                 process.arguments = Array(web.dropFirst()) + ["--certificate", tls.certificate, "--key", tls.key]
             } else {
                 process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-                process.arguments = ["--reuid=\(WebPageTests.webUser)", "--regid=\(WebPageTests.webUser)", "--clear-groups"] + web
+                process.arguments = ["--reuid=\(user)", "--regid=\(user)", "--clear-groups"] + web
             }
             process.standardOutput = output
             try process.run()

@@ -180,6 +180,22 @@ public final class GnomeShellSession {
         return t
     }
 
+    /// The screentime menu: opened; its items' labels (" [off]" after one that cannot be
+    /// clicked), as gdbus prints them; an item clicked by its label (false: there is none to
+    /// click); a field (by its hint) typed into; a notification's button pressed.
+    @discardableResult
+    public func openMenu() -> Bool { call("org.gnome.Shell", "/org/screentime/TestDriver", "org.screentime.TestDriver.OpenMenu").contains("true") }
+    public func menuItems() -> String { call("org.gnome.Shell", "/org/screentime/TestDriver", "org.screentime.TestDriver.MenuItems") }
+    public func click(_ label: String) -> Bool {
+        call("org.gnome.Shell", "/org/screentime/TestDriver", "org.screentime.TestDriver.Click", [label]).contains("true")
+    }
+    public func type(into hint: String, _ text: String) -> Bool {
+        call("org.gnome.Shell", "/org/screentime/TestDriver", "org.screentime.TestDriver.Type", [hint, text]).contains("true")
+    }
+    public func press(notification title: String, button: String) -> Bool {
+        call("org.gnome.Shell", "/org/screentime/TestDriver", "org.screentime.TestDriver.Press", [title, button]).contains("true")
+    }
+
     /// The notifications the shell has shown ("title: body"), as gdbus prints them.
     public func notificationsShown() -> String {
         call("org.gnome.Shell", "/org/screentime/TestDriver", "org.screentime.TestDriver.Shown")
@@ -225,22 +241,73 @@ public final class GnomeShellSession {
         try """
             'use strict';
             // Test only: what a person does with the mouse. Not shipped.
-            const {Gio} = imports.gi;
+            const {Gio, St} = imports.gi;
             const Main = imports.ui.main;
+            const PopupMenu = imports.ui.popupMenu;
             const XML = `<node><interface name="org.screentime.TestDriver">
               <method name="Ready"><arg type="b" direction="out"/></method>
               <method name="Activate"><arg type="s" direction="in"/><arg type="x" direction="out"/></method>
               <method name="Shown"><arg type="as" direction="out"/></method>
               <method name="Focused"><arg type="s" direction="out"/></method>
+              <method name="OpenMenu"><arg type="b" direction="out"/></method>
+              <method name="MenuItems"><arg type="as" direction="out"/></method>
+              <method name="Click"><arg type="s" direction="in"/><arg type="b" direction="out"/></method>
+              <method name="Type"><arg type="s" direction="in"/><arg type="s" direction="in"/><arg type="b" direction="out"/></method>
+              <method name="Press"><arg type="s" direction="in"/><arg type="s" direction="in"/><arg type="b" direction="out"/></method>
             </interface></node>`;
-            // The titles of the notifications shown, as a person saw them.
+            // The titles of the notifications shown, as a person saw them; the notifications
+            // themselves, for their buttons.
             const shown = [];
+            const notes = [];
+            // The screentime extension's top-bar menu, and every item in it a person could reach
+            // (the submenus' too), with its label.
+            const menu = () => Main.panel.statusArea.screentime.menu;
+            const items = () => {
+                const out = [];
+                const walk = m => m._getMenuItems().forEach(i => {
+                    if (i instanceof PopupMenu.PopupMenuSection) { walk(i); return; }
+                    out.push(i);
+                    if (i instanceof PopupMenu.PopupSubMenuMenuItem) walk(i.menu);
+                });
+                walk(menu());
+                return out.filter(i => i.visible);
+            };
+            const label = i => (i.label ? i.label.text : '');
+            const entry = (actor, hint) => {
+                if (actor instanceof St.Entry && actor.hint_text === hint) return actor;
+                for (const c of actor.get_children()) { const e = entry(c, hint); if (e) return e; }
+                return null;
+            };
             const byTitle = title => global.get_window_actors().map(a => a.meta_window).find(w => w.get_title() === title);
             let ready = false;
             const driver = {
                 Ready() { return ready; },
                 Shown() { return shown; },
                 Focused() { const w = global.display.focus_window; return w ? w.get_title() : ''; },
+                // What a person does with the pointer: opens the menu; clicks an item (a submenu's
+                // opens, an item is activated); types into a field (by its hint); presses a
+                // notification's button (by its title and the button's label).
+                OpenMenu() { menu().open(false); return menu().isOpen; },
+                MenuItems() { return items().map(i => label(i) + (i.reactive ? '' : ' [off]')); },
+                Click(text) {
+                    const i = items().find(x => label(x) === text && x.reactive);
+                    if (!i) return false;
+                    if (i instanceof PopupMenu.PopupSubMenuMenuItem) i.setSubmenuShown(true); else i.activate(null);
+                    return true;
+                },
+                Type(hint, text) {
+                    const e = entry(menu().box, hint);
+                    if (!e) return false;
+                    e.grab_key_focus();
+                    e.set_text(text);
+                    return true;
+                },
+                Press(title, button) {
+                    const n = notes.slice().reverse().find(x => x.title.includes(title) && x.actions.some(a => a.label === button));
+                    if (!n) return false;
+                    n.actions.find(a => a.label === button).callback();
+                    return true;
+                },
                 Activate(title) {
                     const w = byTitle(title);
                     if (!w) return -1;
@@ -256,7 +323,7 @@ public final class GnomeShellSession {
                         const hide = () => { Main.overview.hide(); ready = true; };
                         if (Main.layoutManager._startingUp) Main.layoutManager.connect('startup-complete', hide); else hide();
                         Main.messageTray.connect('source-added', (tray, source) =>
-                            source.connect('notification-show', (s, n) => shown.push(`${n.title}: ${n.bannerBodyText}`)));
+                            source.connect('notification-show', (s, n) => { shown.push(`${n.title}: ${n.bannerBodyText}`); notes.push(n); }));
                         object = Gio.DBusExportedObject.wrapJSObject(XML, driver);
                         object.export(Gio.DBus.session, '/org/screentime/TestDriver');
                     },

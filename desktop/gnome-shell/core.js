@@ -9,13 +9,17 @@
 // - shows the child what screentimed says (`status`): screen time left (with a policy's
 //   `[screen]`), game time left now and points in the top bar, and the daemon's notices (warnings
 //   before games close or the screen time ends) as GNOME notifications when the daemon could not
-//   show them itself (system mode).
+//   show them itself (system mode), a warning with its "Ask for 15 more minutes" button;
+// - lets the child, from the indicator's menu, do what `stctl` lets a child do: ask a parent for
+//   more time (minutes and a reason typed there), say a chore is done, and redeem points where
+//   the policy allows (`ask`, `chore_done`, `redeem`); the daemon's answer is a notification.
 // It decides nothing: what counts, and what is refused, is the daemon's business. It offers no
 // method that changes windows; its D-Bus object (/org/screentime/Indicator on the shell's own
 // bus name) has read-only properties.
 //
 // Everything from GNOME Shell comes in through `deps` ({GLib, Gio, St, Clutter, Meta, Main,
-// PanelMenu, PopupMenu}), so that this file has no imports and is the same for both module systems.
+// PanelMenu, PopupMenu, MessageTray}), so that this file has no imports and is the same for both
+// module systems.
 
 // The daemon's socket: SCREENTIME_SOCKET, else the user daemon's, else the system daemon's.
 const SYSTEM_SOCKET = '/run/screentime/control.sock';
@@ -43,6 +47,15 @@ const INDICATOR_XML = `<node>
     <property name="Watched" type="b" access="read"/>
   </interface>
 </node>`;
+
+// The minutes the menu offers to redeem (each shown with its price in points).
+const REDEEM_MINUTES = [15, 30, 60];
+// What the menu lets a child ask for at once (the daemon takes up to 100000; a day is enough).
+const ASK_MAX_MINUTES = 1440;
+// The most of a reason the daemon keeps (docs/protocol.md, `ask`).
+const REASON_MAX = 300;
+// The reason a warning's button gives (as the daemon's own button does).
+const BUTTON_REASON = "asked from a warning's button";
 
 // A time in the words of the indicator: whole minutes, rounded down (never more than there is),
 // seconds in the last minute.
@@ -122,6 +135,80 @@ function indicatorView(s, passed) {
     for (const blind of s.blind_spots || [])
         lines.push(blind);
     return {text: `${gameTimeWords(now)} · ${s.balance} pts`, gameSecondsLeft: now, screenText, screenSecondsLeft, lines};
+}
+
+// The child's `ask` from the menu's fields (the minutes and the reason as typed; `screen`: screen
+// time, else game time): `{request}`, or `{problem}` in a child's words when the minutes are not
+// a whole number the menu takes or the reason is too long. Whether the ask is allowed (a parent's
+// daily quota) is the daemon's to say.
+function askRequest(minutesText, reasonText, screen) {
+    const text = minutesText.trim();
+    const minutes = /^[0-9]{1,5}$/.test(text) ? Number(text) : 0;
+    if (minutes < 1 || minutes > ASK_MAX_MINUTES)
+        return {problem: `Type how many minutes you want: a number from 1 to ${ASK_MAX_MINUTES}.`};
+    const reason = reasonText.trim();
+    if ([...reason].length > REASON_MAX)
+        return {problem: `Say why in fewer words: ${REASON_MAX} letters at most.`};
+    const request = {v: 1, command: 'ask', minutes};
+    if (reason)
+        request.reason = reason;
+    if (screen)
+        request.screen = true;
+    return {request};
+}
+
+// The menu's chores from a `chores` reply: each `{label, chore}`, where `chore` is the name to
+// claim (null: nothing to do now, the line only says where it stands). Chores not due today are
+// left out; with none at all, one line says so.
+function choreItems(chores) {
+    const items = [];
+    for (const c of chores || []) {
+        const points = `${c.points} ${c.points === 1 ? 'point' : 'points'}`;
+        if (c.state === 'open')
+            items.push({label: `${c.chore} (${points})`, chore: c.chore});
+        else if (c.state === 'rejected')
+            items.push({label: `${c.chore} (${points}): try again`, chore: c.chore});
+        else if (c.state === 'pending')
+            items.push({label: `${c.chore}: waiting for a parent`, chore: null});
+        else if (c.state === 'approved')
+            items.push({label: `${c.chore}: done, ${points}`, chore: null});
+    }
+    if (!items.length)
+        items.push({label: 'No chores to do today', chore: null});
+    return items;
+}
+
+// The menu's redemptions from a status: each `{label, minutes, enough}` (`enough`: the points pay
+// for it now); none when the policy does not let the child redeem (`child_may_redeem`).
+function redeemItems(s) {
+    if (!s.child_may_redeem)
+        return [];
+    return REDEEM_MINUTES.map(minutes => {
+        const cost = minutes * s.points_per_reward_minute;
+        return {label: `${minutes} min of game time for ${cost} points`, minutes, enough: s.balance >= cost};
+    });
+}
+
+// What the child is told of the daemon's answer to the menu's `ask`, `chore_done` or `redeem`
+// (`reply` null: the daemon could not be asked): `{title, body}`.
+function answerWords(command, reply) {
+    if (!reply)
+        return {title: 'screentime is not running', body: 'Nothing was sent. Try again in a moment, or tell a parent.'};
+    if (!reply.ok) {
+        const title = {ask: 'Not asked', chore_done: 'Chore not sent', redeem: 'Not redeemed'}[command] || 'Not done';
+        const error = reply.error || 'the daemon said no';
+        return {title, body: `${error.charAt(0).toUpperCase()}${error.slice(1)}${error.endsWith('.') ? '' : '.'}`};
+    }
+    if (command === 'ask') {
+        const r = reply.request || {};
+        return {title: `You asked for ${r.minutes} more minutes${r.screen ? ' of screen time' : ''}`,
+            body: 'A parent will see it and answer; the answer comes here.'};
+    }
+    if (command === 'chore_done') {
+        const c = (reply.chores || [])[0] || {};
+        return {title: `You said you did ${c.chore}`, body: 'A parent will check it; then the points are yours.'};
+    }
+    return {title: 'Game time redeemed', body: `It cost ${reply.cost} points; you have ${reply.balance} left.`};
 }
 
 // One connection to the daemon: JSON lines out (queued, one write at a time), replies in order.
@@ -446,11 +533,56 @@ class Reporter {
     }
 }
 
-// The top bar: screen time left (with `[screen]`), game time left now and points, as the daemon
-// says; details in its menu.
-class Indicator {
+// GNOME Shell's notifications, from this extension as their source: `tell` shows one, with an
+// optional button (`{label, callback}`). GNOME 46 changed the classes' constructors; both forms
+// are here (this machine's tests run GNOME 43).
+class Notifications {
     constructor(deps) {
         this._d = deps;
+        this._source = null;
+    }
+
+    tell(title, body, button = null) {
+        const {MessageTray, Main} = this._d;
+        const modern = typeof MessageTray.getSystemSource === 'function';    // GNOME 46 and later
+        if (!this._source) {
+            this._source = modern
+                ? new MessageTray.Source({title: 'screentime', iconName: 'applications-games-symbolic'})
+                : new MessageTray.Source('screentime', 'applications-games-symbolic');
+            // The tray ends a source when its last notification goes: a new one next time.
+            this._source.connect('destroy', () => {
+                this._source = null;
+            });
+            Main.messageTray.add(this._source);
+        }
+        const notification = modern
+            ? new MessageTray.Notification({source: this._source, title, body})
+            : new MessageTray.Notification(this._source, title, body);
+        if (button)
+            notification.addAction(button.label, button.callback);
+        if (modern)
+            this._source.addNotification(notification);
+        else
+            this._source.showNotification(notification);
+    }
+
+    destroy() {
+        if (this._source)
+            this._source.destroy();
+        this._source = null;
+    }
+}
+
+// The top bar: screen time left (with `[screen]`), game time left now and points, as the daemon
+// says; in its menu the details, and what the child may ask of the daemon (`send(request,
+// onReply)`: one request on the daemon's connection).
+class Indicator {
+    constructor(deps, send) {
+        this._d = deps;
+        this._send = send;
+        // Asks the daemon for the status again (after a redemption changed it).
+        this.refresh = () => {};
+        this._tray = new Notifications(deps);
         const {St, Clutter, Gio, PanelMenu, PopupMenu, Main} = deps;
         this.state = {Text: '', GameSecondsLeft: -1, ScreenText: '', ScreenSecondsLeft: -1, Details: '', Points: 0, Connected: false, Watched: false};
         this._button = new PanelMenu.Button(0.0, 'screentime', false);
@@ -466,6 +598,7 @@ class Indicator {
         this._button.add_child(box);
         this._details = new PopupMenu.PopupMenuItem('', {reactive: false});
         this._button.menu.addMenuItem(this._details);
+        this._addAsking();
         this._button.visible = false;
         Main.panel.addToStatusArea('screentime', this._button);
         this._dbus = Gio.DBusExportedObject.wrapJSObject(INDICATOR_XML, this.state);
@@ -478,6 +611,105 @@ class Indicator {
     destroy() {
         this._dbus.unexport();
         this._button.destroy();
+        this._tray.destroy();
+    }
+
+    // The menu's part for the child: "Ask for more time" (minutes and a reason typed there, then
+    // game time or screen time), "I did a chore" (today's chores, filled each time the menu
+    // opens) and "Redeem points" (shown only where the policy allows it).
+    _addAsking() {
+        const {St, PopupMenu} = this._d;
+        const menu = this._button.menu;
+        menu.addMenuItem(new PopupMenu.PopupSeparatorMenuItem());
+
+        this._ask = new PopupMenu.PopupSubMenuMenuItem('Ask for more time');
+        const fields = new PopupMenu.PopupBaseMenuItem({reactive: false, can_focus: false});
+        const box = new St.BoxLayout({vertical: true, x_expand: true, style: 'spacing: 6px;'});
+        this._minutes = new St.Entry({hint_text: 'Minutes', text: '15', can_focus: true, x_expand: true});
+        this._reason = new St.Entry({hint_text: 'Why? A parent reads it', can_focus: true, x_expand: true});
+        box.add_child(this._minutes);
+        box.add_child(this._reason);
+        fields.add_child(box);
+        this._ask.menu.addMenuItem(fields);
+        this._askGame = new PopupMenu.PopupMenuItem('Ask for game time');
+        this._askGame.connect('activate', () => this._askFromMenu(false));
+        this._ask.menu.addMenuItem(this._askGame);
+        this._askScreen = new PopupMenu.PopupMenuItem('Ask for screen time');
+        this._askScreen.connect('activate', () => this._askFromMenu(true));
+        this._askScreen.visible = false;
+        this._ask.menu.addMenuItem(this._askScreen);
+        menu.addMenuItem(this._ask);
+
+        this._chores = new PopupMenu.PopupSubMenuMenuItem('I did a chore');
+        menu.addMenuItem(this._chores);
+        this._redeem = new PopupMenu.PopupSubMenuMenuItem('Redeem points');
+        this._redeem.visible = false;
+        menu.addMenuItem(this._redeem);
+        menu.connect('open-state-changed', (_menu, open) => {
+            if (open)
+                this._fillChores();
+        });
+    }
+
+    // A request from the menu, and what came of it as a notification.
+    _request(request, then = null) {
+        const sent = this._send(request, reply => {
+            const words = answerWords(request.command, reply);
+            this._tray.tell(words.title, words.body);
+            if (then)
+                then(reply);
+        });
+        if (!sent) {
+            const words = answerWords(request.command, null);
+            this._tray.tell(words.title, words.body);
+        }
+    }
+
+    _askFromMenu(screen) {
+        const made = askRequest(this._minutes.get_text(), this._reason.get_text(), screen);
+        if (made.problem) {
+            this._tray.tell('Not asked yet', made.problem);
+            return;
+        }
+        this._request(made.request, reply => {
+            if (reply && reply.ok)
+                this._reason.set_text('');
+        });
+    }
+
+    // Today's chores, as the daemon lists them now.
+    _fillChores() {
+        const {PopupMenu} = this._d;
+        const fill = items => {
+            this._chores.menu.removeAll();
+            for (const item of items) {
+                const line = new PopupMenu.PopupMenuItem(item.label, {reactive: item.chore !== null});
+                if (item.chore !== null)
+                    line.connect('activate', () => this._request({v: 1, command: 'chore_done', chore: item.chore}));
+                this._chores.menu.addMenuItem(line);
+            }
+        };
+        const unknown = [{label: 'screentime did not answer', chore: null}];
+        const sent = this._send({v: 1, command: 'chores'}, reply => fill(reply && reply.ok ? choreItems(reply.chores) : unknown));
+        if (!sent)
+            fill(unknown);
+    }
+
+    // The redemptions the policy allows, priced as the last status says.
+    _fillRedeem(s) {
+        const {PopupMenu} = this._d;
+        const items = redeemItems(s);
+        this._redeem.visible = items.length > 0;
+        const shape = JSON.stringify(items);
+        if (shape === this._redeemShape)
+            return;
+        this._redeemShape = shape;
+        this._redeem.menu.removeAll();
+        for (const item of items) {
+            const line = new PopupMenu.PopupMenuItem(item.label, {reactive: item.enough});
+            line.connect('activate', () => this._request({v: 1, command: 'redeem', minutes: item.minutes}, () => this.refresh()));
+            this._redeem.menu.addMenuItem(line);
+        }
     }
 
     _set(changes) {
@@ -511,6 +743,8 @@ class Indicator {
         this._status = reply.status;
         this._gotAt = this._d.GLib.get_monotonic_time();
         this._render();
+        this._askScreen.visible = Boolean(reply.status.screen) && !reply.status.screen.free_day;
+        this._fillRedeem(reply.status);
         this._notify(reply.status.notices || []);
     }
 
@@ -548,7 +782,14 @@ class Indicator {
         for (const notice of notices) {
             if (notice.id <= this._lastNotice || notice.shown)
                 continue;
-            this._d.Main.notify(notice.summary, notice.body);
+            // A warning's button: the child's own `ask`, as the daemon's button would send it.
+            const ask = notice.ask;
+            const button = ask ? {
+                label: `Ask for ${ask.minutes} more minutes`,
+                callback: () => this._request(Object.assign({v: 1, command: 'ask', minutes: ask.minutes, reason: BUTTON_REASON},
+                    ask.screen ? {screen: true} : {})),
+            } : null;
+            this._tray.tell(notice.summary, notice.body, button);
         }
         this._lastNotice = Math.max(this._lastNotice, newest);
     }
@@ -564,7 +805,8 @@ function createScreenTime(deps) {
     return {
         enable() {
             const {GLib} = deps;
-            indicator = new Indicator(deps);
+            indicator = new Indicator(deps, (request, onReply) => link !== null && link.send(request, onReply));
+            indicator.refresh = askStatus;
             link = new DaemonLink(deps, up => {
                 if (up) {
                     reporter.resend();

@@ -8,12 +8,13 @@ import Meta from 'gi://Meta';
 import * as Main from 'resource:///org/gnome/shell/ui/main.js';
 import * as PanelMenu from 'resource:///org/gnome/shell/ui/panelMenu.js';
 import * as PopupMenu from 'resource:///org/gnome/shell/ui/popupMenu.js';
+import * as MessageTray from 'resource:///org/gnome/shell/ui/messageTray.js';
 import {Extension} from 'resource:///org/gnome/shell/extensions/extension.js';
 import {createScreenTime} from './core.js';
 
 export default class ScreenTimeExtension extends Extension {
     enable() {
-        this._screentime = createScreenTime({GLib, Gio, St, Clutter, Meta, Main, PanelMenu, PopupMenu});
+        this._screentime = createScreenTime({GLib, Gio, St, Clutter, Meta, Main, PanelMenu, PopupMenu, MessageTray});
         this._screentime.enable();
     }
 

@@ -58,6 +58,17 @@ extension ControlRequest {
         w.beginObject()
         if let anyway { w.key("anyway"); w.bool(anyway) }
         if let bonus { w.key("bonus"); w.bool(bonus) }
+        if let changeID { w.key("change_id"); w.int(changeID) }
+        if let changes {
+            w.key("changes"); w.beginArray()
+            for c in changes {
+                w.beginObject()
+                w.key("key"); w.string(c.key)
+                if let value = c.value { w.key("value"); w.string(value) }
+                w.endObject()
+            }
+            w.endArray()
+        }
         if let chore { w.key("chore"); w.string(chore) }
         if let client { w.key("client"); w.string(client) }
         w.key("command"); w.string(command.rawValue)
@@ -72,6 +83,7 @@ extension ControlRequest {
         if let passphrase { w.key("passphrase"); w.string(passphrase) }
         if let points { w.key("points"); w.int(points) }
         if let policy { w.key("policy"); w.string(policy) }
+        if let preview { w.key("preview"); w.bool(preview) }
         if let reason { w.key("reason"); w.string(reason) }
         if let refund { w.key("refund"); w.bool(refund) }
         if let requestID { w.key("request_id"); w.string(requestID) }
@@ -120,6 +132,26 @@ extension ControlRequest {
             case ("anyway", .bool(let b)): request.anyway = b
             case ("bonus", .bool(let b)): request.bonus = b
             case ("screen", .bool(let b)): request.screen = b
+            case ("preview", .bool(let b)): request.preview = b
+            case ("change_id", .number(let n)): request.changeID = n.int64
+            case ("changes", .array(let items)):
+                var changes: [PolicyChange] = []
+                for item in items {
+                    guard case .object(let f) = item else { throw Malformed() }
+                    var key: String?, value: String?
+                    for (k, v) in f {
+                        switch (k, v) {
+                        case ("key", .string(let t)) where key == nil: key = t
+                        case ("value", .string(let t)) where value == nil: value = t
+                        case ("value", .null): break
+                        default: throw Malformed()
+                        }
+                    }
+                    guard let key else { throw Malformed() }
+                    changes.append(PolicyChange(key: key, value: value))
+                }
+                request.changes = changes
+            case ("preview", _), ("change_id", _), ("changes", _): throw Malformed()
             case ("v", _), ("command", _), ("minutes", _), ("points", _), ("reason", _), ("event", _), ("hook", _), ("days", _), ("day", _),
                  ("passphrase", _), ("user", _), ("id", _), ("request_id", _), ("chore", _), ("gift", _), ("policy", _), ("token", _),
                  ("until", _), ("refund", _), ("anyway", _), ("bonus", _), ("parent", _), ("client", _), ("screen", _):
@@ -142,6 +174,7 @@ extension ControlReply {
         // EveryFieldTests sets each field the type has, alone, and compares with the encoder.)
         if apps != nil || sites != nil || history != nil || sessions != nil || report != nil || request != nil || requests != nil || chores != nil || simulation != nil || export != nil
             || token != nil || children != nil || family != nil || policy != nil || policySummary != nil || siteStops != nil
+            || policyChange != nil || policyHistory != nil
             || status?.requests != nil || status?.chores != nil || status?.appTimeLeft != nil || status?.household != nil || status?.screen != nil
             || status?.childMayRedeem != nil || status?.notices?.contains(where: { $0.ask != nil }) == true {
             return ControlProtocol.encode(self)
@@ -292,6 +325,13 @@ public struct ControlRequest: Codable, Sendable, Equatable {
         case bedtime
         /// Parents: no screen or game limit for the rest of today (optional `reason`).
         case freeDay = "free_day"
+        /// Parents: change the policy file (`changes`), checked as `stctl policy check` checks it;
+        /// with `preview`, only say what would change.
+        case policyChange = "policy_change"
+        /// Parents: the policy's changes made through `policy_change`, newest first.
+        case policyHistory = "policy_history"
+        /// Parents: undo the change `change_id` (the file must be as that change left it).
+        case policyUndo = "policy_undo"
     }
 
     public var v: Int
@@ -346,6 +386,19 @@ public struct ControlRequest: Codable, Sendable, Equatable {
     /// `login` from the parents' page: the browser it comes from (an address, or a browser's
     /// cookie), for counting wrong passphrases per browser; believed only from the page's user.
     public var client: String?
+    /// `policy_change`: the changes, each a key (`rewards.daily_limit`, `chores[Dishes].points`,
+    /// `apps[Mystery]`) and the value as a parent typed it (absent: remove the key or entry).
+    public var changes: [PolicyChange]?
+    /// `policy_change`: say what would change, change nothing.
+    public var preview: Bool?
+    /// `policy_undo`: which change.
+    public var changeID: Int64?
+
+    public struct PolicyChange: Codable, Sendable, Equatable {
+        public var key: String
+        public var value: String?
+        public init(key: String, value: String?) { self.key = key; self.value = value }
+    }
 
     public init(_ command: Command, minutes: Int64? = nil, points: Int64? = nil, reason: String? = nil, event: String? = nil, hook: String? = nil) {
         self.v = ControlProtocol.version
@@ -411,6 +464,34 @@ public struct ControlReply: Codable, Sendable, Equatable {
     /// hook_event `site_changed` (docs/spec/sites.md): the hosts this browser must not show now,
     /// each with its site and why; the browser's extension shows its own page in their tabs.
     public var siteStops: [SiteStopLine]?
+    /// policy_change, policy_undo: the change (made, or only shown with `preview`).
+    public var policyChange: PolicyChangeLine?
+    /// policy_history: the changes made through policy_change and policy_undo, newest first.
+    public var policyHistory: [PolicyChangeLine]?
+
+    /// A change of the policy file: each key's value before and after (TOML text; nil: not
+    /// written), and, once made, its number, when, by whom, and what undid it.
+    public struct PolicyChangeLine: Codable, Sendable, Equatable {
+        public var id: Int64?
+        public var at: String?
+        public var by: String?
+        public var applied: Bool
+        public var changes: [Line]
+        /// The change this one undid; the change that undid this one.
+        public var undoes: Int64?
+        public var undoneBy: Int64?
+
+        public struct Line: Codable, Sendable, Equatable {
+            public var key: String
+            public var before: String?
+            public var after: String?
+            public init(key: String, before: String?, after: String?) { self.key = key; self.before = before; self.after = after }
+        }
+
+        public init(id: Int64?, at: String?, by: String?, applied: Bool, changes: [Line], undoes: Int64? = nil, undoneBy: Int64? = nil) {
+            self.id = id; self.at = at; self.by = by; self.applied = applied; self.changes = changes; self.undoes = undoes; self.undoneBy = undoneBy
+        }
+    }
 
     /// A policy at a glance: its figures, what it names, and the coming week's limits day by day
     /// (schedules and `[screen]` as each day has them).
@@ -426,6 +507,20 @@ public struct ControlReply: Codable, Sendable, Equatable {
         public var chores: [Chore]
         /// Today and the six days after it.
         public var week: [Day]
+        /// What the parents' page lets a parent change in a form: each key (as `policy_change`
+        /// takes it), what it is in words, its kind (`duration`, `number`, `hours`) and its value
+        /// as written (TOML text; nil: not written). Nil from a daemon that does not say.
+        public var settings: [Setting]? = nil
+
+        public struct Setting: Codable, Sendable, Equatable {
+            public var key: String
+            public var label: String
+            public var kind: String
+            public var value: String?
+            public init(key: String, label: String, kind: String, value: String?) {
+                self.key = key; self.label = label; self.kind = kind; self.value = value
+            }
+        }
 
         public struct Entry: Codable, Sendable, Equatable {
             public var name: String

@@ -20,15 +20,25 @@ public enum PolicyPage {
     /// `child`: whose policy it is; `children`: the session's, each a link to theirs (system mode
     /// gives each child a policy of their own).
     /// `summary`: the policy in figures (the daemon's); the file itself is behind a disclosure.
+    /// `editing`: what the page may change (the apps and sites the child used, the changes made
+    /// so far), nil for a page without forms; `flash`: what the last change did.
     public static func page(policy: String, summary: ControlReply.PolicySummary? = nil, child: String, children: [String], csrf: String,
-                            tried: String? = nil, simulation: [ControlReply.SimulatedDay]? = nil, error: String? = nil) -> String {
-        var body = "<main class=\"policy\">"
+                            tried: String? = nil, simulation: [ControlReply.SimulatedDay]? = nil, error: String? = nil,
+                            editing: Editing? = nil, flash: Flash? = nil) -> String {
+        var body = "<main class=\"policy\">" + (flash?.html ?? "")
         if children.count > 1 {
             body += "<p class=\"children\">" + children.map { c in
                 c == child ? "<strong>\(HTML.escape(c))</strong>" : "<a href=\"/policy?child=\(HTML.escape(c))\">\(HTML.escape(c))</a>"
             }.joined(separator: " · ") + "</p>"
         }
         body += "<h2>\(HTML.escape(child))'s rules</h2>" + (summary.map(Self.summary) ?? "")
+        if let editing, let summary {
+            body += "<h2>Change the rules</h2>"
+                + PolicyEditing.sortSection(apps: editing.apps, sites: editing.sites, child: child, csrf: csrf)
+                + PolicyEditing.settingsSection(summary.settings ?? [], child: child, csrf: csrf)
+                + PolicyEditing.choresSection(summary.chores, child: child, csrf: csrf)
+                + PolicyEditing.historySection(editing.history, child: child, csrf: csrf)
+        }
         body += "<details id=\"policy-file\"\(summary == nil ? " open" : "")><summary>The policy file as written</summary>"
             + "<pre id=\"policy-text\">\(HTML.escape(hidingPassphrase(policy)))</pre></details>"
         body += "<h2>Try another policy</h2>"
@@ -41,6 +51,17 @@ public enum PolicyPage {
             <button type="submit">Simulate \(HTML.escape(child))'s last 7 days</button></form></main>
             """
         return HTML.page(title: "Policy", body: body, signedIn: true, csrf: csrf)
+    }
+
+    /// What the page's forms need besides the policy: the programs and websites the child used
+    /// (`apps`), and the changes made so far (`policy_history`).
+    public struct Editing: Sendable {
+        public var apps: [ControlReply.SeenApp]
+        public var sites: [ControlReply.SeenSite]
+        public var history: [ControlReply.PolicyChangeLine]
+        public init(apps: [ControlReply.SeenApp], sites: [ControlReply.SeenSite], history: [ControlReply.PolicyChangeLine]) {
+            self.apps = apps; self.sites = sites; self.history = history
+        }
     }
 
     /// The policy read at a glance: points, the coming week's limits day by day, what it names
@@ -160,6 +181,13 @@ public enum PageAssets {
         line.axis{stroke:#999}
         line.grid{stroke:#ddd;stroke-dasharray:2 2}
         table{border-collapse:collapse;width:100%}
+        ul.sort{list-style:none;padding:0}
+        li.unsorted{display:flex;flex-wrap:wrap;justify-content:space-between;gap:6px;padding:6px 0;border-bottom:1px solid #ddd}
+        li.unsorted small{overflow-wrap:anywhere}
+        form.choices{display:flex;flex-wrap:wrap;gap:4px}
+        #limits form,#new-chore{display:flex;flex-direction:column;gap:8px}
+        table.change-lines th,table.change-lines td{overflow-wrap:anywhere;text-align:left;padding:2px 4px}
+        td.after{font-weight:600}
         td,th{border-bottom:1px solid #ddd;padding:4px;text-align:left}
         .named dd{font-weight:400;font-size:1rem}
         details{margin:12px 0}

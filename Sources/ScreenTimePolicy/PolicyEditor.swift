@@ -138,6 +138,12 @@ public struct PolicyEditor {
         return valueText(at)
     }
 
+    /// The lines of a whole entry (`apps[Mystery]`) as written, nil when there is none.
+    public func entryText(of key: PolicyKey) -> String? {
+        guard key.entry != nil, let s = section(of: key), let header = s.header else { return nil }
+        return lines[header...lastContent(of: s)].joined(separator: "\n")
+    }
+
     /// Makes one change; throws when it cannot be made as asked.
     public mutating func apply(_ edit: PolicyEdit) throws(PolicyEditError) {
         let key = edit.key

@@ -99,7 +99,7 @@ public final class Store: Sendable {
 
     private static let migrations = ["v1-event-log-ledger-sessions", "v2-checkpoints", "v3-log-base", "v4-session-refusals", "v5-days", "v6-answered-requests",
                                      "v7-family-ledger-kinds", "v8-household", "v9-bonus-time-revoked",
-                                     "v10-screen-days"]
+                                     "v10-screen-days", "v11-policy-changes"]
 
     private func migrate(readOnly: Bool) throws(StoreError) {
         var migrator = DatabaseMigrator()
@@ -248,6 +248,11 @@ public final class Store: Sendable {
                 ALTER TABLE day ADD COLUMN screen_limit_micros INTEGER;
                 ALTER TABLE day ADD COLUMN screen_bonus_micros INTEGER;
                 """)
+        }
+        migrator.registerMigration(Store.migrations[10]) { db in
+            // The parents' changes of the policy file from the page and `stctl policy set`
+            // (issue 40), for their history and undo.
+            try db.execute(sql: Store.policyChangeSchema)
         }
         do {
             try pool.read { db in try Store.refuseUnknownSchema(db, path: path, readOnly: readOnly) }

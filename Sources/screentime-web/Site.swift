@@ -74,6 +74,9 @@ final class Site: Sendable {
             try await self.signedIn(request) { s, _ in try await self.policyPage(s, child: request.uri.queryParameters.get("child")) }
         }
         router.post("/simulate") { request, _ in try await self.simulate(request) }
+        router.post("/policy/change") { request, _ in try await self.signedIn(request, form: true) { s, f in try await self.changePolicy(s, f) } }
+        router.post("/policy/sort") { request, _ in try await self.signedIn(request, form: true) { s, f in try await self.sort(s, f) } }
+        router.post("/policy/undo") { request, _ in try await self.signedIn(request, form: true) { s, f in try await self.undoPolicyChange(s, f) } }
     }
 
     // MARK: Sessions
@@ -268,8 +271,65 @@ final class Site: Sendable {
         let child = child ?? session.children.first ?? ""
         let reply = try await ask(session, ControlRequest(.policy), child: child)
         guard reply.ok, let text = reply.policy else { return Self.refused(.badRequest, PageWords.refusal(reply.error)) }
+        // What the forms need: the apps and sites used this week, and the changes so far.
+        let used = try await ask(session, ControlRequest(.apps), child: child)
+        let history = try await ask(session, ControlRequest(.policyHistory), child: child)
+        let editing = used.ok && history.ok
+            ? PolicyPage.Editing(apps: used.apps ?? [], sites: used.sites ?? [], history: history.policyHistory ?? []) : nil
+        let flash = sessions.withLock { $0.takeFlash(of: session.id) }
         return Self.html(PolicyPage.page(policy: text, summary: reply.policySummary, child: child, children: session.children, csrf: session.csrf, tried: tried,
-                                         simulation: simulation, error: error))
+                                         simulation: simulation, error: error, editing: editing, flash: flash))
+    }
+
+    /// Back to a child's policy page, which says what the change did.
+    func changed(_ session: WebSessions.Session, child: String, _ reply: ControlReply, done: String) -> Response {
+        sessions.withLock { $0.setFlash(.answer(ok: reply.ok, done: done, error: reply.error), of: session.id) }
+        return Self.redirect("/policy?child=" + Self.formEscape(child))
+    }
+
+    /// A change from the limits or chores forms: shown before and after first (`step` preview),
+    /// then made (`step` apply).
+    func changePolicy(_ session: WebSessions.Session, _ form: FormFields) async throws -> Response {
+        let child = form["child"] ?? session.children.first ?? ""
+        let changes = PolicyEditing.changes(form)
+        guard !changes.isEmpty else { return try await refusedChange(session, child: child, "Nothing was changed in the form.") }
+        var asked = ControlRequest(.policyChange)
+        asked.changes = changes
+        let apply = form["step"] == "apply"
+        if !apply { asked.preview = true }
+        let reply = try await ask(session, asked, child: child)
+        guard reply.ok, let change = reply.policyChange else { return try await refusedChange(session, child: child, PageWords.refusal(reply.error)) }
+        guard apply else { return Self.html(PolicyEditing.previewPage(change, asked: changes, child: child, csrf: session.csrf)) }
+        return changed(session, child: child, reply, done: "Changed \(child)'s rules (change \(change.id ?? 0)); it is in force now.")
+    }
+
+    /// The policy page again, saying at its top why nothing was changed.
+    func refusedChange(_ session: WebSessions.Session, child: String, _ why: String) async throws -> Response {
+        sessions.withLock { $0.setFlash(.refused(why), of: session.id) }
+        return try await policyPage(session, child: child)
+    }
+
+    /// One tap on a sort button: made at once (the history can undo it).
+    func sort(_ session: WebSessions.Session, _ form: FormFields) async throws -> Response {
+        let child = form["child"] ?? session.children.first ?? ""
+        let policy = try await ask(session, ControlRequest(.policy), child: child)
+        let taken = policy.policySummary?.entries.map(\.name) ?? []
+        guard let changes = PolicyEditing.sorting(form, taken: taken) else { return Self.refused(.badRequest, "Which app, and learning, game, neither or blocked?") }
+        var asked = ControlRequest(.policyChange)
+        asked.changes = changes
+        let reply = try await ask(session, asked, child: child)
+        let name = form["domain"] ?? form["name"] ?? "it"
+        let category = ["learning": "learning", "reward": "a game", "neutral": "neither learning nor a game", "blocked": "blocked"][form["category"] ?? ""] ?? ""
+        return changed(session, child: child, reply, done: "\(name) is \(category) now (change \(reply.policyChange?.id ?? 0)).")
+    }
+
+    func undoPolicyChange(_ session: WebSessions.Session, _ form: FormFields) async throws -> Response {
+        let child = form["child"] ?? session.children.first ?? ""
+        guard let id = form["change"].flatMap({ Int64($0) }) else { return Self.refused(.badRequest, "Which change? (the form names none)") }
+        var asked = ControlRequest(.policyUndo)
+        asked.changeID = id
+        let reply = try await ask(session, asked, child: child)
+        return changed(session, child: child, reply, done: "Change \(id) is undone (change \(reply.policyChange?.id ?? 0)).")
     }
 
     /// A policy's text (a file, or pasted) tried on the last 7 days: `simulate`, which changes nothing.

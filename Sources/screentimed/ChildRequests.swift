@@ -116,7 +116,10 @@ extension Child {
                 var reply = ControlReply(ok: true)
                 reply.policy = live.policyText
                 reply.policySummary = PolicySummaries.of(live.engine.policy, from: live.engine.todayKey)
+                reply.policySummary?.settings = PolicySettings.of(live.engine.policy, text: live.policyText)
                 return reply
+            case .policyChange, .policyHistory, .policyUndo:
+                return try answerPolicyChange(request, from: caller, role: role, announce: announce)
             case .login, .logout, .family:
                 // The daemon answers these itself: they are about every child at once.
                 return .refused("\(request.command.rawValue) is answered by the daemon, not for one child")

@@ -52,7 +52,7 @@ struct PolicyCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "policy",
         abstract: "Work with policy files.",
-        subcommands: [PolicyCheck.self, PolicyReload.self])
+        subcommands: [PolicyCheck.self, PolicyReload.self, PolicySet.self, PolicyUnset.self, PolicyHistory.self, PolicyUndo.self])
 }
 
 struct PolicyReload: ParsableCommand {

@@ -116,6 +116,51 @@ struct WebPageTests {
         try? FileManager.default.removeItem(atPath: shots + "/profile")
     }
 
+    @Test("in Chromium at 390 px, the rules changed from the page: an app sorted into learning in one tap earns in its next session; the school days' game limit and the bedtime shown before and after, applied, undone; a chore added that the child claims; the file keeps its comments and passes policy check; the history names the parent")
+    func policyEditing() throws {
+        // A child of this test's own (uid 65018): the other tests' daemons watch 65070, and would
+        // see (and stop) this one's programs.
+        let child = TestUser.ensure(uid: 65018, name: "stkid65018")
+        _ = Self.webUser
+        let hash = try PassphraseEndToEndTests.mkpasswd(Self.passphrase)
+        let apps = try AppCopies.folder()
+        // Learning counts after 10 s; a schedule for school days; a bedtime at 20:30.
+        let policy = try Self.policy(hash: hash)
+            .replacingOccurrences(of: "# idle_after = \"3m\"", with: "idle_after = \"5s\"")
+            .replacingOccurrences(of: "# min_session = \"10m\"", with: "min_session = \"10s\"")
+            .replacingOccurrences(of: "# min_focus_dwell = \"30s\"", with: "min_focus_dwell = \"3s\"")
+            + "\n[[schedules]]\nname = \"School days\"\ndays = [\"mon\", \"tue\", \"wed\", \"thu\", \"fri\"]  # term time\ndaily_limit = \"1h\"\n"
+            + "\n# The computer itself: bedtime at half past eight.\n[screen]\nallowed_hours = [\"07:00-20:30\"]\n"
+        let d = try SystemModeTests.SystemDaemon(policies: ["stkid65018": policy], arguments: ["--web-user", "stweb65071"])
+        defer { try? d.stop() }
+        _ = try d.waitFor("screentimed: watching uid 65018")
+        let original = d.base + "/original.toml"
+        try policy.write(toFile: original, atomically: true, encoding: .utf8)
+        // The program the child used this week, which no rule names.
+        let mystery = try EnforcementTests.child(["\(apps)/mystery", "600"], uid: child)
+        try d.waitUntilSeen("stkid65018", mystery.processIdentifier)
+        kill(mystery.processIdentifier, SIGKILL)
+        mystery.waitUntilExit()
+        let page = try Page(socket: d.socket, lifetime: "30m")
+        defer { page.stop() }
+        let shots = ReplayBinaryTests.root.appendingPathComponent(".build/web-screenshots-policy").path
+        try? FileManager.default.removeItem(atPath: shots)
+        try FileManager.default.createDirectory(atPath: shots, withIntermediateDirectories: true)
+        let r = try Self.script("web-policy.py", ["URL": page.url, "PASSPHRASE": Self.passphrase, "CHILD": "stkid65018", "CHILD_UID": "\(child)",
+                                                  "STCTL": ControlSocketTests.stctl, "SOCKET": d.socket, "SHOTS": shots, "POLICY": d.base + "/policies/stkid65018.toml",
+                                                  "ORIGINAL": original, "APP": "\(apps)/mystery", "STATE": d.base + "/state/stkid65018/screentime.sqlite"])
+        #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
+        for name in ["policy-preview", "policy-edit"] {
+            for size in ["390x844", "1280x800", "390x844-dark", "1280x800-dark"] {
+                #expect(FileManager.default.fileExists(atPath: "\(shots)/\(name)-\(size).png"), "no screenshot \(name)-\(size)")
+            }
+        }
+        // What the page did is recorded with who did it.
+        let history = try d.json(0, ["policy", "history", "--user", "stkid65018"])["policy_history"] as? [[String: Any]] ?? []
+        #expect(history.count == 4 && history.allSatisfy { $0["by"] as? String == "mum (on the parents' page)" }, "\(history)")
+        try? FileManager.default.removeItem(atPath: shots + "/profile")
+    }
+
     @Test("in Chromium, a child with [screen]: the family page shows screen time left and bedtime from the policy; more screen time, tonight's bedtime and a free day each change what the daemon says, recorded as the parent's; a refusal in the page's words; the week's screen chart against the limit; no sideways scrolling at 390 px")
     func screenTime() throws {
         let hash = try PassphraseEndToEndTests.mkpasswd(Self.passphrase)

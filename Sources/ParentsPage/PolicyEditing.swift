@@ -1,0 +1,228 @@
+import ControlProtocol
+
+/// The policy page's forms (issue 40): the apps and websites the child used that no rule names,
+/// sorted in one tap each; the limits, bedtime, goal and points; the chores; and the history of
+/// changes with undo. Every change goes to the daemon's `policy_change`, which checks it as
+/// `stctl policy check` does and keeps the file's comments; limits and chores are shown before
+/// and after first (`preview`), a sort is made at once (the history undoes it).
+///
+/// The forms name their fields `key.N` (a policy key), `value.N` (as typed) and `was.N` (the
+/// value the form showed: a field left as it was is not a change), `kind.N` (`hours`: typed as
+/// "07:00-12:00, 14:00-20:00") and `unset.N` ("yes": remove the key or entry).
+public enum PolicyEditing {
+    /// How many fields a form may carry (the daemon takes at most 50 changes).
+    static let most = 50
+
+    // MARK: - Reading a form
+
+    /// The changes a form asks for, in its order.
+    public static func changes(_ form: FormFields) -> [ControlRequest.PolicyChange] {
+        var out: [ControlRequest.PolicyChange] = []
+        for i in 0..<most {
+            guard let key = form["key.\(i)"], !key.isEmpty else { continue }
+            if form["unset.\(i)"] == "yes" { out.append(.init(key: key, value: nil)); continue }
+            let typed = trimmed(form["value.\(i)"] ?? "")
+            if let was = form["was.\(i)"], trimmed(was) == typed { continue }
+            if typed.isEmpty { out.append(.init(key: key, value: nil)); continue }
+            out.append(.init(key: key, value: form["kind.\(i)"] == "hours" ? hoursArray(typed) : typed))
+        }
+        // A new chore: its name, points and how often.
+        if let name = form["chore-name"].map(trimmed), !name.isEmpty, !name.contains("]") {
+            out.append(.init(key: "chores[\(name)].points", value: trimmed(form["chore-points"] ?? "")))
+            out.append(.init(key: "chores[\(name)].every", value: tomlString(form["chore-every"] ?? "day")))
+        }
+        return out
+    }
+
+    /// The changes of one tap on a sort button: the program (by its exe or Flatpak id) or the
+    /// website (by its domain) named, with the category tapped. `taken`: the names the policy
+    /// uses already (a new entry's name must differ).
+    public static func sorting(_ form: FormFields, taken: [String]) -> [ControlRequest.PolicyChange]? {
+        guard let category = form["category"], ["learning", "reward", "neutral", "blocked"].contains(category) else { return nil }
+        if let domain = form["domain"].map(trimmed), !domain.isEmpty {
+            let name = unique(domain, taken: taken)
+            return [.init(key: "sites[\(name)].category", value: tomlString(category)),
+                    .init(key: "sites[\(name)].domains", value: "[\(tomlString(domain))]")]
+        }
+        let wanted = trimmed(form["name"] ?? "")
+        let name = unique(wanted.isEmpty ? "an app" : wanted, taken: taken)
+        var out: [ControlRequest.PolicyChange] = [.init(key: "apps[\(name)].category", value: tomlString(category))]
+        if let flatpak = form["flatpak"].map(trimmed), !flatpak.isEmpty {
+            out.append(.init(key: "apps[\(name)].flatpak", value: tomlString(flatpak)))
+        } else if let exe = form["exe"].map(trimmed), exe.hasPrefix("/") {
+            out.append(.init(key: "apps[\(name)].exe", value: "[\(tomlString(exe))]"))
+        } else {
+            return nil
+        }
+        return out
+    }
+
+    /// `name`, or `name 2`, `name 3`… when the policy uses it (names are unique; `]` would end the key).
+    static func unique(_ name: String, taken: [String]) -> String {
+        let clean = String(name.filter { $0 != "]" && $0 != "[" }.prefix(60))
+        var candidate = clean, n = 1
+        while taken.contains(candidate) { n += 1; candidate = "\(clean) \(n)" }
+        return candidate
+    }
+
+    /// "07:00-12:00, 14:00-20:00" as the TOML array `["07:00-12:00", "14:00-20:00"]`.
+    static func hoursArray(_ typed: String) -> String {
+        let windows = typed.split(whereSeparator: { $0 == "," || $0 == " " || $0 == ";" }).map(String.init).filter { !$0.isEmpty }
+        return "[" + windows.map(tomlString).joined(separator: ", ") + "]"
+    }
+
+    /// A TOML basic string.
+    static func tomlString(_ text: String) -> String {
+        var out = "\""
+        for c in text.unicodeScalars {
+            switch c {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            default: if c.value >= 0x20 && c.value != 0x7F { out.unicodeScalars.append(c) }
+            }
+        }
+        return out + "\""
+    }
+
+    static func trimmed<S: StringProtocol>(_ s: S) -> String {
+        let blank: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
+        guard let first = s.firstIndex(where: { !blank($0) }), let last = s.lastIndex(where: { !blank($0) }) else { return "" }
+        return String(s[first...last])
+    }
+
+    /// A value as the policy writes it (TOML text), as a parent reads and types it: `"90m"` is
+    /// 90m, `["07:00-12:00", "14:00-20:00"]` is 07:00-12:00, 14:00-20:00.
+    public static func shown(_ value: String?) -> String {
+        guard let value else { return "" }
+        var strings: [String] = [], current = "", inString = false, escaped = false, other = false
+        for c in value {
+            if inString {
+                if escaped { current.append(c); escaped = false } else if c == "\\" { escaped = true } else if c == "\"" { strings.append(current); current = ""; inString = false } else { current.append(c) }
+            } else if c == "\"" {
+                inString = true
+            } else if !(c == "[" || c == "]" || c == "," || c == " " || c == "\n") {
+                other = true
+            }
+        }
+        return other || strings.isEmpty ? value : strings.joined(separator: ", ")
+    }
+
+    // MARK: - The page's parts
+
+    /// The sort buttons for what the child used that no rule names.
+    public static func sortSection(apps: [ControlReply.SeenApp], sites: [ControlReply.SeenSite], child: String, csrf: String) -> String {
+        let unnamedApps = apps.filter { $0.app == nil }.prefix(20)
+        let unnamedSites = sites.filter { $0.site == nil }.prefix(20)
+        var out = "<section id=\"sort\"><h3>Sort what \(HTML.escape(child)) used</h3>"
+        guard !unnamedApps.isEmpty || !unnamedSites.isEmpty else {
+            return out + "<p>Every app \(HTML.escape(child)) used this week is sorted already.</p></section>"
+        }
+        out += "<p>These count as neither learning nor games until you sort them. One tap sorts one; the history below can undo it.</p><ul class=\"sort\">"
+        func buttons() -> String {
+            [("learning", "Learning"), ("reward", "Game"), ("neutral", "Neither"), ("blocked", "Blocked")].map { value, words in
+                "<button type=\"submit\" name=\"category\" value=\"\(value)\">\(words)</button>"
+            }.joined()
+        }
+        let hidden = HTML.csrfField(csrf) + "<input type=\"hidden\" name=\"child\" value=\"\(HTML.escape(child))\">"
+        for app in unnamedApps {
+            let name = app.flatpak ?? app.comm
+            let which = app.flatpak.map { "<input type=\"hidden\" name=\"flatpak\" value=\"\(HTML.escape($0))\">" }
+                ?? "<input type=\"hidden\" name=\"exe\" value=\"\(HTML.escape(app.exe))\">"
+            out += "<li class=\"unsorted\" data-name=\"\(HTML.escape(name))\"><span><strong>\(HTML.escape(name))</strong> <small>\(HTML.escape(app.flatpak ?? app.exe)), "
+                + "started \(app.starts) \(app.starts == 1 ? "time" : "times")</small></span>"
+                + "<form method=\"post\" action=\"/policy/sort\" class=\"choices\" aria-label=\"Sort \(HTML.escape(name))\">\(hidden)"
+                + "<input type=\"hidden\" name=\"name\" value=\"\(HTML.escape(name))\">\(which)\(buttons())</form></li>"
+        }
+        for site in unnamedSites {
+            out += "<li class=\"unsorted\" data-name=\"\(HTML.escape(site.domain))\"><span><strong>\(HTML.escape(site.domain))</strong> <small>website, "
+                + "\(site.reports) \(site.reports == 1 ? "visit" : "visits")</small></span>"
+                + "<form method=\"post\" action=\"/policy/sort\" class=\"choices\" aria-label=\"Sort \(HTML.escape(site.domain))\">\(hidden)"
+                + "<input type=\"hidden\" name=\"domain\" value=\"\(HTML.escape(site.domain))\">\(buttons())</form></li>"
+        }
+        return out + "</ul></section>"
+    }
+
+    /// The limits, hours, goal and points as fields, each with its value now.
+    public static func settingsSection(_ settings: [ControlReply.PolicySummary.Setting], child: String, csrf: String) -> String {
+        var out = "<section id=\"limits\"><h3>Limits, bedtime and points</h3>"
+            + "<p>Durations like 90m or 1h30m; hours like 07:00-20:30 (several with commas). Empty: no such rule.</p>"
+            + "<form method=\"post\" action=\"/policy/change\">\(HTML.csrfField(csrf))<input type=\"hidden\" name=\"child\" value=\"\(HTML.escape(child))\">"
+            + "<input type=\"hidden\" name=\"step\" value=\"preview\">"
+        for (i, s) in settings.prefix(most).enumerated() {
+            let value = shown(s.value)
+            out += "<label>\(HTML.escape(s.label)) <input name=\"value.\(i)\" value=\"\(HTML.escape(value))\" data-key=\"\(HTML.escape(s.key))\""
+                + (s.kind == "number" ? " inputmode=\"numeric\"" : "") + "></label>"
+                + "<input type=\"hidden\" name=\"key.\(i)\" value=\"\(HTML.escape(s.key))\"><input type=\"hidden\" name=\"was.\(i)\" value=\"\(HTML.escape(value))\">"
+                + (s.kind == "hours" ? "<input type=\"hidden\" name=\"kind.\(i)\" value=\"hours\">" : "")
+        }
+        return out + "<button type=\"submit\">Show the change</button></form></section>"
+    }
+
+    /// The chores, each with a remove button, and a form for a new one.
+    public static func choresSection(_ chores: [ControlReply.PolicySummary.Chore], child: String, csrf: String) -> String {
+        let hidden = HTML.csrfField(csrf) + "<input type=\"hidden\" name=\"child\" value=\"\(HTML.escape(child))\"><input type=\"hidden\" name=\"step\" value=\"preview\">"
+        var out = "<section id=\"chore-rules\"><h3>Chores</h3><ul class=\"chores\">"
+        for c in chores {
+            out += "<li>\(HTML.escape(c.name)): \(c.points) points, \(HTML.escape(c.every))"
+                + "<form method=\"post\" action=\"/policy/change\" class=\"inline\">\(hidden)<input type=\"hidden\" name=\"key.0\" value=\"chores[\(HTML.escape(c.name))]\">"
+                + "<input type=\"hidden\" name=\"unset.0\" value=\"yes\"><button type=\"submit\" aria-label=\"Remove the chore \(HTML.escape(c.name))\">Remove</button></form></li>"
+        }
+        return out + "</ul><form method=\"post\" action=\"/policy/change\" id=\"new-chore\">\(hidden)"
+            + "<label>A new chore <input name=\"chore-name\" required maxlength=\"60\"></label>"
+            + "<label>Points <input name=\"chore-points\" inputmode=\"numeric\" required value=\"10\"></label>"
+            + "<label>How often <select name=\"chore-every\"><option value=\"day\">every day</option><option value=\"week\">every week</option>"
+            + "<option value=\"once\">once</option></select></label><button type=\"submit\">Show the change</button></form></section>"
+    }
+
+    /// The changes made through screentime, newest first, each with undo while it stands.
+    public static func historySection(_ history: [ControlReply.PolicyChangeLine], child: String, csrf: String) -> String {
+        var out = "<section id=\"history\"><h3>Changes</h3>"
+        guard !history.isEmpty else { return out + "<p>No change was made here or with stctl yet.</p></section>" }
+        out += "<ol class=\"history\" reversed>"
+        for c in history.prefix(20) {
+            let when = c.at.map { String($0.prefix(16)).replacingFirst("T", with: " ") } ?? ""
+            var line = "<li class=\"change\" data-change=\"\(c.id ?? 0)\"><p>\(HTML.escape(when)), <strong>\(HTML.escape(c.by ?? "?"))</strong>"
+            if let undone = c.undoes { line += " (undid change \(undone))" }
+            line += "</p>" + linesTable(c.changes)
+            if let later = c.undoneBy {
+                line += "<p class=\"note\">Undone by change \(later).</p>"
+            } else if let id = c.id {
+                line += "<form method=\"post\" action=\"/policy/undo\">\(HTML.csrfField(csrf))<input type=\"hidden\" name=\"child\" value=\"\(HTML.escape(child))\">"
+                    + "<input type=\"hidden\" name=\"change\" value=\"\(id)\"><button type=\"submit\">Undo</button></form>"
+            }
+            out += line + "</li>"
+        }
+        return out + "</ol></section>"
+    }
+
+    /// Each key's value before and after, as a parent reads them.
+    static func linesTable(_ lines: [ControlReply.PolicyChangeLine.Line]) -> String {
+        "<table class=\"change-lines\"><thead><tr><th scope=\"col\">Rule</th><th scope=\"col\">Before</th><th scope=\"col\">After</th></tr></thead><tbody>"
+            + lines.map { l in
+                "<tr><th scope=\"row\">\(HTML.escape(l.key))</th><td class=\"before\">\(HTML.escape(l.before == nil ? "not set" : shown(l.before)))</td>"
+                    + "<td class=\"after\">\(HTML.escape(l.after == nil ? "not set" : shown(l.after)))</td></tr>"
+            }.joined() + "</tbody></table>"
+    }
+
+    /// The change before it is made: before and after, and a button that makes it.
+    public static func previewPage(_ change: ControlReply.PolicyChangeLine, asked: [ControlRequest.PolicyChange], child: String, csrf: String) -> String {
+        var fields = HTML.csrfField(csrf) + "<input type=\"hidden\" name=\"child\" value=\"\(HTML.escape(child))\"><input type=\"hidden\" name=\"step\" value=\"apply\">"
+        for (i, c) in asked.prefix(most).enumerated() {
+            fields += "<input type=\"hidden\" name=\"key.\(i)\" value=\"\(HTML.escape(c.key))\">"
+            fields += c.value.map { "<input type=\"hidden\" name=\"value.\(i)\" value=\"\(HTML.escape($0))\">" } ?? "<input type=\"hidden\" name=\"unset.\(i)\" value=\"yes\">"
+        }
+        let body = "<main class=\"policy\"><h2>Change \(HTML.escape(child))'s rules?</h2><section id=\"preview\">" + linesTable(change.changes)
+            + "<p>The policy file keeps its comments; this change is checked as a whole and can be undone later.</p>"
+            + "<form method=\"post\" action=\"/policy/change\">\(fields)<button type=\"submit\">Apply</button></form>"
+            + "<p><a href=\"/policy?child=\(HTML.escape(child))\">Cancel</a></p></section></main>"
+        return HTML.page(title: "Change the policy", body: body, signedIn: true, csrf: csrf)
+    }
+}
+
+extension String {
+    /// The string with the first `target` replaced.
+    func replacingFirst(_ target: Character, with replacement: String) -> String {
+        guard let i = firstIndex(of: target) else { return self }
+        return String(self[..<i]) + replacement + String(self[index(after: i)...])
+    }
+}

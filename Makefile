@@ -204,6 +204,7 @@ install: release-build
 	  chmod 0644 $(SYSTEMUNITDIR)/$$u.service; done
 	install -m 0755 $(RELEASE_BIN)/screentimed $(RELEASE_BIN)/stctl $(RELEASE_BIN)/screentime-hook-x11 $(RELEASE_BIN)/screentime-web \
 	  $(RELEASE_BIN)/screentime-household $(RELEASE_BIN)/screentime-browser-host $(BINDIR)/
+	ln -sf screentimed $(BINDIR)/screentime-setup
 	tools/pack-browser-extension $(SHAREDIR)/browser $(PREFIX) >/dev/null
 	install -m 0644 policies/default.toml $(SHAREDIR)/policies/
 	install -d $(SYSCTLDIR)
@@ -222,7 +223,7 @@ install: release-build
 
 uninstall:
 	rm -f $(BINDIR)/screentimed $(BINDIR)/stctl $(BINDIR)/screentime-hook-x11 $(BINDIR)/screentime-web $(BINDIR)/screentime-household \
-	  $(BINDIR)/screentime-browser-host
+	  $(BINDIR)/screentime-browser-host $(BINDIR)/screentime-setup
 	for f in screentime.crx screentime.xpi updates.xml chromium-policy.json chromium-host.json firefox-policies.json mozilla-host.json; do \
 	  rm -f $(SHAREDIR)/browser/$$f; done
 	rm -f $(MANDIR)/screentimed.1 $(MANDIR)/screentimed-*.1 $(MANDIR)/stctl.1 $(MANDIR)/stctl-*.1 $(MANDIR)/screentime-web.1 $(MANDIR)/screentime-web-*.1 \

@@ -21,6 +21,22 @@ public enum Passphrase {
     }
 }
 
+extension Passphrase {
+    /// The yescrypt hash of `phrase` with a new random salt (libcrypt's own, from the kernel), as
+    /// `mkpasswd -m yescrypt` makes it; nil when libcrypt cannot.
+    public static func hash(_ phrase: String) -> String? {
+        guard !phrase.isEmpty, phrase.utf8.count <= 1024 else { return nil }
+        var setting = [CChar](repeating: 0, count: Int(CRYPT_GENSALT_OUTPUT_SIZE))
+        guard crypt_gensalt_rn("$y$", 0, nil, 0, &setting, Int32(setting.count)) != nil else { return nil }
+        let data = UnsafeMutablePointer<crypt_data>.allocate(capacity: 1)
+        defer { data.deallocate() }
+        memset(data, 0, MemoryLayout<crypt_data>.size)
+        guard let out = crypt_r(phrase, setting, data) else { return nil }
+        let hash = String(cString: out)
+        return hash.hasPrefix("$y$") ? hash : nil
+    }
+}
+
 /// Five wrong passphrases lock parent commands by passphrase for 15 minutes. The daemon keeps one
 /// gate for each caller (uid), in the state, and gives it the wall clock: a lock saved before a
 /// restart holds after it. A clock set back does not make a lock longer than 15 minutes.

@@ -12,6 +12,17 @@ struct ScreenTimeDaemon: ParsableCommand {
             Children ask 'stctl status' what is left; parents answer with 'stctl'.
             """,
         version: ControlProtocol.release,
-        subcommands: [Run.self, Replay.self, Import.self, Check.self, NotifyRelay.self, KDEHookCommand.self],
+        subcommands: [Run.self, Replay.self, Import.self, Check.self, Setup.self, NotifyRelay.self, KDEHookCommand.self],
         defaultSubcommand: Run.self)
+
+    /// `screentime-setup` is a link to screentimed (make install): called by that name, it is
+    /// `screentimed setup`.
+    static func main() {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        if CommandLine.arguments.first?.split(separator: "/").last == "screentime-setup" {
+            StandaloneSetup.main(arguments)
+        } else {
+            main(arguments)
+        }
+    }
 }

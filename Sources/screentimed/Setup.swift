@@ -1,0 +1,239 @@
+import ArgumentParser
+import ControlProtocol
+import Foundation
+import ScreenTimeCore
+import ScreenTimeLinux
+import ScreenTimePolicy
+
+/// `screentimed setup` (installed as `screentime-setup`): system mode for a family without an
+/// editor (issue 40). It asks which accounts are children and which are parents, sorts the apps
+/// installed here by their menus' categories (Education: learning, Game: a game) for the parent
+/// to confirm, asks for the parent passphrase (never shown; only its hash is written), writes each
+/// child's policy from the default, turns on the daemon and the parents' page, and says where the
+/// page is. Run again, it changes only what is answered: an empty answer keeps what is there.
+struct Setup: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: SetupOptions.abstract, discussion: SetupOptions.discussion)
+    @OptionGroup var options: SetupOptions
+    func run() throws { try options.run() }
+}
+
+/// The same, run by the name `screentime-setup` (a link to screentimed).
+struct StandaloneSetup: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "screentime-setup", abstract: SetupOptions.abstract,
+                                                    discussion: SetupOptions.discussion, version: ControlProtocol.release)
+    @OptionGroup var options: SetupOptions
+    func run() throws { try options.run() }
+}
+
+struct SetupOptions: ParsableArguments {
+    static let abstract = "Set up system mode: the children, the parents, the apps, the parent passphrase, and the parents' page (as root)."
+    static let discussion = """
+        Answers are read from the terminal (or from standard input, one a line, the passphrase twice). \
+        A child's policy that exists is kept; only its parents and passphrase change when new ones are given.
+        """
+
+    @Option(name: .long, help: "Where the children's policies go.")
+    var policyDir = SystemPaths.policyDir
+
+    @Option(name: .long, help: "The policy each child's starts from (default: the installed one).")
+    var defaultPolicy: String?
+
+    @Option(name: .long, help: "A folder of desktop files to sort (default: the system's and Flatpak's).")
+    var applications: [String] = []
+
+    @Flag(name: .long, help: "Do not turn on the services (systemctl enable --now); say what to run instead.")
+    var noSystemctl = false
+
+    static let defaultPolicies = ["/usr/share/screentime/policies/default.toml", "/usr/local/share/screentime/policies/default.toml"]
+    static let applicationFolders = ["/usr/share/applications", "/usr/local/share/applications", "/var/lib/flatpak/exports/share/applications"]
+    static let pageAddress = "http://127.0.0.1:8470/"
+
+    func run() throws {
+        guard getuid() == 0 else { throw fail("screentime-setup: run it as root: sudo screentime-setup", code: 2) }
+        let defaultPath = defaultPolicy ?? Self.defaultPolicies.first { FileManager.default.fileExists(atPath: $0) }
+        guard let defaultPath, let defaultText = try? String(contentsOfFile: defaultPath, encoding: .utf8) else {
+            throw fail("screentime-setup: the default policy is not installed (\(Self.defaultPolicies.joined(separator: " or "))): install screentime again, or give --default-policy FILE", code: 2)
+        }
+        var input = Answers()
+        print("screentime setup: each child gets a policy in \(policyDir); the daemon and the parents' page are turned on.")
+        print("Run it again any time: an empty answer keeps what is there.\n")
+        let existing = SystemPaths.children(policyDir: policyDir).children.map(\.account.name)
+        let people = Self.people()
+        if !people.isEmpty { print("Accounts on this computer: \(people.joined(separator: ", "))") }
+
+        // Children and parents: accounts of this computer, never root, never both.
+        let children = try input.names("Which accounts are children? (names, separated by spaces)", now: existing)
+        guard !children.isEmpty else { throw fail("screentime-setup: no child named, so nothing to set up", code: 1) }
+        let parentsNow = existing.first.flatMap { Self.parents(in: "\(policyDir)/\($0).toml") } ?? []
+        let parentsAnswer = try input.names("Which accounts are parents? (names, separated by spaces)", now: parentsNow)
+        let parents = parentsAnswer.isEmpty ? parentsNow : parentsAnswer
+        for name in children + parents {
+            guard let account = UserAccount.lookup(name: name) else { throw fail("screentime-setup: there is no account \(name) on this computer", code: 1) }
+            guard account.uid != 0 else { throw fail("screentime-setup: root cannot be a child or a parent here (root is always a parent)", code: 1) }
+        }
+        if let both = children.first(where: parents.contains) { throw fail("screentime-setup: \(both) cannot be a child and a parent", code: 1) }
+
+        // The apps, for the children set up now.
+        let newChildren = children.filter { !existing.contains($0) }
+        var apps: [SetupPolicy.InstalledApp] = []
+        if !newChildren.isEmpty {
+            apps = Self.installedApps(in: applications.isEmpty ? Self.applicationFolders : applications)
+            apps = try input.confirm(apps)
+        }
+
+        // The passphrase: typed twice, hashed here, never written or shown.
+        let hash = try input.passphrase(required: !newChildren.isEmpty || existing.isEmpty)
+
+        // The policies: new ones from the default, the others with only what was answered.
+        let known = (try? PolicyLoader.parse(defaultText).apps.map(\.name)) ?? []
+        var written: [String] = []
+        for child in children {
+            let path = "\(policyDir)/\(child).toml"
+            let text: String
+            if let old = try? String(contentsOfFile: path, encoding: .utf8) {
+                text = try SetupPolicy.withParents(old, parents: parentsAnswer.isEmpty ? nil : parents, passphraseHash: hash)
+                if text == old { continue }
+            } else {
+                text = try SetupPolicy.childPolicy(from: defaultText, parents: parents, passphraseHash: hash, apps: apps, knownNames: known)
+            }
+            do { _ = try PolicyLoader.parse(text, file: path) } catch {
+                throw fail("screentime-setup: \(child)'s policy would have a problem, so nothing was written for them:\n\(error)", code: 1)
+            }
+            try Self.write(text, to: path)
+            written.append(path)
+        }
+        print(written.isEmpty ? "\nNothing to change in \(policyDir)." : "\nWrote \(written.joined(separator: ", ")) (each passes stctl policy check).")
+        turnOn()
+        print("The parents' page: \(Self.pageAddress) on this computer (docs/web.md says how to open it from a phone).")
+    }
+
+    /// The people of this computer: /etc/passwd's accounts with a uid from 1000 and a login shell.
+    static func people() -> [String] {
+        guard let text = try? String(contentsOfFile: "/etc/passwd", encoding: .utf8) else { return [] }
+        return text.split(separator: "\n").compactMap { line in
+            let f = line.split(separator: ":", omittingEmptySubsequences: false)
+            guard f.count >= 7, let uid = UInt32(f[2]), (1000..<60000).contains(uid),
+                  !f[6].hasSuffix("nologin"), !f[6].hasSuffix("false") else { return nil }
+            return String(f[0])
+        }
+    }
+
+    static func parents(in path: String) -> [String]? {
+        (try? PolicyLoader.load(path: path)).map(\.parents.users)
+    }
+
+    /// The apps of the desktop files in `folders` that a menu calls Education or Game, each once.
+    static func installedApps(in folders: [String]) -> [SetupPolicy.InstalledApp] {
+        var apps: [SetupPolicy.InstalledApp] = []
+        for folder in folders {
+            let files = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { $0.hasSuffix(".desktop") }.sorted()
+            for file in files {
+                guard let text = try? String(contentsOfFile: "\(folder)/\(file)", encoding: .utf8),
+                      let app = SetupPolicy.app(desktopFile: text, resolve: resolve) else { continue }
+                if !apps.contains(where: { ($0.exe != nil && $0.exe == app.exe) || ($0.flatpak != nil && $0.flatpak == app.flatpak) }) { apps.append(app) }
+            }
+        }
+        return apps
+    }
+
+    /// A program as the kernel names the running one: an absolute path, or found on the system's
+    /// PATH, with its links followed.
+    static func resolve(_ program: String) -> String? {
+        let candidates = program.hasPrefix("/") ? [program] : ["/usr/local/bin", "/usr/bin", "/bin", "/usr/games", "/usr/local/games"].map { "\($0)/\(program)" }
+        for path in candidates where FileManager.default.isExecutableFile(atPath: path) {
+            return URL(fileURLWithPath: path).resolvingSymlinksInPath().path
+        }
+        return nil
+    }
+
+    /// Root's file, readable only by root (it holds the passphrase's hash), written at once.
+    static func write(_ text: String, to path: String) throws {
+        let fm = FileManager.default
+        let folder = (path as NSString).deletingLastPathComponent
+        try fm.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        if !fm.fileExists(atPath: path) {
+            guard fm.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
+                throw fail("screentime-setup: \(path) cannot be made", code: 1)
+            }
+        }
+        do { try FileReplacement.replace(path, with: text) } catch { throw fail("screentime-setup: \(error.description)", code: 1) }
+    }
+
+    /// The daemon and the page on, now and at every start.
+    func turnOn() {
+        let units = ["screentimed-system.service", "screentime-web.service"]
+        let how = "systemctl enable --now \(units.joined(separator: " "))"
+        guard !noSystemctl else { print("Turn them on with: \(how)"); return }
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/systemctl")
+        p.arguments = ["enable", "--now"] + units
+        do {
+            try p.run()
+            p.waitUntilExit()
+            if p.terminationStatus == 0 {
+                print("The daemon and the parents' page are on (\(units.joined(separator: ", "))); after a change of a policy by hand: systemctl reload screentimed-system.")
+                return
+            }
+        } catch {}
+        print("Could not turn on the services; run: \(how)")
+    }
+}
+
+/// The answers, from the terminal or standard input, one a line.
+struct Answers {
+    let terminal = isatty(0) == 1
+
+    /// One answer; from standard input that is not a terminal, said again after the question (a
+    /// secret only as "(given)").
+    mutating func line(_ question: String, secret: Bool = false) -> String? {
+        print(question, terminator: ": ")
+        fflush(nil)
+        let answer = readLine(strippingNewline: true)
+        if !terminal { print(answer.map { secret && !$0.isEmpty ? "(given)" : $0 } ?? "") }
+        return answer
+    }
+
+    /// Names separated by spaces or commas; empty: those there are now.
+    mutating func names(_ question: String, now: [String]) throws -> [String] {
+        let shown = now.isEmpty ? question : "\(question) [now: \(now.joined(separator: " "))]"
+        guard let answer = line(shown) else { throw fail("screentime-setup: no answer (the input ended)", code: 1) }
+        let names = answer.split(whereSeparator: { $0 == " " || $0 == "," }).map(String.init)
+        return names.isEmpty ? now : names
+    }
+
+    /// The apps as sorted, or as the parent sorts them one by one.
+    mutating func confirm(_ apps: [SetupPolicy.InstalledApp]) throws -> [SetupPolicy.InstalledApp] {
+        guard !apps.isEmpty else { print("No learning apps or games were found among the installed apps' menus."); return [] }
+        print("Installed apps, sorted by their menus' categories:")
+        for (kind, words) in [("learning", "Learning"), ("reward", "Games")] {
+            let these = apps.filter { $0.category == kind }.map(\.name)
+            if !these.isEmpty { print("  \(words): \(these.joined(separator: ", "))") }
+        }
+        guard let answer = line("Sort them so? [Y/n]") else { throw fail("screentime-setup: no answer (the input ended)", code: 1) }
+        if answer.isEmpty || answer.lowercased().hasPrefix("y") { return apps }
+        var sorted: [SetupPolicy.InstalledApp] = []
+        for var app in apps {
+            let choice = (line("\(app.name): learning, game, or leave it out? [l/g/o]") ?? "o").lowercased()
+            if choice.hasPrefix("l") { app.category = "learning"; sorted.append(app) } else if choice.hasPrefix("g") { app.category = "reward"; sorted.append(app) }
+        }
+        return sorted
+    }
+
+    /// The parent passphrase, twice, hashed; nil when kept (an empty answer where one is set).
+    mutating func passphrase(required: Bool) throws -> String? {
+        for _ in 0..<3 {
+            let first = ask("Parent passphrase (for the parents' page and at a child's keyboard; not shown\(required ? "" : "; empty: keep it"))")
+            guard let first else { throw fail("screentime-setup: no answer (the input ended)", code: 1) }
+            if first.isEmpty && !required { return nil }
+            guard first.count >= 8 else { print("At least 8 letters, please: a child must not guess it."); continue }
+            guard let again = ask("The same again"), again == first else { print("The two were not the same; once more."); continue }
+            guard let hash = Passphrase.hash(first) else { throw fail("screentime-setup: libcrypt could not hash the passphrase", code: 1) }
+            return hash
+        }
+        throw fail("screentime-setup: no passphrase was set; nothing was written", code: 1)
+    }
+
+    private mutating func ask(_ question: String) -> String? {
+        terminal ? Terminal.readHidden(prompt: question + ": ") : line(question, secret: true)
+    }
+}

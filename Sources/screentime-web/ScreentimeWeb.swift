@@ -36,6 +36,9 @@ struct ScreentimeWeb: AsyncParsableCommand {
     @Option(name: .long, help: "How long a parent stays logged in: 30m (the default), 2h; from 10s to 12h.")
     var sessionLifetime = "30m"
 
+    @Flag(name: .long, help: "The first-run page of screentime-setup --web, which starts it (not run by hand).")
+    var firstRun = false
+
     var lifetime: Microseconds? { DurationText.parse(sessionLifetime).flatMap { (10 * Seconds.micro...12 * 3600 * Seconds.micro).contains($0) ? $0 : nil } }
 
     func validate() throws {
@@ -63,10 +66,15 @@ struct ScreentimeWeb: AsyncParsableCommand {
 
     func run() async throws {
         let (host, port) = try address()
-        let site = Site(daemon: DaemonLink(socket: socket ?? ControlProtocol.defaultSocketPath), secure: certificate != nil,
-                        sessionLifetime: lifetime ?? 30 * 60 * Seconds.micro)
         let router = Router(context: PageContext.self)
-        site.routes(router)
+        if firstRun {
+            guard certificate == nil, Self.isLoopback(host) else { throw ValidationError("--first-run serves this machine alone (127.0.0.1), without TLS") }
+            FirstRunSite(context: try FirstRunSite.context()).routes(router)
+        } else {
+            let site = Site(daemon: DaemonLink(socket: socket ?? ControlProtocol.defaultSocketPath), secure: certificate != nil,
+                            sessionLifetime: lifetime ?? 30 * 60 * Seconds.micro)
+            site.routes(router)
+        }
         let scheme = certificate == nil ? "http" : "https"
         let announce: @Sendable (any Channel) async -> Void = { channel in
             let bound = channel.localAddress?.port ?? port

@@ -48,63 +48,118 @@ struct SetupOptions: ParsableArguments {
     static let applicationFolders = ["/usr/share/applications", "/usr/local/share/applications", "/var/lib/flatpak/exports/share/applications"]
     static let pageAddress = "http://127.0.0.1:8470/"
 
+    @Flag(name: .long, help: "Ask in a browser instead: a first-run page on this computer, at an address with a key printed here.")
+    var web = false
+
+    @Option(name: .long, help: "With --web: the page's program (default: screentime-web beside screentimed).")
+    var webProgram: String?
+
+    @Option(name: .long, help: "With --web: the user the page runs as (it writes nothing; setup does).")
+    var webUser = "nobody"
+
+    /// What was found before asking: the default policy, the children and parents set up already,
+    /// the people of this computer.
+    struct Found {
+        var defaultText: String
+        var existing: [String]
+        var parentsNow: [String]
+        var people: [String]
+    }
+
+    /// What the parent answered: the children, the parents (nil: as they are), the apps for new
+    /// children's policies, the passphrase's hash (nil: as it is).
+    struct Choice {
+        var children: [String]
+        var parents: [String]?
+        var apps: [SetupPolicy.InstalledApp]
+        var hash: String?
+    }
+
+    struct Refusal: Error, CustomStringConvertible { var description: String }
+
     func run() throws {
         guard getuid() == 0 else { throw fail("screentime-setup: run it as root: sudo screentime-setup", code: 2) }
         let defaultPath = defaultPolicy ?? Self.defaultPolicies.first { FileManager.default.fileExists(atPath: $0) }
         guard let defaultPath, let defaultText = try? String(contentsOfFile: defaultPath, encoding: .utf8) else {
             throw fail("screentime-setup: the default policy is not installed (\(Self.defaultPolicies.joined(separator: " or "))): install screentime again, or give --default-policy FILE", code: 2)
         }
-        var input = Answers()
-        print("screentime setup: each child gets a policy in \(policyDir); the daemon and the parents' page are turned on.")
-        print("Run it again any time: an empty answer keeps what is there.\n")
         let existing = SystemPaths.children(policyDir: policyDir).children.map(\.account.name)
-        let people = Self.people()
-        if !people.isEmpty { print("Accounts on this computer: \(people.joined(separator: ", "))") }
-
-        // Children and parents: accounts of this computer, never root, never both.
-        let children = try input.names("Which accounts are children? (names, separated by spaces)", now: existing)
-        guard !children.isEmpty else { throw fail("screentime-setup: no child named, so nothing to set up", code: 1) }
-        let parentsNow = existing.first.flatMap { Self.parents(in: "\(policyDir)/\($0).toml") } ?? []
-        let parentsAnswer = try input.names("Which accounts are parents? (names, separated by spaces)", now: parentsNow)
-        let parents = parentsAnswer.isEmpty ? parentsNow : parentsAnswer
-        for name in children + parents {
-            guard let account = UserAccount.lookup(name: name) else { throw fail("screentime-setup: there is no account \(name) on this computer", code: 1) }
-            guard account.uid != 0 else { throw fail("screentime-setup: root cannot be a child or a parent here (root is always a parent)", code: 1) }
+        let found = Found(defaultText: defaultText, existing: existing,
+                          parentsNow: existing.first.flatMap { Self.parents(in: "\(policyDir)/\($0).toml") } ?? [], people: Self.people())
+        print("screentime setup: each child gets a policy in \(policyDir); the daemon and the parents' page are turned on.")
+        let lines: [String]
+        do {
+            lines = web ? try FirstRunLink.run(self, found) : try apply(askAtTerminal(found), found)
+        } catch let r as Refusal {
+            throw fail("screentime-setup: \(r.description)", code: 1)
         }
-        if let both = children.first(where: parents.contains) { throw fail("screentime-setup: \(both) cannot be a child and a parent", code: 1) }
+        for line in lines { print(line) }
+    }
 
-        // The apps, for the children set up now.
-        let newChildren = children.filter { !existing.contains($0) }
-        var apps: [SetupPolicy.InstalledApp] = []
-        if !newChildren.isEmpty {
-            apps = Self.installedApps(in: applications.isEmpty ? Self.applicationFolders : applications)
-            apps = try input.confirm(apps)
+    /// The questions, at the terminal (or one answer a line on standard input).
+    func askAtTerminal(_ found: Found) throws -> Choice {
+        var input = Answers()
+        print("Run it again any time: an empty answer keeps what is there.\n")
+        if !found.people.isEmpty { print("Accounts on this computer: \(found.people.joined(separator: ", "))") }
+        let children = try input.names("Which accounts are children? (names, separated by spaces)", now: found.existing)
+        let parentsAnswer = try input.names("Which accounts are parents? (names, separated by spaces)", now: found.parentsNow)
+        var choice = Choice(children: children, parents: parentsAnswer == found.parentsNow ? nil : parentsAnswer, apps: [], hash: nil)
+        try check(choice, found)
+        if children.contains(where: { !found.existing.contains($0) }) {
+            choice.apps = try input.confirm(installedApps())
         }
+        choice.hash = try input.passphrase(required: passphraseRequired(children, found))
+        return choice
+    }
 
-        // The passphrase: typed twice, hashed here, never written or shown.
-        let hash = try input.passphrase(required: !newChildren.isEmpty || existing.isEmpty)
+    /// A passphrase must be given for a new child, or when none is set yet.
+    func passphraseRequired(_ children: [String], _ found: Found) -> Bool {
+        found.existing.isEmpty || children.contains { !found.existing.contains($0) }
+    }
 
-        // The policies: new ones from the default, the others with only what was answered.
-        let known = (try? PolicyLoader.parse(defaultText).apps.map(\.name)) ?? []
-        var written: [String] = []
-        for child in children {
+    func installedApps() -> [SetupPolicy.InstalledApp] {
+        Self.installedApps(in: applications.isEmpty ? Self.applicationFolders : applications)
+    }
+
+    /// Children and parents: accounts of this computer, never root, never both.
+    func check(_ choice: Choice, _ found: Found) throws {
+        guard !choice.children.isEmpty else { throw Refusal(description: "no child named, so nothing to set up") }
+        let parents = choice.parents ?? found.parentsNow
+        for name in choice.children + parents {
+            guard let account = UserAccount.lookup(name: name) else { throw Refusal(description: "there is no account \(name) on this computer") }
+            guard account.uid != 0 else { throw Refusal(description: "root cannot be a child or a parent here (root is always a parent)") }
+        }
+        if let both = choice.children.first(where: parents.contains) { throw Refusal(description: "\(both) cannot be a child and a parent") }
+    }
+
+    /// The policies written (new ones from the default, the others with only what was answered)
+    /// and the services turned on; what was done, in lines.
+    func apply(_ choice: Choice, _ found: Found) throws -> [String] {
+        try check(choice, found)
+        let parents = choice.parents ?? found.parentsNow
+        let known = (try? PolicyLoader.parse(found.defaultText).apps.map(\.name)) ?? []
+        var texts: [(String, String)] = []
+        for child in choice.children {
             let path = "\(policyDir)/\(child).toml"
             let text: String
             if let old = try? String(contentsOfFile: path, encoding: .utf8) {
-                text = try SetupPolicy.withParents(old, parents: parentsAnswer.isEmpty ? nil : parents, passphraseHash: hash)
+                text = try SetupPolicy.withParents(old, parents: choice.parents, passphraseHash: choice.hash)
                 if text == old { continue }
             } else {
-                text = try SetupPolicy.childPolicy(from: defaultText, parents: parents, passphraseHash: hash, apps: apps, knownNames: known)
+                guard choice.hash != nil || !found.existing.isEmpty else { throw Refusal(description: "a new child needs the parent passphrase") }
+                text = try SetupPolicy.childPolicy(from: found.defaultText, parents: parents, passphraseHash: choice.hash, apps: choice.apps, knownNames: known)
             }
             do { _ = try PolicyLoader.parse(text, file: path) } catch {
-                throw fail("screentime-setup: \(child)'s policy would have a problem, so nothing was written for them:\n\(error)", code: 1)
+                throw Refusal(description: "\(child)'s policy would have a problem, so nothing was written:\n\(error)")
             }
-            try Self.write(text, to: path)
-            written.append(path)
+            texts.append((path, text))
         }
-        print(written.isEmpty ? "\nNothing to change in \(policyDir)." : "\nWrote \(written.joined(separator: ", ")) (each passes stctl policy check).")
-        turnOn()
-        print("The parents' page: \(Self.pageAddress) on this computer (docs/web.md says how to open it from a phone).")
+        // Every policy checked before the first is written.
+        for (path, text) in texts { try Self.write(text, to: path) }
+        var lines = [texts.isEmpty ? "Nothing to change in \(policyDir)." : "Wrote \(texts.map(\.0).joined(separator: ", ")) (each passes stctl policy check)."]
+        lines.append(turnOn())
+        lines.append("The parents' page: \(Self.pageAddress) on this computer (docs/web.md says how to open it from a phone).")
+        return lines
     }
 
     /// The people of this computer: /etc/passwd's accounts with a uid from 1000 and a login shell.
@@ -153,17 +208,17 @@ struct SetupOptions: ParsableArguments {
         try fm.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
         if !fm.fileExists(atPath: path) {
             guard fm.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
-                throw fail("screentime-setup: \(path) cannot be made", code: 1)
+                throw Refusal(description: "\(path) cannot be made")
             }
         }
-        do { try FileReplacement.replace(path, with: text) } catch { throw fail("screentime-setup: \(error.description)", code: 1) }
+        do { try FileReplacement.replace(path, with: text) } catch { throw Refusal(description: error.description) }
     }
 
-    /// The daemon and the page on, now and at every start.
-    func turnOn() {
+    /// The daemon and the page on, now and at every start; what was done, in words.
+    func turnOn() -> String {
         let units = ["screentimed-system.service", "screentime-web.service"]
         let how = "systemctl enable --now \(units.joined(separator: " "))"
-        guard !noSystemctl else { print("Turn them on with: \(how)"); return }
+        guard !noSystemctl else { return "Turn them on with: \(how)" }
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/systemctl")
         p.arguments = ["enable", "--now"] + units
@@ -171,11 +226,10 @@ struct SetupOptions: ParsableArguments {
             try p.run()
             p.waitUntilExit()
             if p.terminationStatus == 0 {
-                print("The daemon and the parents' page are on (\(units.joined(separator: ", "))); after a change of a policy by hand: systemctl reload screentimed-system.")
-                return
+                return "The daemon and the parents' page are on (\(units.joined(separator: ", "))); after a change of a policy by hand: systemctl reload screentimed-system."
             }
         } catch {}
-        print("Could not turn on the services; run: \(how)")
+        return "Could not turn on the services; run: \(how)"
     }
 }
 

@@ -97,4 +97,57 @@ struct SetupTests {
         #expect(nobody.status == 1 && nobody.stderr.contains("there is no account nobody-here-65099"), "\(nobody.stdout)\(nobody.stderr)")
         try? FileManager.default.removeItem(atPath: menus)
     }
+
+    @Test("the first-run page (screentime-setup --web): only from the printed address; in Chromium the parent picks the children and the parent, leaves a game out, is told two passphrases differ, then sets up; the same policies as from the terminal")
+    func web() throws {
+        for (uid, name) in [(UInt32(65021), Self.children[0]), (65022, Self.children[1]), (65023, Self.parent)] { _ = TestUser.ensure(uid: uid, name: name) }
+        _ = TestUser.ensure(uid: 65071, name: "stweb65071")
+        let apps = try AppCopies.folder()
+        let menus = try Self.applications(apps)
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("screentime-setup-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        // The page runs as a user of its own (the setup command writes; the page only asks).
+        let setup = Process()
+        setup.executableURL = URL(fileURLWithPath: ReplayBinaryTests.binary)
+        setup.arguments = ["setup", "--web", "--web-program", Readable.path(".build/debug/screentime-web"), "--web-user", "stweb65071",
+                           "--policy-dir", dir, "--default-policy", Readable.path("policies/default.toml"), "--applications", menus, "--no-systemctl"]
+        let out = Pipe()
+        setup.standardOutput = out
+        setup.standardError = out
+        try setup.run()
+        defer { if setup.isRunning { kill(setup.processIdentifier, SIGKILL); setup.waitUntilExit() } }
+        // Its address, as it prints it for the parent.
+        // (Its whole line: a read may end inside it.)
+        var said = ""
+        func addressLine() -> String? {
+            said.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map { $0.trimmingCharacters(in: .whitespaces) }
+                .first { $0.contains("/setup?token=") }
+        }
+        while addressLine() == nil, case let more = out.fileHandleForReading.availableData, !more.isEmpty {
+            said += String(decoding: more, as: UTF8.self)
+        }
+        let url = try #require(addressLine(), "\(said)")
+        let shots = ReplayBinaryTests.root.appendingPathComponent(".build/web-screenshots-setup").path
+        try? FileManager.default.removeItem(atPath: shots)
+        try FileManager.default.createDirectory(atPath: shots, withIntermediateDirectories: true)
+        let r = try WebPageTests.script("web-setup.py", ["URL": url, "CHILDREN": Self.children.joined(separator: " "), "PARENT": Self.parent,
+                                                         "PASSPHRASE": Self.passphrase, "SHOTS": shots])
+        #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
+        // Done once the page showed what was done; a page that failed leaves it waiting: ended here.
+        if !Wait.whether(within: 60, { !setup.isRunning }) { kill(setup.processIdentifier, SIGTERM) }
+        setup.waitUntilExit()
+        said += String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(setup.terminationStatus == 0, "\(said)")
+        #expect(!said.contains(Self.passphrase), "the passphrase was shown: \(said)")
+        for child in Self.children {
+            let text = try String(contentsOfFile: "\(dir)/\(child).toml", encoding: .utf8)
+            #expect(text.contains("users = [\"\(Self.parent)\"]") && text.contains("passphrase_hash = \"$y$"))
+            #expect(text.contains("name = \"Maths Forest\"\ncategory = \"learning\"") && !text.contains("Kart Race"), "\(text.suffix(500))")
+            let check = try ReplayBinaryTests.runBinary(ControlSocketTests.stctl, ["policy", "check", "\(dir)/\(child).toml"])
+            #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
+        }
+        try? FileManager.default.removeItem(atPath: shots + "/profile")
+        try? FileManager.default.removeItem(atPath: menus)
+    }
 }

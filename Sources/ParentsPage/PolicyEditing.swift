@@ -1,4 +1,5 @@
 import ControlProtocol
+import ScreenTimeCore
 
 /// The policy page's forms (issue 40): the apps and websites the child used that no rule names,
 /// sorted in one tap each; the limits, bedtime, goal and points; the chores; and the history of
@@ -72,17 +73,7 @@ public enum PolicyEditing {
     }
 
     /// A TOML basic string.
-    static func tomlString(_ text: String) -> String {
-        var out = "\""
-        for c in text.unicodeScalars {
-            switch c {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            default: if c.value >= 0x20 && c.value != 0x7F { out.unicodeScalars.append(c) }
-            }
-        }
-        return out + "\""
-    }
+    static func tomlString(_ text: String) -> String { TOMLString.quoted(text) }
 
     static func trimmed<S: StringProtocol>(_ s: S) -> String {
         let blank: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }

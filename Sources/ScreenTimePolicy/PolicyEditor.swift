@@ -1,4 +1,5 @@
 import FoundationEssentials
+import ScreenTimeCore
 import TOMLKit
 
 /// Where a parent's change goes in a policy file: a key of a table (`rewards.daily_limit`), of the
@@ -80,26 +81,7 @@ public struct PolicyEdit: Equatable, Sendable {
     }
 
     /// A TOML basic string of `text`.
-    public static func quoted(_ text: String) -> String {
-        var out = "\""
-        for s in text.unicodeScalars {
-            switch s {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\t": out += "\\t"
-            case "\r": out += "\\r"
-            default:
-                if s.value < 0x20 || s.value == 0x7F {
-                    let hex = String(s.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    out.unicodeScalars.append(s)
-                }
-            }
-        }
-        return out + "\""
-    }
+    public static func quoted(_ text: String) -> String { TOMLString.quoted(text) }
 }
 
 public struct PolicyEditError: Error, CustomStringConvertible, Sendable, Equatable {

@@ -29,10 +29,7 @@ enum FirstRunLink {
         do { try page.run() } catch {
             throw SetupOptions.Refusal(description: "the first-run page (\(program)) cannot start: \(error)")
         }
-        defer {
-            if page.isRunning { page.terminate() }
-            page.waitUntilExit()
-        }
+        defer { end(page, input: toPage) }
         let lines = LineReader(fromPage.fileHandleForReading)
         func send<T: Encodable>(_ value: T) {
             guard let data = try? JSONEncoder().encode(value) else { return }
@@ -59,6 +56,15 @@ enum FirstRunLink {
             }
         }
         throw SetupOptions.Refusal(description: "the first-run page ended before the setup was done; nothing was changed")
+    }
+
+    /// The page ends when its standard input does (setup has no more to say); one that does not
+    /// within 5 s is killed.
+    static func end(_ page: Process, input: Pipe) {
+        try? input.fileHandleForWriting.close()
+        for _ in 0..<100 where page.isRunning { usleep(50_000) }
+        if page.isRunning { kill(page.processIdentifier, SIGKILL) }
+        page.waitUntilExit()
     }
 
     /// The answers as setup takes them; a refusal in a parent's words.

@@ -112,9 +112,12 @@ struct SetupTests {
         setup.executableURL = URL(fileURLWithPath: ReplayBinaryTests.binary)
         setup.arguments = ["setup", "--web", "--web-program", Readable.path(".build/debug/screentime-web"), "--web-user", "stweb65071",
                            "--policy-dir", dir, "--default-policy", Readable.path("policies/default.toml"), "--applications", menus, "--no-systemctl"]
+        // Its words on a pipe; its and the page's log in a file (the page, its child, would hold a pipe open).
         let out = Pipe()
         setup.standardOutput = out
-        setup.standardError = out
+        let log = dir + "/setup.log"
+        _ = FileManager.default.createFile(atPath: log, contents: nil)
+        setup.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
         try setup.run()
         defer { if setup.isRunning { kill(setup.processIdentifier, SIGKILL); setup.waitUntilExit() } }
         // Its address, as it prints it for the parent.
@@ -131,14 +134,15 @@ struct SetupTests {
         let shots = ReplayBinaryTests.root.appendingPathComponent(".build/web-screenshots-setup").path
         try? FileManager.default.removeItem(atPath: shots)
         try FileManager.default.createDirectory(atPath: shots, withIntermediateDirectories: true)
-        let r = try WebPageTests.script("web-setup.py", ["URL": url, "CHILDREN": Self.children.joined(separator: " "), "PARENT": Self.parent,
+        let r = try WebPageTests.script("web-setup.py", ["URL": url, "CHILD": Self.children[0], "CHILDREN": Self.children.joined(separator: " "), "PARENT": Self.parent,
                                                          "PASSPHRASE": Self.passphrase, "SHOTS": shots])
         #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
         // Done once the page showed what was done; a page that failed leaves it waiting: ended here.
-        if !Wait.whether(within: 60, { !setup.isRunning }) { kill(setup.processIdentifier, SIGTERM) }
+        // (SIGKILL: the test runner's children may have inherited SIGTERM ignored.)
+        if !Wait.whether(within: 60, { !setup.isRunning }) { kill(setup.processIdentifier, SIGKILL) }
         setup.waitUntilExit()
         said += String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(setup.terminationStatus == 0, "\(said)")
+        #expect(setup.terminationStatus == 0, "\(said)\((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
         #expect(!said.contains(Self.passphrase), "the passphrase was shown: \(said)")
         for child in Self.children {
             let text = try String(contentsOfFile: "\(dir)/\(child).toml", encoding: .utf8)

@@ -12,10 +12,9 @@ the child types), CHORE (the chore the child claims).
 import os
 
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support import expected_conditions as ready
 from selenium.webdriver.support.ui import WebDriverWait
 
-from web_page import browser, card, expect, shots, submit, wait
+from web_page import browser, card, expect, log_in, shots
 
 URL = os.environ["URL"]
 CHILD = os.environ["CHILD"]
@@ -33,11 +32,7 @@ def shows(selector, words):
 
 
 try:
-    browser.get(URL + "/login")
-    browser.find_element(By.NAME, "parent").send_keys("mum")
-    browser.find_element(By.NAME, "passphrase").send_keys(os.environ["PASSPHRASE"])
-    submit(browser.find_element(By.CSS_SELECTOR, "form[action='/login'] button"))
-    wait.until(ready.presence_of_element_located((By.ID, f"child-{CHILD}")))
+    log_in(URL)
     # A marker that a reload would lose.
     browser.execute_script("window.stillThisPage = 'yes'")
     with open(os.environ["READY"] + ".tmp", "w") as f:

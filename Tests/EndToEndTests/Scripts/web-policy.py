@@ -22,7 +22,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as ready
 from selenium.webdriver.support.ui import WebDriverWait
 
-from web_page import browser, expect, fail, flash, no_overflow, shots, submit, wait
+from web_page import browser, expect, fail, flash, log_in, no_overflow, shots, submit, wait
 
 URL = os.environ["URL"]
 CHILD = os.environ["CHILD"]
@@ -107,11 +107,7 @@ def seen(pid):
 
 try:
     phone()
-    browser.get(URL + "/login")
-    browser.find_element(By.NAME, "parent").send_keys("mum")
-    browser.find_element(By.NAME, "passphrase").send_keys(os.environ["PASSPHRASE"])
-    submit(browser.find_element(By.CSS_SELECTOR, "form[action='/login'] button"))
-    wait.until(ready.presence_of_element_located((By.ID, f"child-{CHILD}")))
+    log_in(URL)
     browser.get(URL + f"/policy?child={CHILD}")
 
     # The program the child used, which no rule names: one tap makes it learning.

@@ -19,7 +19,7 @@ import subprocess
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as ready
 
-from web_page import browser, card, expect, figure, flash, alert, shots, submit, wait
+from web_page import alert, browser, card, expect, figure, flash, log_in, shots, submit, wait
 
 URL = os.environ["URL"]
 CHILD = os.environ["CHILD"]
@@ -61,11 +61,7 @@ def form(action):
 
 
 try:
-    browser.get(URL + "/login")
-    browser.find_element(By.NAME, "parent").send_keys("mum")
-    browser.find_element(By.NAME, "passphrase").send_keys(os.environ["PASSPHRASE"])
-    submit(browser.find_element(By.CSS_SELECTOR, "form[action='/login'] button"))
-    wait.until(ready.presence_of_element_located((By.ID, f"child-{CHILD}")))
+    log_in(URL)
 
     # What the policy gives: no session, so nothing used; all of the daily limit left (bedtime is
     # hours away at noon); bedtime at the end of the allowed hours.

@@ -78,6 +78,16 @@ def gone(element):
     return check
 
 
+def log_in(url):
+    """Logs in as "mum" with the passphrase of the environment (PASSPHRASE), from the login page
+    to the family page."""
+    browser.get(url + "/login")
+    browser.find_element(By.NAME, "parent").send_keys("mum")
+    browser.find_element(By.NAME, "passphrase").send_keys(os.environ["PASSPHRASE"])
+    submit(browser.find_element(By.CSS_SELECTOR, "form[action='/login'] button"))
+    wait.until(ready.presence_of_element_located((By.ID, f"child-{CHILD}")))
+
+
 def flash():
     return wait.until(ready.presence_of_element_located((By.CSS_SELECTOR, ".flash"))).text
 

@@ -11,7 +11,8 @@ import Synchronization
 /// for one setup (docs/system-mode.md). Setup writes what it found, with the key its printed
 /// address carries, as the first line of standard input; each answer goes to setup as a JSON line
 /// on standard output, and setup's reply comes back on standard input. Once setup says it is done,
-/// the page shows what was done, says `{"shown":true}`, and setup ends it. It writes no file.
+/// the page shows what was done, says `{"shown":true}`, and ends (as it does when setup is gone:
+/// its standard input ends). It writes no file.
 final class FirstRunSite: Sendable {
     let context: FirstRunPage.Context
     /// The form's token, tied to this run.
@@ -70,10 +71,17 @@ final class FirstRunSite: Sendable {
         let body = ResponseBody { writer in
             try await writer.write(ByteBuffer(string: page))
             try await writer.finish(nil)
-            // Shown: setup may end this page now.
+            // Shown: this page ends (after this answer has gone out), and setup with it.
             Self.say("{\"shown\":true}")
+            Self.stop()
         }
         return Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8"], body: body)
+    }
+
+    /// Ends the page as SIGTERM does (Hummingbird's graceful shutdown): what is being answered
+    /// goes out first; no new connection is taken.
+    static func stop() {
+        kill(getpid(), SIGTERM)
     }
 
     /// One line to setup, straight to the file descriptor.
@@ -88,7 +96,7 @@ final class FirstRunSite: Sendable {
         DispatchQueue.global().async {
             // A blocking read of standard input, off the server's threads.
             while let line = readLine(strippingNewline: true) { lines.yield(line) }
-            exit(0)
+            stop()
         }
         return stream
     }()

@@ -58,8 +58,8 @@ enum FirstRunLink {
         throw SetupOptions.Refusal(description: "the first-run page ended before the setup was done; nothing was changed")
     }
 
-    /// The page ends when its standard input does (setup has no more to say); one that does not
-    /// within 5 s is killed.
+    /// The page ends by itself once it has shown what was done, or when its standard input ends
+    /// (setup has no more to say); one that has not within 5 s is killed.
     static func end(_ page: Process, input: Pipe) {
         try? input.fileHandleForWriting.close()
         for _ in 0..<100 where page.isRunning { usleep(50_000) }

@@ -35,10 +35,27 @@ public enum PolicyEditing {
         return out
     }
 
+    /// Programs that run other programs: named by their path, an entry would count every script
+    /// or game they run (docs/policy.md: these are named by their Flatpak or window instead).
+    static let interpreters = ["sh", "bash", "dash", "zsh", "fish", "python", "python3", "perl", "ruby", "node", "nodejs", "java", "gjs",
+                               "wine", "wine64", "mono", "lua", "php", "tclsh", "wish", "env", "flatpak", "bwrap", "ld-linux-x86-64.so.2"]
+
+    /// Whether a program seen may be sorted as learning or neither (which can only help the
+    /// child): not when its path is the child's to change (the child could put anything there),
+    /// not an interpreter, and not a path with a pattern's characters (`*`, `?`, `[`), which the
+    /// policy would read as a pattern matching other programs. Game and blocked may always be
+    /// chosen: they only cost the child.
+    public static func mayHelp(exe: String, flatpak: String?, trusted: Bool) -> Bool {
+        if flatpak != nil { return true }
+        let name = exe.split(separator: "/").last.map(String.init) ?? exe
+        let base = name.prefix { !$0.isNumber && $0 != "." }
+        return trusted && !exe.contains(where: { "*?[".contains($0) }) && !interpreters.contains(name) && !interpreters.contains(String(base))
+    }
+
     /// The changes of one tap on a sort button: the program (by its exe or Flatpak id) or the
     /// website (by its domain) named, with the category tapped. `taken`: the names the policy
-    /// uses already (a new entry's name must differ).
-    public static func sorting(_ form: FormFields, taken: [String]) -> [ControlRequest.PolicyChange]? {
+    /// uses already (a new entry's name must differ). Nil for what may not be sorted so.
+    public static func sorting(_ form: FormFields, taken: [String], seen: [ControlReply.SeenApp] = []) -> [ControlRequest.PolicyChange]? {
         guard let category = form["category"], ["learning", "reward", "neutral", "blocked"].contains(category) else { return nil }
         if let domain = form["domain"].map(trimmed), !domain.isEmpty {
             let name = unique(domain, taken: taken)
@@ -50,7 +67,12 @@ public enum PolicyEditing {
         var out: [ControlRequest.PolicyChange] = [.init(key: "apps[\(name)].category", value: tomlString(category))]
         if let flatpak = form["flatpak"].map(trimmed), !flatpak.isEmpty {
             out.append(.init(key: "apps[\(name)].flatpak", value: tomlString(flatpak)))
-        } else if let exe = form["exe"].map(trimmed), exe.hasPrefix("/") {
+        } else if let exe = form["exe"].map(trimmed), exe.hasPrefix("/"), !exe.contains(where: { "*?[".contains($0) }) {
+            // What the daemon saw of it, not what the form says.
+            let app = seen.first { $0.exe == exe && $0.flatpak == nil }
+            if category == "learning" || category == "neutral" {
+                guard let app, mayHelp(exe: exe, flatpak: nil, trusted: app.trusted) else { return nil }
+            }
             out.append(.init(key: "apps[\(name)].exe", value: "[\(tomlString(exe))]"))
         } else {
             return nil
@@ -109,20 +131,24 @@ public enum PolicyEditing {
             return out + "<p>Every app \(HTML.escape(child)) used this week is sorted already.</p></section>"
         }
         out += "<p>These count as neither learning nor games until you sort them. One tap sorts one; the history below can undo it.</p><ul class=\"sort\">"
-        func buttons() -> String {
-            [("learning", "Learning"), ("reward", "Game"), ("neutral", "Neither"), ("blocked", "Blocked")].map { value, words in
-                "<button type=\"submit\" name=\"category\" value=\"\(value)\">\(words)</button>"
-            }.joined()
+        func buttons(helping: Bool = true) -> String {
+            [("learning", "Learning"), ("reward", "Game"), ("neutral", "Neither"), ("blocked", "Blocked")]
+                .filter { helping || $0.0 == "reward" || $0.0 == "blocked" }.map { value, words in
+                    "<button type=\"submit\" name=\"category\" value=\"\(value)\">\(words)</button>"
+                }.joined()
         }
         let hidden = HTML.csrfField(csrf) + "<input type=\"hidden\" name=\"child\" value=\"\(HTML.escape(child))\">"
         for app in unnamedApps {
-            let name = app.flatpak ?? app.comm
+            // Named by what identifies it (the child chooses a program's name, not its path).
+            let name = app.flatpak ?? (app.exe.split(separator: "/").last.map(String.init) ?? app.comm)
+            let helping = mayHelp(exe: app.exe, flatpak: app.flatpak, trusted: app.trusted)
+            let why = helping ? "" : " <small class=\"note\">(only game or blocked: \(app.trusted ? "it runs other programs, or its name is a pattern" : "\(HTML.escape(child)) can change this program"))</small>"
             let which = app.flatpak.map { "<input type=\"hidden\" name=\"flatpak\" value=\"\(HTML.escape($0))\">" }
                 ?? "<input type=\"hidden\" name=\"exe\" value=\"\(HTML.escape(app.exe))\">"
             out += "<li class=\"unsorted\" data-name=\"\(HTML.escape(name))\"><span><strong>\(HTML.escape(name))</strong> <small>\(HTML.escape(app.flatpak ?? app.exe)), "
                 + "started \(app.starts) \(app.starts == 1 ? "time" : "times")</small></span>"
                 + "<form method=\"post\" action=\"/policy/sort\" class=\"choices\" aria-label=\"Sort \(HTML.escape(name))\">\(hidden)"
-                + "<input type=\"hidden\" name=\"name\" value=\"\(HTML.escape(name))\">\(which)\(buttons())</form></li>"
+                + "<input type=\"hidden\" name=\"name\" value=\"\(HTML.escape(name))\">\(which)\(buttons(helping: helping))</form>\(why)</li>"
         }
         for site in unnamedSites {
             out += "<li class=\"unsorted\" data-name=\"\(HTML.escape(site.domain))\"><span><strong>\(HTML.escape(site.domain))</strong> <small>website, "

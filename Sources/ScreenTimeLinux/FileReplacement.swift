@@ -8,8 +8,12 @@ public enum FileReplacement {
         public var description: String
     }
 
-    /// Replaces `path`'s text with `text`; the file must exist (its owner and mode are kept).
-    public static func replace(_ path: String, with text: String) throws(Failure) {
+    /// Replaces `path`'s text with `text`; the file must exist (its owner and mode are kept). A
+    /// link is followed: the file it names is replaced, and the link stays.
+    public static func replace(_ given: String, with text: String) throws(Failure) {
+        guard let real = realpath(given, nil) else { throw failure(given, "cannot be found") }
+        let path = String(cString: real)
+        free(real)
         var old = stat()
         guard stat(path, &old) == 0 else { throw failure(path, "cannot be looked at") }
         let slash = path.lastIndex(of: "/")

@@ -26,7 +26,7 @@ public struct PolicyKey: Equatable, Sendable, CustomStringConvertible {
             guard let close = text.lastIndex(of: "]"), close > open else { throw bad }
             let table = String(text[..<open]), entry = String(text[text.index(after: open)..<close])
             let rest = text[text.index(after: close)...]
-            guard Self.arrays.contains(table), !entry.isEmpty, !entry.contains("\n") else {
+            guard Self.arrays.contains(table), !entry.isEmpty, !entry.utf8.contains(10), !entry.utf8.contains(13) else {
                 throw PolicyEditError("'\(text.prefix(80))': only \(Self.arrays.sorted().joined(separator: ", ")) are lists of entries picked by [name]")
             }
             if rest.isEmpty { self.init(table: table, entry: entry, key: nil); return }
@@ -71,7 +71,8 @@ public struct PolicyEdit: Equatable, Sendable {
     /// policy has none).
     public static func value(typed text: String) -> String {
         let trimmed = text.blankTrimmed
-        if let table = try? TOMLTable(string: "v = \(trimmed)"), let v = table["v"], !trimmed.contains("\n") {
+        let oneLine = !trimmed.utf8.contains(10) && !trimmed.utf8.contains(13)
+        if oneLine, let table = try? TOMLTable(string: "v = \(trimmed)"), let v = table["v"] {
             switch v.type {
             case .int, .double, .bool, .array, .table, .string: return trimmed
             default: break
@@ -107,7 +108,10 @@ public struct PolicyEditor {
     public private(set) var lines: [String]
 
     public init(text: String) {
-        var split = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        // Lines end in "\n" here, as the loader reads them ("\r\n" is one Character to Swift).
+        let unix = String(decoding: Array(text.utf8).split(separator: 13, omittingEmptySubsequences: false)
+            .enumerated().flatMap { i, part in i == 0 ? Array(part) : (part.first == 10 ? Array(part) : [10] + Array(part)) }, as: UTF8.self)
+        var split = unix.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         if split.last == "" { split.removeLast() }
         lines = split
     }
@@ -236,6 +240,18 @@ public struct PolicyEditor {
     /// ends (a line, and the offset in it where its comment or the line ends).
     func valueExtent(_ at: Int) -> (line: Int, end: String.Index)? {
         guard Self.keyName(lines[at]) != nil, let eq = lines[at].firstIndex(of: "=") else { return nil }
+        // A string over several lines ('''…''' or """…"""): to the line that closes it.
+        let value = lines[at][lines[at].index(after: eq)...].drop { $0 == " " || $0 == "\t" }
+        for quote in ["\"\"\"", "'''"] where value.hasPrefix(quote) {
+            var rest = value.dropFirst(3)
+            var line = at
+            while true {
+                if rest.firstRange(of: quote) != nil { return (line, lines[line].endIndex) }
+                guard line + 1 < lines.count else { return (line, lines[line].endIndex) }
+                line += 1
+                rest = lines[line][...]
+            }
+        }
         var depth = 0
         var line = at
         var i = lines[at].index(after: eq)

@@ -69,11 +69,14 @@ final class FirstRunSite: Sendable {
         lines.withLock { $0 = reply.lines }
         let page = FirstRunPage.done(reply.lines)
         let body = ResponseBody { writer in
+            // Shown (or the browser went away meanwhile): this page ends, after this answer has
+            // gone out, and setup with it.
+            defer {
+                Self.say("{\"shown\":true}")
+                Self.stop()
+            }
             try await writer.write(ByteBuffer(string: page))
             try await writer.finish(nil)
-            // Shown: this page ends (after this answer has gone out), and setup with it.
-            Self.say("{\"shown\":true}")
-            Self.stop()
         }
         return Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8"], body: body)
     }

@@ -314,7 +314,10 @@ final class Site: Sendable {
         let child = form["child"] ?? session.children.first ?? ""
         let policy = try await ask(session, ControlRequest(.policy), child: child)
         let taken = policy.policySummary?.entries.map(\.name) ?? []
-        guard let changes = PolicyEditing.sorting(form, taken: taken) else { return Self.refused(.badRequest, "Which app, and learning, game, neither or blocked?") }
+        let used = try await ask(session, ControlRequest(.apps), child: child)
+        guard let changes = PolicyEditing.sorting(form, taken: taken, seen: used.apps ?? []) else {
+            return try await refusedChange(session, child: child, "Not sorted: a program \(child) can change, or one that runs other programs, can only be a game or blocked.")
+        }
         var asked = ControlRequest(.policyChange)
         asked.changes = changes
         let reply = try await ask(session, asked, child: child)

@@ -50,7 +50,7 @@ extension Child {
                 if let value = change.value, value.utf8.count > 4096 { throw PolicyEditError("\(key): a value of at most 4096 bytes, please") }
                 let old = key.key == nil ? editor.entryText(of: key) : editor.value(of: key)
                 try editor.apply(PolicyEdit(key: key, value: change.value.map(PolicyEdit.value(typed:))))
-                lines.append(.init(key: change.key, before: old, after: key.key == nil ? nil : editor.value(of: key)))
+                lines.append(Self.hidingPassphrase(.init(key: change.key, before: old, after: key.key == nil ? nil : editor.value(of: key))))
             }
         } catch let e as PolicyEditError {
             return .refused("nothing was changed: \(e.description)")
@@ -80,6 +80,10 @@ extension Child {
         guard now == record.textAfter else {
             return .refused("the policy file was changed after change \(id) (by a later change or by hand): undo the later changes first, newest first; nothing was changed")
         }
+        // The text before may have had a problem of its own (a hand edit never taken): not written back then.
+        do { _ = try PolicyLoader.parse(record.textBefore, file: policyPath) } catch {
+            return .refused("change \(id) is not undone: the policy before it has a problem: \(error.description)")
+        }
         let back = record.lines.map { Store.PolicyChangeRecord.Line(key: $0.key, before: $0.after, after: $0.before) }
         return try write(record.textBefore, over: now, lines: back, by: by, undoes: id, announce: announce)
     }
@@ -92,9 +96,18 @@ extension Child {
         } catch {
             return .refused("nothing was changed: \(error.description)")
         }
-        let id = try live.store.savePolicyChange(at: SystemClock.wallMicros(), by: by, lines: lines, before: old, after: text, undoes: undoes)
+        // Recorded, or undone at once: no change without its line in the history.
+        let id: Int64
+        do {
+            id = try live.store.savePolicyChange(at: SystemClock.wallMicros(), by: by, lines: lines.map(Self.hidingPassphrase), before: old, after: text,
+                                                 undoes: undoes)
+        } catch {
+            let back = (try? FileReplacement.replace(policyPath, with: old)) != nil
+            return .refused(back ? "nothing was changed: the change could not be recorded (\(error))"
+                                 : "the policy file was changed but the change could not be recorded (\(error)), nor the file put back: check \(policyPath)")
+        }
         let flat = { (v: String?) in (v ?? "not set").split(separator: "\n").joined(separator: " ") }
-        let words = lines.map { "\($0.key): \(flat($0.before)) → \(flat($0.after))" }.joined(separator: "; ")
+        let words = lines.map(Self.hidingPassphrase).map { "\($0.key): \(flat($0.before)) → \(flat($0.after))" }.joined(separator: "; ")
         log("policy \(undoes.map { "change \($0) undone" } ?? "changed") by \(by) (change \(id)): \(words)", level: .notice,
             ["event": undoes == nil ? "policy_changed" : "policy_change_undone", "change": "\(id)"])
         if case .failure(let why) = reloadPolicy(announce: announce) {
@@ -103,6 +116,12 @@ extension Child {
         var reply = ControlReply(ok: true)
         reply.policyChange = try live.store.policyChanges(limit: 1, id: id).first.map(line)
         return reply
+    }
+
+    /// The passphrase's hash is not shown (journal, history, page): only that it changed.
+    static func hidingPassphrase(_ l: Store.PolicyChangeRecord.Line) -> Store.PolicyChangeRecord.Line {
+        guard l.key.hasSuffix("passphrase_hash") else { return l }
+        return .init(key: l.key, before: l.before.map { _ in "(hidden)" }, after: l.after.map { _ in "(hidden, new)" })
     }
 
     private func line(_ r: Store.PolicyChangeRecord) -> ControlReply.PolicyChangeLine {

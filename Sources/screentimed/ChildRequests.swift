@@ -376,7 +376,9 @@ extension Child {
             let c = engine.classify(s.facts)
             return ControlReply.SeenApp(exe: s.facts.exe, flatpak: s.facts.flatpak, comm: s.facts.comm ?? "", starts: s.starts,
                                         lastStarted: RFC3339.format(micros: s.last.micros, utcOffsetSeconds: engine.utcOffset(at: s.last.micros)),
-                                        app: c?.name, category: c?.category.rawValue, trusted: c?.trusted ?? false)
+                                        app: c?.name, category: c?.category.rawValue,
+                                        // (A program no entry names: whether its identity is beyond the child's reach.)
+                                        trusted: c?.trusted ?? (s.facts.flatpak != nil || s.facts.exeWritable == false))
         }
     }
 

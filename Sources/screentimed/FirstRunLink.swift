@@ -21,7 +21,8 @@ enum FirstRunLink {
         let program = setup.webProgram ?? InstalledFiles.beside("screentime-web")
         let page = Process()
         page.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-        page.arguments = ["--reuid=\(account.uid)", "--regid=\(account.uid)", "--clear-groups", program, "--first-run", "--listen", "127.0.0.1:0"]
+        let gid = UserAccount.primaryGroup(of: account.uid) ?? 65534
+        page.arguments = ["--reuid=\(account.uid)", "--regid=\(gid)", "--clear-groups", program, "--first-run", "--listen", "127.0.0.1:0"]
         page.environment = ["PATH": "/usr/bin:/bin"]
         let toPage = Pipe(), fromPage = Pipe()
         page.standardInput = toPage
@@ -36,6 +37,7 @@ enum FirstRunLink {
             toPage.fileHandleForWriting.write(data + Data("\n".utf8))
         }
         send(context)
+        // (The page ends when its input does: the pipe's end of ours is closed on any way out.)
         guard let first = lines.next(), let at = first.range(of: "listening on ") else {
             throw SetupOptions.Refusal(description: "the first-run page did not start (\(program))")
         }

@@ -157,7 +157,7 @@ struct SetupOptions: ParsableArguments {
         // Every policy checked before the first is written.
         for (path, text) in texts { try Self.write(text, to: path) }
         var lines = [texts.isEmpty ? "Nothing to change in \(policyDir)." : "Wrote \(texts.map(\.0).joined(separator: ", ")) (each passes stctl policy check)."]
-        lines.append(turnOn())
+        lines.append(turnOn(newChild: choice.children.contains { !found.existing.contains($0) }, changed: !texts.isEmpty))
         lines.append("The parents' page: \(Self.pageAddress) on this computer (docs/web.md says how to open it from a phone).")
         return lines
     }
@@ -212,23 +212,29 @@ struct SetupOptions: ParsableArguments {
             }
         }
         do { try FileReplacement.replace(path, with: text) } catch { throw Refusal(description: error.description) }
+        // (A policy copied by hand may be readable by all: not once it holds the passphrase's hash.)
+        try? fm.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
     }
 
-    /// The daemon and the page on, now and at every start; what was done, in words.
-    func turnOn() -> String {
+    /// The daemon and the page on, now and at every start, and what was written in force (a
+    /// running daemon reads a changed policy again; a new child needs it started again); what was
+    /// done, in words.
+    func turnOn(newChild: Bool, changed: Bool) -> String {
         let units = ["screentimed-system.service", "screentime-web.service"]
-        let how = "systemctl enable --now \(units.joined(separator: " "))"
+        let again = newChild ? ["restart", units[0]] : changed ? ["reload-or-restart", units[0]] : nil
+        let how = "systemctl enable --now \(units.joined(separator: " "))" + (again.map { "; systemctl \($0.joined(separator: " "))" } ?? "")
         guard !noSystemctl else { return "Turn them on with: \(how)" }
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/systemctl")
-        p.arguments = ["enable", "--now"] + units
-        do {
-            try p.run()
+        func systemctl(_ arguments: [String]) -> Bool {
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: "/usr/bin/systemctl")
+            p.arguments = arguments
+            guard (try? p.run()) != nil else { return false }
             p.waitUntilExit()
-            if p.terminationStatus == 0 {
-                return "The daemon and the parents' page are on (\(units.joined(separator: ", "))); after a change of a policy by hand: systemctl reload screentimed-system."
-            }
-        } catch {}
+            return p.terminationStatus == 0
+        }
+        if systemctl(["enable", "--now"] + units), again.map(systemctl) ?? true {
+            return "The daemon and the parents' page are on (\(units.joined(separator: ", "))), with what was written in force."
+        }
         return "Could not turn on the services; run: \(how)"
     }
 }

@@ -108,7 +108,7 @@ struct WebPageTests {
                                                    "STCTL": ControlSocketTests.stctl, "SOCKET": d.socket, "SHOTS": shots, "DAY": Self.demoDay, "HASH": hash,
                                                    "GAME": Self.games + "/supertuxkart"])
         #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
-        for name in ["family-request", "child-week"] {
+        for name in ["family-request", "child-week", "policy-simulated"] {
             for size in ["390x844", "1280x800", "390x844-dark", "1280x800-dark"] {
                 #expect(FileManager.default.fileExists(atPath: "\(shots)/\(name)-\(size).png"), "no screenshot \(name)-\(size)")
             }

@@ -130,4 +130,25 @@ struct PolicyEditorTests {
         #expect(policy.rewards.dailyLimit == 3600 * Seconds.micro)
         #expect(policy.apps.last?.name == "Mystery" && policy.apps.last?.category == .learning)
     }
+
+    @Test("a file with Windows line ends is edited as the loader reads it; a key inside a string over several lines is not a key")
+    func lineEndsAndLongStrings() throws {
+        let windows = Self.file.replacingOccurrences(of: "\n", with: "\r\n")
+        let out = try Self.edited([("rewards.daily_limit", "\"60m\"")], in: windows)
+        #expect(out.contains("daily_limit = \"60m\"             # at most 90 minutes") && !out.contains("\"90m\""))
+        #expect(try PolicyLoader.parse(out).rewards.dailyLimit == 3600 * Seconds.micro)
+
+        let long = """
+            version = 1
+            [rewards]
+            note = \"\"\"
+            daily_limit = "9h"
+            [rewards]
+            \"\"\"
+            daily_limit = "1h"
+            """
+        let edited = try Self.edited([("rewards.daily_limit", "\"2h\"")], in: long)
+        #expect(edited == long.replacingOccurrences(of: "daily_limit = \"1h\"", with: "daily_limit = \"2h\"") + "\n")
+        #expect(PolicyEditor(text: long).value(of: try PolicyKey(parsing: "rewards.note"))?.hasPrefix("\"\"\"") == true)
+    }
 }

@@ -137,6 +137,9 @@ function indicatorView(s, passed) {
     return {text: `${gameTimeWords(now)} · ${s.balance} pts`, gameSecondsLeft: now, screenText, screenSecondsLeft, lines};
 }
 
+// What the child is told when a request went out but its answer never came.
+const LOST_WORDS = {title: 'No answer came', body: 'screentime stopped before it answered. Look at your time and points before you try again.'};
+
 // The child's `ask` from the menu's fields (the minutes and the reason as typed; `screen`: screen
 // time, else game time): `{request}`, or `{problem}` in a child's words when the minutes are not
 // a whole number the menu takes or the reason is too long. Whether the ask is allowed (a parent's
@@ -609,6 +612,7 @@ class Indicator {
     }
 
     destroy() {
+        this._destroyed = true;
         this._dbus.unexport();
         this._button.destroy();
         this._tray.destroy();
@@ -654,7 +658,10 @@ class Indicator {
     // A request from the menu, and what came of it as a notification.
     _request(request, then = null) {
         const sent = this._send(request, reply => {
-            const words = answerWords(request.command, reply);
+            if (this._destroyed)
+                return;
+            // Sent, but the connection went before the answer: it may have been done.
+            const words = reply ? answerWords(request.command, reply) : LOST_WORDS;
             this._tray.tell(words.title, words.body);
             if (then)
                 then(reply);
@@ -681,6 +688,8 @@ class Indicator {
     _fillChores() {
         const {PopupMenu} = this._d;
         const fill = items => {
+            if (this._destroyed)
+                return;
             this._chores.menu.removeAll();
             for (const item of items) {
                 const line = new PopupMenu.PopupMenuItem(item.label, {reactive: item.chore !== null});
@@ -833,9 +842,11 @@ function createScreenTime(deps) {
             if (statusId)
                 deps.GLib.source_remove(statusId);
             statusId = 0;
+            // The indicator first: the link's stop answers its waiting requests with null, and a
+            // destroyed indicator tells nothing of them (the shell disables extensions at each lock).
+            indicator.destroy();
             reporter.stop();
             link.stop();
-            indicator.destroy();
             reporter = link = indicator = null;
         },
     };

@@ -187,6 +187,7 @@ try:
     expect("learning_per_hour = 120" in browser.find_element(By.NAME, "policy").get_attribute("value"),
            "the simulated policy's text is not shown back")
     expect(status()["balance"] == balance, "simulating changed the balance")
+    shots("policy-simulated")
 finally:
     browser.quit()
 print("web-browser.py: all expectations met")

@@ -416,15 +416,6 @@ public struct UserAccount: Sendable, Equatable {
         return UserAccount(uid: uid, name: name, groups: Set(groups.prefix(Int(max(0, count)))).union([pwd.pw_gid]))
     }
 
-    /// A user's own group (getpwuid_r's `pw_gid`).
-    public static func primaryGroup(of uid: UInt32) -> UInt32? {
-        var pwd = passwd()
-        var result: UnsafeMutablePointer<passwd>? = nil
-        var buf = [CChar](repeating: 0, count: 16_384)
-        guard getpwuid_r(uid, &pwd, &buf, buf.count, &result) == 0, result != nil else { return nil }
-        return pwd.pw_gid
-    }
-
     /// A user's name (getpwuid_r), without the group lookups of `lookup`.
     public static func name(of uid: UInt32) -> String? {
         var pwd = passwd()

@@ -21,7 +21,7 @@ enum FirstRunLink {
         let program = setup.webProgram ?? InstalledFiles.beside("screentime-web")
         let page = Process()
         page.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-        let gid = UserAccount.primaryGroup(of: account.uid) ?? 65534
+        let gid = Privileges.primaryGroup(of: account.uid) ?? 65534
         page.arguments = ["--reuid=\(account.uid)", "--regid=\(gid)", "--clear-groups", program, "--first-run", "--listen", "127.0.0.1:0"]
         page.environment = ["PATH": "/usr/bin:/bin"]
         let toPage = Pipe(), fromPage = Pipe()

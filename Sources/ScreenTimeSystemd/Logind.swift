@@ -113,7 +113,11 @@ public final class LogindObserver {
             }
             for member in ["SessionNew", "SessionRemoved"] {
                 try bus.onMessages(matching: "type='signal',interface='org.freedesktop.login1.Manager',member='\(member)'") { [unowned self] m in
-                    if trusted(m) { sessionsChanged = true }
+                    guard trusted(m) else { return }
+                    sessionsChanged = true
+                    // No session followed yet: look for it now, not at the next retry (up to 10 s
+                    // later, in which its lock or idle would go unheard).
+                    if session == nil { retryAt = 0 }
                 }
             }
             try bus.onMessages(matching: "type='signal',interface='org.freedesktop.login1.Manager',member='PrepareForSleep'") { [unowned self] m in

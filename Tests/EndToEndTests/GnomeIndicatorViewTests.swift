@@ -74,7 +74,7 @@ struct GnomeIndicatorViewTests {
         // The child logs in: screen time counts, and the indicator counts it down by the second.
         try logind.addSession("c4", uid: 65534, name: "nobody")
         var status: [String: Any] = [:]
-        try Wait.whether(within: 20) {
+        try Wait.until("screen time counting once the child's session began", within: 20) {
             status = try d.status()
             return (status["screen"] as? [String: Any])?["counting"] as? Bool == true
         }
@@ -90,7 +90,7 @@ struct GnomeIndicatorViewTests {
 
         // Locked: screen time does not count, and the indicator does not count it down.
         try logind.lockedHint("c4", true)
-        try Wait.whether(within: 20) {
+        try Wait.until("screen time not counting once the session is locked", within: 20) {
             status = try d.status()
             return (status["screen"] as? [String: Any])?["counting"] as? Bool == false
         }

@@ -103,6 +103,31 @@ struct LogindTests {
         #expect(Self.pump(o) { !$0.kinds.isEmpty }.kinds == [.idleChanged(idle: true, since: nil)])
     }
 
+    @Test("a session that begins after the start is followed as logind announces it, not at the next look 10 s later; locked at once, it is heard")
+    func sessionBegunLater() throws {
+        let logind = try MockLogind()
+        let o = LogindObserver(uid: Self.uid, address: logind.address)
+        // The observer's clock stands still: a look that waits for its 10-s retry never comes.
+        let now = SystemClock.monoMicros()
+        var kinds: [Event.Kind] = []
+        _ = o.update(now: now, into: &kinds)
+        #expect(o.problem == "no logind session of uid \(Self.uid) yet; looking again every 10 s")
+        #expect(try Self.settle(o, logind).notices.isEmpty)   // (settle's own clock is a few ms on: no retry due)
+
+        try logind.addSession("c5", uid: Self.uid, name: "alice")
+        try logind.lockedHint("c5", true)
+        var seen = Seen()
+        try Wait.until("the new session followed with the clock standing still", within: 10) {
+            var k: [Event.Kind] = []
+            seen.notices += o.update(now: now, into: &k)
+            seen.kinds += k
+            var fds = [pollfd(fd: o.descriptor ?? -1, events: Int16(POLLIN), revents: 0)]
+            _ = poll(&fds, 1, 50)
+            return seen.notices.contains(.watching(session: "/org/freedesktop/login1/session/c5")) && !seen.kinds.isEmpty
+        }
+        #expect(seen.kinds == [.lockChanged(locked: true)])
+    }
+
     @Test("a logind restart is followed: the session is found again and its state reported")
     func restart() throws {
         let logind = try MockLogind()

@@ -9,6 +9,10 @@ public enum ControlProtocol {
     public static let maxFrame = 65_536
     /// screentime's release, as `screentimed --version` and `stctl --version` print it.
     public static let release = "0.1.0"
+    /// How long a person's client (stctl, the parents' page) waits for the daemon's answer before
+    /// it says none came: long enough for a daemon on a machine loaded to the full (a CI run once
+    /// waited over 5 s, the bound before), short enough to say a stuck daemon is stuck.
+    public static let answerWithinSeconds = 15
 
     /// Where a client finds the daemon in user mode (docs/architecture.md §1): the user's runtime folder.
     public static var userSocketPath: String {

@@ -1,4 +1,6 @@
+import FoundationEssentials
 import Glibc
+import ScreenTimeCore
 
 /// What root can see of a browser of the child's beyond what `CompositorFacts` holds: how it was
 /// started (its arguments as the kernel keeps them) and, for Firefox, the copy of screentime's
@@ -19,17 +21,98 @@ public struct BrowserFacts: Sendable {
         self.extensionCopyProblem = extensionCopyProblem
     }
 
-    /// Reads them for the browser `pid` running `exe`, of `child`; `firefoxPackage`: the package's
-    /// copy of the extension as Firefox's policies force it (nil: they name none of root's).
-    public static func read(pid: Int32, exe: String, child: UserAccount, firefoxPackage: String?) -> BrowserFacts {
+    /// Reads them for the browser `pid` running `exe`, of `child`; `package`: the package's copy
+    /// of the extension as the browser's managed policy forces it (nil: it names none of root's) —
+    /// Firefox's XPI (`ManagedBrowserPolicy.firefoxPackage`), Chromium's unpacked files
+    /// (`ManagedBrowserPolicy.chromiumPackage`).
+    public static func read(pid: Int32, exe: String, child: UserAccount, package: String?) -> BrowserFacts {
         let arguments = (ProcFS.contents(of: "/proc/\(pid)/cmdline") ?? []).split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
         var facts = BrowserFacts(arguments: arguments)
         if BrowserTrust.isFirefox(exe) {
-            facts.extensionCopyProblem = firefoxCopyProblem(pid: pid, package: firefoxPackage)
+            facts.extensionCopyProblem = firefoxCopyProblem(pid: pid, package: package)
         } else {
             facts.childExtensionFolders = childFolders(of: arguments, child: child)
+            let profiles = chromiumProfiles(arguments: arguments, environment: ProcFS.environment(of: pid),
+                                            openFiles: ProcFS.openFiles(of: pid).map(\.path))
+            facts.extensionCopyProblem = chromiumCopyProblem(profiles: profiles, package: package)
         }
         return facts
+    }
+
+    /// The profile folders a Chromium process may run extensions from: every profile of its user
+    /// data folder (`--user-data-dir`, else `$CHROME_CONFIG_HOME/chromium`,
+    /// `$XDG_CONFIG_HOME/chromium` or `~/.config/chromium`, as Chromium picks it) and the folder of
+    /// each profile database it holds open (`…/History`, wherever the profile is).
+    public static func chromiumProfiles(arguments: [String], environment: [String: String], openFiles: [String]) -> [String] {
+        var dataFolders = arguments.filter { $0.hasPrefix("--user-data-dir=") }.map { String($0.dropFirst("--user-data-dir=".count)) }
+        if dataFolders.isEmpty {
+            if let config = environment["CHROME_CONFIG_HOME"], config.hasPrefix("/") { dataFolders.append(config + "/chromium") }
+            else if let config = environment["XDG_CONFIG_HOME"], config.hasPrefix("/") { dataFolders.append(config + "/chromium") }
+            else if let home = environment["HOME"], home.hasPrefix("/") { dataFolders.append(home + "/.config/chromium") }
+        }
+        var profiles: [String] = []
+        for folder in dataFolders {
+            for name in ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted() {
+                profiles.append(folder + "/" + name)
+            }
+        }
+        for path in openFiles where path.hasSuffix("/History") { profiles.append(String(path.dropLast("/History".count))) }
+        var seen = Set<String>()
+        return profiles.filter { seen.insert(ProcFS.realPath($0) ?? $0).inserted }
+    }
+
+    /// Chromium unpacks the extension it runs into the child's profile
+    /// (`Extensions/<id>/<version>_<n>/`), where the child can write, and holds none of its files
+    /// open; its own check of those files uses hashes it keeps beside them, which the child can
+    /// write too. So root compares every such copy in the browser's `profiles` with the
+    /// package's unpacked files (`package`): each file byte for byte; the manifest, which Chromium
+    /// writes again in its own layout, as JSON; no file besides them but Chromium's `_metadata`.
+    /// Nil when every copy is the package's.
+    public static func chromiumCopyProblem(profiles: [String], package: String?) -> String? {
+        guard let package else {
+            return "Chromium's managed policy names no folder of root's that the child cannot change to install screentime's extension from"
+        }
+        let fm = FileManager.default
+        guard let names = try? fm.contentsOfDirectory(atPath: package), names.contains("manifest.json") else {
+            return "the package's copy of screentime's extension (\(package)) cannot be read"
+        }
+        var copies: [String] = []
+        for profile in profiles {
+            let folder = profile + "/Extensions/" + ManagedBrowserPolicy.chromiumExtensionID
+            for version in ((try? fm.contentsOfDirectory(atPath: folder)) ?? []).sorted() { copies.append(folder + "/" + version) }
+        }
+        guard !copies.isEmpty else { return "Chromium's copy of screentime's extension was not found in the child's profiles" }
+        for copy in copies {
+            let present = Set((try? fm.contentsOfDirectory(atPath: copy)) ?? []).subtracting(["_metadata"])
+            if present != Set(names) { return "the copy of screentime's extension in Chromium's profile (\(copy)) does not hold the package's files (\(package))" }
+            for name in names {
+                guard let packaged = ProcFS.regularFileContents(of: package + "/" + name) else {
+                    return "the package's copy of screentime's extension (\(package)/\(name)) cannot be read"
+                }
+                let same: Bool
+                if let copied = ProcFS.regularFileContents(of: copy + "/" + name) {
+                    same = name == "manifest.json" ? sameJSON(packaged, copied) : packaged == copied
+                } else {
+                    same = false
+                }
+                if !same { return "the copy of screentime's extension in Chromium's profile (\(copy)/\(name)) is not the package's (\(package))" }
+            }
+        }
+        return nil
+    }
+
+    /// Two JSON texts hold the same value (members in any order; the last of a name counts).
+    static func sameJSON(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        func parsed(_ bytes: [UInt8]) -> JSONValue? { try? JSONLineReader.parse(String(decoding: bytes, as: UTF8.self)) }
+        func canonical(_ v: JSONValue) -> JSONValue {
+            switch v {
+            case .object: .object(v.fields.map { ($0.key, canonical($0.value)) }.sorted { $0.0 < $1.0 })
+            case .array(let items): .array(items.map(canonical))
+            default: v
+            }
+        }
+        guard let x = parsed(a), let y = parsed(b) else { return false }
+        return canonical(x) == canonical(y)
     }
 
     /// The folders Chromium's `--load-extension=A,B` names (every such switch) that are not root's

@@ -97,15 +97,35 @@ public enum ManagedBrowserPolicy {
             }
             return .notForced("no policies.json of root's forces screentime's extension on Firefox (\(firefoxFiles.joined(separator: " or ")))")
         }
-        // Chromium: every file of the folder is read, later ones over earlier ones, as Chromium does.
         guard !child.canAlterOrMake(chromiumFolder) else { return .notForced("the child can change \(chromiumFolder)") }
+        return chromium(chromiumPolicy(child: child, chromiumFolder: chromiumFolder))
+    }
+
+    /// Chromium's managed policy: every file of the folder that is root's and that the child
+    /// cannot change, later ones over earlier ones, as Chromium reads them.
+    private static func chromiumPolicy(child: UserAccount, chromiumFolder: String) -> [String: JSONValue] {
         var merged: [String: JSONValue] = [:]
         let files = ((try? FileManager.default.contentsOfDirectory(atPath: chromiumFolder)) ?? []).filter { $0.hasSuffix(".json") }.sorted()
         for file in files {
             guard let object = root(chromiumFolder + "/" + file, child: child) else { continue }
             merged.merge(object) { _, new in new }
         }
-        return chromium(merged)
+        return merged
+    }
+
+    /// The package's unpacked copy of the extension, which the copy Chromium runs must equal
+    /// (`BrowserFacts`): the `chromium` folder beside the update manifest that Chromium's policy
+    /// installs the extension from (`ExtensionInstallForcelist`, `ID;file:///…/updates.xml`), when
+    /// it is root's and the child cannot change it. Nil otherwise.
+    public static func chromiumPackage(child: UserAccount, chromiumFolder: String = chromiumFolder) -> String? {
+        guard !child.canAlterOrMake(chromiumFolder) else { return nil }
+        let entries = chromiumPolicy(child: child, chromiumFolder: chromiumFolder)["ExtensionInstallForcelist"]?.strings ?? []
+        guard let entry = entries.first(where: { $0.hasPrefix(chromiumExtensionID + ";file:///") }) else { return nil }
+        let updates = String(entry.dropFirst(chromiumExtensionID.count + ";file://".count))
+        guard let slash = updates.lastIndex(of: "/") else { return nil }
+        let folder = String(updates[..<slash]) + "/chromium"
+        guard let mode = ProcFS.mode(of: folder), mode.uid == 0, mode.mode & S_IFMT == S_IFDIR, !child.canAlter(folder) else { return nil }
+        return folder
     }
 
     /// The file Firefox's policies install screentime's extension from (its `install_url`, a

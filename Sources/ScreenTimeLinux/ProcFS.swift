@@ -168,6 +168,20 @@ public final class ProcFS {
         return readAll(fd, into: &buffer) ? buffer : nil
     }
 
+    /// A regular file's bytes by a path that someone else may control (a file in a child's
+    /// folder, read as root): a FIFO, a device or a socket is not opened for reading (nothing
+    /// blocks, nothing endless is read), nor is a file over 1 MiB. Links are followed, as the
+    /// program that reads the file there would. Nil for anything else.
+    public static func regularFileContents(of path: String) -> [UInt8]? {
+        let fd = Glibc.open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { Glibc.close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG, st.st_size <= 1 << 20 else { return nil }
+        var buffer: [UInt8] = []
+        return readAll(fd, into: &buffer) ? buffer : nil
+    }
+
     /// Reads to the end (at most 1 MiB) straight into `buffer`, which keeps its capacity from call to call.
     private static func readAll(_ fd: Int32, into buffer: inout [UInt8]) -> Bool {
         buffer.removeAll(keepingCapacity: true)

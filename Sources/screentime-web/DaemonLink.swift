@@ -20,7 +20,7 @@ struct DaemonLink: Sendable {
         do { connection = try UnixConnection.connect(path: socket) } catch {
             throw Unreachable(description: "the screentime daemon cannot be reached at \(socket): \(error.description)")
         }
-        connection.setTimeout(seconds: 5)
+        connection.setTimeout(seconds: ControlProtocol.answerWithinSeconds)
         guard connection.write(request.line) else { throw Unreachable(description: "the screentime daemon closed the connection (\(socket))") }
         var reader = FrameReader(maxFrame: 16 << 20)
         while true {

@@ -78,6 +78,10 @@ struct Child {
     /// System mode: the processes of the child's whose focus and input were refused, and why
     /// (each is logged once; forgotten past 1,000).
     var refusedReporters: [Int32: String] = [:]
+    /// Each browser's last believed site report as its extension said it, exact hosts and all
+    /// (the log keeps hosts no rule names only as their domain: `SitePrivacy`). In memory only,
+    /// to tell the extension which of its tabs a stop is for; gone with the browser's report.
+    var reportedSites: [Int32: SiteReport] = [:]
     /// System mode: the compositor of the child's last refused as not sealed, and why (for status).
     var refusedCompositor: (pid: Int32, name: String, why: String)? = nil
     /// System mode: where Yama's `ptrace_scope` is read (`--ptrace-scope-file`, a seam for tests).

@@ -2,6 +2,7 @@ import ControlProtocol
 import Logging
 import ScreenTimeCore
 import ScreenTimeLinux
+import ScreenTimePolicy
 
 /// Websites (docs/spec/sites.md): a browser's extension reports its tabs through the native
 /// messaging host the browser started (`screentime-browser-host`), which sends them here as a
@@ -18,18 +19,22 @@ extension Child {
         guard let browser = ProcessTree.parent(of: peer.pid), let exe = ProcessTree.program(of: browser), engine.isPolicyBrowser(exe: exe) else {
             return refuseSiteReport("the report did not come from a browser of the policy's [browsers] exe through its native messaging host", peer: peer, who: who)
         }
-        let report = SiteReport(pid: browser, host: said.host, audible: said.audible, focused: said.focused)
+        let exact = SiteReport(pid: browser, host: said.host, audible: said.audible, focused: said.focused)
+        // What the log keeps: hosts no rule names only as their domain (docs/websites.md).
+        let report = SitePrivacy.logged(exact) { engine.siteNaming(host: $0) != nil }
         // The extension says it again every few seconds (to hear of a stop while a tab stays open):
         // the same report changes nothing, from whoever it comes, and is answered without a look at
         // the processes (system mode's look reads the browser's memory map).
-        if engine.siteReport(of: browser) == report { return siteStops(of: browser) }
+        // (Its exact hosts may differ among those the log keeps as one domain; they are not
+        // believed, only added to those the stops are said for: that can only stop more tabs.)
+        if engine.siteReport(of: browser) == report { return siteStops(of: browser, alsoFor: exact.hosts) }
         if system {
             guard let account else { return refuseSiteReport("\(name) is not in the user database", peer: peer, who: who) }
             let host = CompositorFacts.read(pid: peer.pid, child: account, extensionUUID: "", yamaFile: yamaFile)
             let facts = CompositorFacts.read(pid: browser, child: account, extensionUUID: "", yamaFile: yamaFile)
             let managed = ManagedBrowserPolicy.check(browserExe: exe, child: account)
-            let package = BrowserTrust.isFirefox(exe) ? ManagedBrowserPolicy.firefoxPackage(child: account) : nil
-            let started = BrowserFacts.read(pid: browser, exe: exe, child: account, firefoxPackage: package)
+            let package = BrowserTrust.isFirefox(exe) ? ManagedBrowserPolicy.firefoxPackage(child: account) : ManagedBrowserPolicy.chromiumPackage(child: account)
+            let started = BrowserFacts.read(pid: browser, exe: exe, child: account, package: package)
             if let why = BrowserTrust.distrust(host: host, browser: facts, managed: managed, started: started, child: uid,
                                                isPolicyBrowser: engine.isPolicyBrowser(exe:)) {
                 return refuseSiteReport(why, peer: peer, who: who)
@@ -38,13 +43,22 @@ extension Child {
         var stamped = event
         stamped.kind = .siteChanged(report)
         pending += live.ingest(stamped)
+        // Only the browsers whose reports the engine holds (the others ended or exited).
+        reportedSites = reportedSites.filter { live.engine.siteReport(of: $0.key) != nil }
+        if live.engine.siteReport(of: browser) != nil { reportedSites[browser] = exact }
         return siteStops(of: browser)
     }
 
-    /// The answer: the hosts the browser must not show now.
-    private func siteStops(of browser: Int32) -> ControlReply {
+    /// The answer: the hosts the browser must not show now, as its extension named them (a stop
+    /// of a domain is for each of the browser's hosts the log keeps as that domain).
+    private func siteStops(of browser: Int32, alsoFor said: [String] = []) -> ControlReply {
+        let engine = live.engine
+        let exact = Set((reportedSites[browser]?.hosts ?? []) + said).sorted()
         var reply = ControlReply(ok: true)
-        reply.siteStops = live.engine.siteStops(of: browser).map { ControlReply.SiteStopLine(host: $0.host, site: $0.site, reason: $0.reason.rawValue) }
+        reply.siteStops = engine.siteStops(of: browser).flatMap { stop in
+            let hosts = exact.filter { SitePrivacy.logged($0) { engine.siteNaming(host: $0) != nil } == stop.host }
+            return (hosts.isEmpty ? [stop.host] : hosts).map { ControlReply.SiteStopLine(host: $0, site: stop.site, reason: stop.reason.rawValue) }
+        }
         return reply
     }
 

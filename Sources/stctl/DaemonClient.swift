@@ -64,7 +64,7 @@ struct DaemonClient {
         do { connection = try UnixConnection.connect(path: socketPath) } catch {
             throw NotConnected(description: "stctl: \(error.description)")
         }
-        connection.setTimeout(seconds: 5)
+        connection.setTimeout(seconds: ControlProtocol.answerWithinSeconds)
         guard connection.write(request.line) else { throw LostAnswer(description: "stctl: \(socketPath): the daemon closed the connection") }
         var reader = FrameReader(maxFrame: 1 << 30)     // a reply may be long (an export)
         while true {

@@ -340,6 +340,23 @@ struct BrowserSiteTests {
             .contains("stop a browser without screentime's extension (pid \(other.process.processIdentifier), /usr/lib/chromium/chromium): no_reward_time"))
         #expect(browser.process.isRunning)
 
+        // The child rewrites the extension's copy in their profile (theirs to write, where Chromium
+        // unpacked it): the next report is refused, and says which file; put back, believed again.
+        let copies = browser.home + "/profile/Default/Extensions/\(ManagedBrowserPolicy.chromiumExtensionID)"
+        let version = try #require(try FileManager.default.contentsOfDirectory(atPath: copies).first, "no copy of the extension in the profile")
+        let script = copies + "/" + version + "/background.js"
+        let original = try Data(contentsOf: URL(fileURLWithPath: script))
+        try (original + Data("\n// the child's\n".utf8)).write(to: URL(fileURLWithPath: script))
+        x.activate(browser.window)
+        x.xdotool(["key", "--window", browser.window, "ctrl+t"])
+        x.xdotool(["type", "--window", browser.window, "https://scratch.mit.edu/\n"])
+        _ = try d.waitFor("the copy of screentime's extension in Chromium's profile (\(script)) is not the package's")
+        #expect(try !logged("scratch.mit.edu"))
+        try original.write(to: URL(fileURLWithPath: script))
+        x.xdotool(["key", "--window", browser.window, "ctrl+1"])
+        let again2 = try Wait.whether(within: 20) { try count("%\"site_changed\"%\"host\":\"www.khanacademy.org\"%") > 1 }
+        #expect(again2, "the put-back copy was not believed again")
+
         // The policy loses a rule (the developer tools allowed): the next report is refused, and says which.
         try #"{"ExtensionInstallForcelist": ["\#(ManagedBrowserPolicy.chromiumExtensionID);file://\#(files.prefix)/share/screentime/browser/updates.xml"], "IncognitoModeAvailability": 1, "BrowserGuestModeEnabled": false, "DeveloperToolsAvailability": 1, "ExtensionDeveloperModeSettings": 1, "RemoteDebuggingAllowed": false}"#
             .write(toFile: files.policy + ".new", atomically: false, encoding: .utf8)
@@ -354,6 +371,35 @@ struct BrowserSiteTests {
         kill(d.process.processIdentifier, SIGTERM)
         d.process.waitUntilExit()
         #expect(d.process.terminationStatus == 0)
+    }
+
+    @Test("privacy: a host no rule names is logged only as its domain, yet a stop of it reaches the very tab (unnamed_sites = \"blocked\"); a named host is logged as it is")
+    func unnamedHostsKeptAsDomain() throws {
+        let x = try X11Session()
+        let d = try LiveDaemon(policy: Self.sitesPolicy(browsers: "unnamed_sites = \"blocked\""), arguments: ["--sample-every", "250ms", "--no-logind"],
+                               uid: Self.child)
+        _ = try d.waitFor("watching uid")
+        let www = d.base + "/www"
+        try Self.pages(in: www)
+        let server = try PageServer(folder: www)
+        let files = try ChromiumFiles()
+        let browser = try Chromium(x, files: files, socket: d.socket, port: server.port, urls: ["https://play.arcade.test/", "https://www.khanacademy.org/"])
+        defer { browser.end(); Self.noneLeft() }
+        func title() -> String { x.output("/usr/bin/xdotool", ["getwindowname", browser.window]) }
+
+        // The active tab's host, play.arcade.test, is in the log as arcade.test (.test is no public
+        // suffix: its last label is), and the tab shows the extension's page: the daemon told the
+        // extension the host it said.
+        let arcade = try Self.report(d, host: "arcade.test")
+        #expect(Wait.whether(within: 10) { title().hasPrefix("Not now") }, "the blocked tab shows \(title())")
+        let log = try String(contentsOfFile: d.log, encoding: .utf8)
+        #expect(log.contains("(arcade.test) in the browser (pid \(browser.process.processIdentifier)): blocked"), "\(log)")
+        // Khan Academy, named by a rule, as it is.
+        x.xdotool(["key", "--window", browser.window, "ctrl+2"])
+        _ = try Self.report(d, host: "www.khanacademy.org", after: arcade.seq)
+        try d.stop()
+        #expect(try d.sql("SELECT count(*) FROM event WHERE line LIKE '%play.arcade%'") == "0", "the exact host is in the log")
+        #expect(!(try String(contentsOfFile: d.log, encoding: .utf8)).contains("play.arcade"), "the exact host is in the journal's lines")
     }
 
     @Test("learning earns, neutral does not, tabs switch within a second, a video in a background tab uses game time and is stopped when it is gone while learning goes on, a blocked site at once")

@@ -385,6 +385,50 @@ struct SitesTests {
     }
 }
 
+@Suite("What the log keeps of a site")
+struct SitePrivacyTests {
+    /// The hosts of a report as the log keeps them under `policy`.
+    static func logged(_ host: String, _ engine: Engine) -> String { SitePrivacy.logged(host) { engine.siteNaming(host: $0) != nil } }
+
+    @Test("a host a rule names is kept as it is; any other only as its registrable domain (Debian's list); an address or a lone name as it is")
+    func hostsKept() throws {
+        try #require(PublicSuffixList() != nil, "Debian's publicsuffix package: \(PublicSuffixList.debianPath)")
+        let engine = Engine(policy: SitesTests.policy())
+        #expect(Self.logged("www.khanacademy.org", engine) == "www.khanacademy.org")   // Khan Academy names it
+        #expect(Self.logged("scratch.mit.edu", engine) == "scratch.mit.edu")
+        #expect(Self.logged("mail.google.com", engine) == "google.com")
+        #expect(Self.logged("news.bbc.co.uk", engine) == "bbc.co.uk")
+        #expect(Self.logged("emma.github.io", engine) == "emma.github.io")   // github.io is everybody's: emma's is the domain
+        #expect(Self.logged("friends.emma.github.io", engine) == "emma.github.io")
+        #expect(Self.logged("192.168.1.20", engine) == "192.168.1.20")
+        #expect(Self.logged("[fe80::1]", engine) == "[fe80::1]")
+        #expect(Self.logged("localhost", engine) == "localhost")
+        // A whole report: the active tab's host and those playing sound, each once.
+        let report = SitePrivacy.logged(SiteReport(pid: 5, host: "mail.google.com", audible: ["www.youtube.com", "music.google.com", "play.google.com"],
+                                                   focused: true)) { engine.siteNaming(host: $0) != nil }
+        #expect(report == SiteReport(pid: 5, host: "google.com", audible: ["google.com", "www.youtube.com"], focused: true))
+    }
+
+    @Test("what the log keeps is judged as the host it stands for: the same entry, or none, for every host of up to three labels under each kind of policy")
+    func sameJudgement() throws {
+        try #require(PublicSuffixList() != nil, "Debian's publicsuffix package: \(PublicSuffixList.debianPath)")
+        // Every host of one to three of these labels (5,219): the policy's domains, their parts,
+        // public suffixes of one and two labels, and names of neither.
+        let labels = ["www", "m", "mail", "scratch", "khanacademy", "youtube", "poki", "mit", "edu", "google", "co", "uk", "github", "io", "com", "org", "kids"]
+        var hosts = labels
+        for a in labels { for b in labels { hosts.append(a + "." + b); for c in labels { hosts.append(a + "." + b + "." + c) } } }
+        for unnamed in ["neutral", "reward", "blocked"] {
+            let engine = Engine(policy: SitesTests.policy(extra: "\n[browsers]\nunnamed_sites = \"\(unnamed)\"\n"))
+            for host in hosts {
+                let kept = Self.logged(host, engine)
+                let named = engine.siteNaming(host: host) != nil
+                #expect(!named || kept == host, "\(host): named, yet kept as \(kept)")
+                #expect(engine.classifier.classify(host: kept) == engine.classifier.classify(host: host), "\(host) kept as \(kept) under unnamed_sites = \(unnamed)")
+            }
+        }
+    }
+}
+
 @Suite("The public suffix list")
 struct PublicSuffixListTests {
     /// The list's own rules, a few of each kind (https://publicsuffix.org/list/).

@@ -217,7 +217,7 @@ struct BrowserTrustTests {
             return p
         }
         func problem(_ p: Process) -> String? {
-            BrowserFacts.read(pid: p.processIdentifier, exe: Self.firefox, child: child, firefoxPackage: dir + "/package.xpi").extensionCopyProblem
+            BrowserFacts.read(pid: p.processIdentifier, exe: Self.firefox, child: child, package: dir + "/package.xpi").extensionCopyProblem
         }
         try FileManager.default.copyItem(atPath: dir + "/package.xpi", toPath: copy)
         let honest = try holding(copy)
@@ -234,12 +234,99 @@ struct BrowserTrustTests {
         let none = try holding(nil)
         defer { kill(none.processIdentifier, SIGKILL); none.waitUntilExit() }
         #expect(problem(none) == "Firefox has no copy of screentime's extension open")
-        #expect(BrowserFacts.read(pid: honest.processIdentifier, exe: Self.firefox, child: child, firefoxPackage: nil).extensionCopyProblem?
+        #expect(BrowserFacts.read(pid: honest.processIdentifier, exe: Self.firefox, child: child, package: nil).extensionCopyProblem?
             .hasPrefix("Firefox's policies name no file of root's") == true)
-        // Chromium keeps no such copy open: nothing to say.
-        #expect(BrowserFacts.read(pid: none.processIdentifier, exe: Self.chromium, child: child, firefoxPackage: nil).extensionCopyProblem == nil)
+        // Chromium with no package's copy to compare with: not believed.
+        #expect(BrowserFacts.read(pid: none.processIdentifier, exe: Self.chromium, child: child, package: nil).extensionCopyProblem?
+            .hasPrefix("Chromium's managed policy names no folder of root's") == true)
         // Its arguments as the kernel keeps them (sh ran sleep in its place).
-        #expect(BrowserFacts.read(pid: honest.processIdentifier, exe: Self.chromium, child: child, firefoxPackage: nil).arguments == ["sleep", "60"])
+        #expect(BrowserFacts.read(pid: honest.processIdentifier, exe: Self.chromium, child: child, package: nil).arguments == ["sleep", "60"])
+    }
+
+    @Test("Chromium's copies of the extension in the child's profiles are compared with the package's: the same files (the manifest as JSON, in Chromium's layout, with Chromium's _metadata beside) are believed; a changed, added or missing file, a second version of the child's, a FIFO in a file's place, or no copy at all are not")
+    func chromiumCopy() throws {
+        let manifest = #"{"manifest_version": 3, "name": "screentime", "version": "0.1", "key": "KEY", "background": {"service_worker": "background.js"}}"#
+        let dir = try Self.folder([:])
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let fm = FileManager.default
+        let package = dir + "/package"
+        try fm.createDirectory(atPath: package, withIntermediateDirectories: true)
+        try manifest.write(toFile: package + "/manifest.json", atomically: true, encoding: .utf8)
+        try "report();\n".write(toFile: package + "/background.js", atomically: true, encoding: .utf8)
+        let profile = dir + "/data/Default"
+        let copy = profile + "/Extensions/\(ManagedBrowserPolicy.chromiumExtensionID)/0.1_0"
+        try fm.createDirectory(atPath: copy + "/_metadata", withIntermediateDirectories: true)
+        // Chromium writes the manifest again: its members sorted, three spaces.
+        try "{\n   \"background\": {\n      \"service_worker\": \"background.js\"\n   },\n   \"key\": \"KEY\",\n   \"manifest_version\": 3,\n   \"name\": \"screentime\",\n   \"version\": \"0.1\"\n}\n"
+            .write(toFile: copy + "/manifest.json", atomically: true, encoding: .utf8)
+        try "report();\n".write(toFile: copy + "/background.js", atomically: true, encoding: .utf8)
+        try "{}".write(toFile: copy + "/_metadata/computed_hashes.json", atomically: true, encoding: .utf8)
+        func problem() -> String? { BrowserFacts.chromiumCopyProblem(profiles: [dir + "/data/System Profile", profile], package: package) }
+        #expect(problem() == nil)
+
+        try "report(); lie();\n".write(toFile: copy + "/background.js", atomically: true, encoding: .utf8)
+        #expect(problem() == "the copy of screentime's extension in Chromium's profile (\(copy)/background.js) is not the package's (\(package))")
+        try "report();\n".write(toFile: copy + "/background.js", atomically: true, encoding: .utf8)
+        try manifest.replacingOccurrences(of: "background.js", with: "mine.js").write(toFile: copy + "/manifest.json", atomically: true, encoding: .utf8)
+        #expect(problem() == "the copy of screentime's extension in Chromium's profile (\(copy)/manifest.json) is not the package's (\(package))")
+        try manifest.write(toFile: copy + "/manifest.json", atomically: true, encoding: .utf8)
+        #expect(problem() == nil)
+        try "lie();".write(toFile: copy + "/mine.js", atomically: true, encoding: .utf8)
+        #expect(problem() == "the copy of screentime's extension in Chromium's profile (\(copy)) does not hold the package's files (\(package))")
+        try fm.removeItem(atPath: copy + "/mine.js")
+        try fm.removeItem(atPath: copy + "/background.js")
+        #expect(problem() == "the copy of screentime's extension in Chromium's profile (\(copy)) does not hold the package's files (\(package))")
+        // A FIFO where a file was: said at once, never waited on.
+        #expect(mkfifo(copy + "/background.js", 0o644) == 0)
+        #expect(problem() == "the copy of screentime's extension in Chromium's profile (\(copy)/background.js) is not the package's (\(package))")
+        try fm.removeItem(atPath: copy + "/background.js")
+        try "report();\n".write(toFile: copy + "/background.js", atomically: true, encoding: .utf8)
+        // A second version beside it, of the child's.
+        let second = profile + "/Extensions/\(ManagedBrowserPolicy.chromiumExtensionID)/9.9_0"
+        try fm.copyItem(atPath: copy, toPath: second)
+        #expect(problem() == nil)
+        try "lie();".write(toFile: second + "/background.js", atomically: true, encoding: .utf8)
+        #expect(problem() == "the copy of screentime's extension in Chromium's profile (\(second)/background.js) is not the package's (\(package))")
+        try fm.removeItem(atPath: second)
+        #expect(BrowserFacts.chromiumCopyProblem(profiles: [dir + "/elsewhere"], package: package)
+                == "Chromium's copy of screentime's extension was not found in the child's profiles")
+        #expect(BrowserFacts.chromiumCopyProblem(profiles: [profile], package: dir + "/missing") == "the package's copy of screentime's extension (\(dir)/missing) cannot be read")
+    }
+
+    @Test("Chromium's profiles: those of its user data folder as Chromium picks it, and the folder of each History it holds open")
+    func chromiumProfiles() throws {
+        let dir = try Self.folder([:])
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        for folder in ["given/Default", "given/Profile 1", "config/chromium/Default", "home/.config/chromium/Default", "xdg/chromium/Default"] {
+            try FileManager.default.createDirectory(atPath: dir + "/" + folder, withIntermediateDirectories: true)
+        }
+        let profiles = { (arguments: [String], environment: [String: String], open: [String]) in
+            BrowserFacts.chromiumProfiles(arguments: [Self.chromium] + arguments, environment: environment, openFiles: open)
+        }
+        #expect(profiles(["--user-data-dir=\(dir)/given"], ["HOME": dir + "/home"], []) == ["\(dir)/given/Default", "\(dir)/given/Profile 1"])
+        #expect(profiles([], ["HOME": dir + "/home", "CHROME_CONFIG_HOME": dir + "/config", "XDG_CONFIG_HOME": dir + "/xdg"], []) == ["\(dir)/config/chromium/Default"])
+        #expect(profiles([], ["HOME": dir + "/home", "XDG_CONFIG_HOME": dir + "/xdg"], []) == ["\(dir)/xdg/chromium/Default"])
+        #expect(profiles([], ["HOME": dir + "/home"], ["/dev/null", "\(dir)/elsewhere/Default/History", "\(dir)/home/.config/chromium/Default/History"])
+                == ["\(dir)/home/.config/chromium/Default", "\(dir)/elsewhere/Default"])
+    }
+
+    @Test("the package's unpacked copy for Chromium: beside the update manifest its policy installs from, when root's")
+    func chromiumPackage() throws {
+        let child = try #require(UserAccount.lookup(name: "nobody"))
+        let dir = try Self.folder([:])
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try FileManager.default.createDirectory(atPath: dir + "/share/chromium", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: dir + "/policies", withIntermediateDirectories: true)
+        try #"{"ExtensionInstallForcelist": ["\#(ManagedBrowserPolicy.chromiumExtensionID);file://\#(dir)/share/updates.xml"]}"#
+            .write(toFile: dir + "/policies/screentime.json", atomically: true, encoding: .utf8)
+        #expect(ManagedBrowserPolicy.chromiumPackage(child: child, chromiumFolder: dir + "/policies") == dir + "/share/chromium")
+        // The folder given to the child: not the package's.
+        #expect(chown(dir + "/share/chromium", child.uid, 0) == 0)
+        #expect(ManagedBrowserPolicy.chromiumPackage(child: child, chromiumFolder: dir + "/policies") == nil)
+        // Installed from the web: nothing of root's to compare with.
+        try #"{"ExtensionInstallForcelist": ["\#(ManagedBrowserPolicy.chromiumExtensionID);https://example.invalid/updates.xml"]}"#
+            .write(toFile: dir + "/policies/screentime.json", atomically: true, encoding: .utf8)
+        #expect(ManagedBrowserPolicy.chromiumPackage(child: child, chromiumFolder: dir + "/policies") == nil)
     }
 
     @Test("a process's parent and program, from /proc")

@@ -74,9 +74,11 @@ public final class GnomeShellSession {
         shell = try Spawn.start("/bin/sh", ["-c", "cd \(home) && exec \"$0\" \"$@\" >\(dir)/shell.log 2>&1", "/usr/bin/setpriv", "--reuid=\(uid)", "--regid=\(uid)",
                                            "--clear-groups", "/usr/bin/dbus-run-session", "--", dir + "/shell.sh"], environment: environment)
         // Ready when the screentime extension runs (state 1: enabled) and the driver answers.
-        // 120 s at most: each look makes two bus calls, slow on a loaded machine (300 looks 100 ms apart, before #37).
+        // 240 s at most: each look makes two bus calls, slow on a loaded machine (300 looks 100 ms
+        // apart, before #37); and a CI run saw the shell's start wait out the session bus's 120-s
+        // activation timeout of its Screencast service (a gjs program, not started in time under load).
         var ready = false
-        Wait.whether(within: 120, every: 0.1) {
+        Wait.whether(within: 240, every: 0.1) {
             if sessionBus.isEmpty, let address = try? String(contentsOfFile: run + "/session-bus", encoding: .utf8) {
                 sessionBus = address.trimmingCharacters(in: .whitespacesAndNewlines)
             }
@@ -91,7 +93,7 @@ public final class GnomeShellSession {
         let reached = sessionBus.isEmpty ? "no session bus was written"
             : "the extension: \(call("org.gnome.Shell", "/org/gnome/Shell", "org.gnome.Shell.Extensions.GetExtensionInfo", [Self.extensionUUID]).prefix(300)); "
               + "the test driver: \(call("org.gnome.Shell", "/org/screentime/TestDriver", "org.screentime.TestDriver.Ready").prefix(200))"
-        let ended = shell == 0 ? "the shell ended" : "the shell still ran after 120 s"
+        let ended = shell == 0 ? "the shell ended" : "the shell still ran after 240 s"
         let tail = (try? String(contentsOfFile: dir + "/shell.log", encoding: .utf8))?.suffix(3000) ?? ""
         stop()
         throw FixtureFailure("GNOME Shell did not start with the extension enabled (\(ended); \(reached)):\n\(tail)")

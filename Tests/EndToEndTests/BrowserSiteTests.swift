@@ -208,6 +208,28 @@ struct BrowserSiteTests {
         }
     }
 
+    /// The child's own daemon (user mode, sampling every 250 ms, no logind) on `policy`, the sites'
+    /// pages served, and the child's Chromium in Xvfb with the package's files, on `urls`. The
+    /// test ends the browser (and the child's processes) itself; the page server and the files go
+    /// with this value, which the test keeps until its end.
+    struct UserModeChromium {
+        let x: X11Session
+        let d: LiveDaemon
+        let server: PageServer
+        let files: ChromiumFiles
+        let browser: Chromium
+
+        init(policy: String, urls: [String]) throws {
+            x = try X11Session()
+            d = try LiveDaemon(policy: policy, arguments: ["--sample-every", "250ms", "--no-logind"], uid: child)
+            _ = try d.waitFor("watching uid")
+            try pages(in: d.base + "/www")
+            server = try PageServer(folder: d.base + "/www")
+            files = try ChromiumFiles()
+            browser = try Chromium(x, files: files, socket: d.socket, port: server.port, urls: urls)
+        }
+    }
+
     /// Every process of the child's is gone (the renderers, the hosts; the daemon, when it runs
     /// as the child, is stopped first).
     static func noneLeft() {
@@ -375,16 +397,10 @@ struct BrowserSiteTests {
 
     @Test("privacy: a host no rule names is logged only as its domain, yet a stop of it reaches the very tab (unnamed_sites = \"blocked\"); a named host is logged as it is")
     func unnamedHostsKeptAsDomain() throws {
-        let x = try X11Session()
-        let d = try LiveDaemon(policy: Self.sitesPolicy(browsers: "unnamed_sites = \"blocked\""), arguments: ["--sample-every", "250ms", "--no-logind"],
-                               uid: Self.child)
-        _ = try d.waitFor("watching uid")
-        let www = d.base + "/www"
-        try Self.pages(in: www)
-        let server = try PageServer(folder: www)
-        let files = try ChromiumFiles()
-        let browser = try Chromium(x, files: files, socket: d.socket, port: server.port, urls: ["https://play.arcade.test/", "https://www.khanacademy.org/"])
-        defer { browser.end(); Self.noneLeft() }
+        let chromium = try UserModeChromium(policy: Self.sitesPolicy(browsers: "unnamed_sites = \"blocked\""),
+                                       urls: ["https://play.arcade.test/", "https://www.khanacademy.org/"])
+        let (x, d, browser) = (chromium.x, chromium.d, chromium.browser)
+        defer { browser.end(); Self.noneLeft(); withExtendedLifetime(chromium) {} }   // the page server and the files until here
         func title() -> String { x.output("/usr/bin/xdotool", ["getwindowname", browser.window]) }
 
         // The active tab's host, play.arcade.test, is in the log as arcade.test (.test is no public
@@ -404,15 +420,9 @@ struct BrowserSiteTests {
 
     @Test("learning earns, neutral does not, tabs switch within a second, a video in a background tab uses game time and is stopped when it is gone while learning goes on, a blocked site at once")
     func sitesInChromium() throws {
-        let x = try X11Session()
-        let d = try LiveDaemon(policy: Self.policy, arguments: ["--sample-every", "250ms", "--no-logind"], uid: Self.child)
-        _ = try d.waitFor("watching uid")
-        let www = d.base + "/www"
-        try Self.pages(in: www)
-        let server = try PageServer(folder: www)
-        let files = try ChromiumFiles()
-        let browser = try Chromium(x, files: files, socket: d.socket, port: server.port, urls: ["https://www.khanacademy.org/", "https://en.wikipedia.org/"])
-        defer { browser.end(); Self.noneLeft() }
+        let chromium = try UserModeChromium(policy: Self.policy, urls: ["https://www.khanacademy.org/", "https://en.wikipedia.org/"])
+        let (x, d, browser) = (chromium.x, chromium.d, chromium.browser)
+        defer { browser.end(); Self.noneLeft(); withExtendedLifetime(chromium) {} }   // the page server and the files until here
         // The X11 hook, as the child.
         _ = try x.spawn("/usr/bin/setpriv", ["--reuid=\(Self.child)", "--regid=\(Self.child)", "--clear-groups", ControlSocketTests.stctl,
                                             "hook", "x11", "--socket", d.socket])

@@ -4,6 +4,7 @@ PREFIX      ?= /usr/local
 DESTDIR     ?=
 BINDIR       = $(DESTDIR)$(PREFIX)/bin
 SHAREDIR     = $(DESTDIR)$(PREFIX)/share/screentime
+LOCALEDIR    = $(DESTDIR)$(PREFIX)/share/locale
 SHARED      ?= ../shared
 # How long `make bench` watches the release daemon sampling /proc (minutes; 0 skips it).
 BENCH_MINUTES ?= 10
@@ -14,7 +15,7 @@ HOUSEHOLD_MACHINES ?= 200
 HOUSEHOLD_SECONDS ?= 60
 # The peer `make bench` measures against, run privately (not as a service), and what it runs on.
 BENCH_PKGS   = dbus-daemon python3-dbusmock timekpr-next hyperfine wrk whois postgresql
-DEBIAN_PKGS  = python3 openssl tzdata publicsuffix sqlite3 libsqlite3-dev libsystemd-dev pkg-config libx11-dev libxss-dev libxres-dev libxi-dev libcrypt-dev
+DEBIAN_PKGS  = python3 openssl tzdata publicsuffix sqlite3 libsqlite3-dev libsystemd-dev pkg-config libx11-dev libxss-dev libxres-dev libxi-dev libcrypt-dev gettext
 # What the tests run against for real: a D-Bus daemon with python3-dbusmock's logind, an X
 # server (Xvfb) with openbox, xdotool and xterm (and Xephyr, a server whose mouse is a device of
 # its own, not XTEST's), sway headless with foot (and swayidle, swaylock and grim, to see it
@@ -61,6 +62,7 @@ test-deps:
 
 build: deps
 	$(SWIFT) build
+	tools/messages compile .build/debug/locale
 
 # The daemon in the foreground, for you, on the default policy, with its state and its control
 # socket in ./state. Ctrl-C stops it (everything is saved). In another terminal:
@@ -84,6 +86,7 @@ SILENCING_TESTS = ProcSamplerTests.kernelEvents(Silenced|Unanswered)
 
 test: test-deps
 	tools/timed "the debug build" $(SWIFT) build --build-tests
+	tools/messages compile .build/debug/locale
 	tools/build-beside start $(MAKE) --no-print-directory release-build sanitize-build fuzz-build SANITIZER=thread
 	tools/timed "the Swift tests" env SWIFT=$(SWIFT) tools/swift-test --skip '$(SILENCING_TESTS)' || { tools/build-beside stop; exit 1; }
 	tools/timed "the tests that silence the kernel's process events, alone" env SWIFT=$(SWIFT) LOG=.build/swift-test-alone.log \
@@ -206,6 +209,7 @@ install: release-build
 	  $(RELEASE_BIN)/screentime-household $(RELEASE_BIN)/screentime-browser-host $(BINDIR)/
 	ln -sf screentimed $(BINDIR)/screentime-setup
 	tools/pack-browser-extension $(SHAREDIR)/browser $(PREFIX) >/dev/null
+	tools/messages compile $(LOCALEDIR)
 	install -m 0644 policies/default.toml $(SHAREDIR)/policies/
 	install -d $(SYSCTLDIR)
 	install -m 0644 sysctl/50-screentime.conf $(SYSCTLDIR)/
@@ -232,6 +236,7 @@ uninstall:
 	for u in $(UNITS); do rm -f $(USERUNITDIR)/$$u.service; done
 	for u in $(SYSTEMUNITS); do rm -f $(SYSTEMUNITDIR)/$$u.service; done
 	rm -f $(SYSCTLDIR)/50-screentime.conf
+	for l in $$(sed 's/#.*//' po/LINGUAS); do rm -f $(LOCALEDIR)/$$l/LC_MESSAGES/screentime.mo; done
 	rm -rf $(SHAREDIR) $(EXTENSIONDIR)/screentime@screentime
 
 # System mode on GNOME: the extension enabled for every user, and what could turn it off (or run

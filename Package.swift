@@ -35,6 +35,9 @@ let package = Package(
         // Optimized in the debug build too: the tests and the development daemons fold long
         // event logs through it (a month of events per calendar seed ran 9 s unoptimized).
         .target(name: "ScreenTimeCore", swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
+        // screentime's words in the family's language: gettext catalogs (po/) read by hand
+        // (MessageCatalog says why), plural rules, whose language a process's environment asks for.
+        .target(name: "ScreenTimeWords"),
         // The policy file: TOML text into the engine's validated Policy, with file:line errors.
         .target(name: "ScreenTimePolicy", dependencies: [
             "ScreenTimeCore",
@@ -104,6 +107,7 @@ let package = Package(
                                        "-Xlinker", "-z", "-Xlinker", "now"],
                                       .when(configuration: .release))]),
         .executableTarget(name: "stctl", dependencies: [
+            "ScreenTimeWords",
             "ScreenTimeCore", "ScreenTimePolicy", "ScreenTimeLinux", "ControlProtocol", "DesktopHooks",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], swiftSettings: onlyWhatIsImported,
@@ -160,6 +164,7 @@ let package = Package(
         .executableTarget(name: "ReplayBenchmark", dependencies: ["ScreenTimeCore", "ScreenTimePolicy", "ScreenTimeStore",
                                                                  "ScreenTimeLinux", "ScreenTimeSystemd", "ControlProtocol"]),
         .testTarget(name: "ScreenTimeCoreTests", dependencies: ["ScreenTimeCore", "ScreenTimePolicy"]),
+        .testTarget(name: "ScreenTimeWordsTests", dependencies: ["ScreenTimeWords"]),
         .testTarget(name: "ScreenTimePolicyTests", dependencies: ["ScreenTimePolicy", "ScreenTimeCore"],
                     exclude: ["Scripts"], resources: [.copy("Malformed")]),
         .testTarget(name: "ScreenTimeStoreTests", dependencies: ["ScreenTimeStore", "ScreenTimeCore", "ScreenTimePolicy"]),

@@ -4,6 +4,7 @@ import DesktopHooks
 import FoundationEssentials
 import Glibc
 import ScreenTimeLinux
+import ScreenTimeWords
 
 struct Status: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -94,70 +95,88 @@ struct Status: ParsableCommand {
         }
     }
 
-    /// The rows `stctl status` prints, and a status bar's tooltip shows: label and value.
-    static func rows(_ s: ControlReply.Status) -> [(String, String)] {
-        var rows: [(String, String)] = [
-            ("Points", "\(s.balance)   (+\(s.pointsToday) today; a game minute costs \(s.pointsPerRewardMinute))"),
-            ("Game time now", minutes(s.rewardAvailableSeconds)),
-            ("Game time today", "\(minutes(s.rewardTodayRemainingSeconds))   (played \(minutes(s.rewardUsedTodaySeconds)))"),
-            ("Redeemed, left", minutes(s.rewardRemainingSeconds)),
-            ("Learning today", minutes(s.learningTodaySeconds)),
+    /// One row of `stctl status`: what it is (`key`, English, for the tooltip's order), its label
+    /// and value in the caller's words.
+    struct Row {
+        var key: String
+        var label: String
+        var value: String
+    }
+
+    /// The rows `stctl status` prints, and a status bar's tooltip shows.
+    static func rows(_ s: ControlReply.Status) -> [Row] {
+        var rows: [Row] = [
+            Row(key: "Points", label: tr("Points"), value: tr("{balance}   (+{today} today; a game minute costs {price})",
+                                                               ["balance": "\(s.balance)", "today": "\(s.pointsToday)", "price": "\(s.pointsPerRewardMinute)"])),
+            Row(key: "Game time now", label: tr("Game time now"), value: minutes(s.rewardAvailableSeconds)),
+            Row(key: "Game time today", label: tr("Game time today"), value: tr("{left}   (played {played})",
+                                                                                 ["left": minutes(s.rewardTodayRemainingSeconds), "played": minutes(s.rewardUsedTodaySeconds)])),
+            Row(key: "Redeemed, left", label: tr("Redeemed, left"), value: minutes(s.rewardRemainingSeconds)),
+            Row(key: "Learning today", label: tr("Learning today"), value: minutes(s.learningTodaySeconds)),
         ]
         if let schedule = s.schedule {
-            rows.insert(("Today", "the schedule “\(schedule)”"), at: 0)
+            rows.insert(Row(key: "Today", label: tr("Today"), value: tr("the schedule “{name}”", ["name": schedule])), at: 0)
         }
         if let left = s.allowanceLeftSeconds, let day = s.allowanceTodaySeconds {
-            rows.insert(("Free time today", "\(minutes(left)) of \(minutes(day)) left   (used before redeemed minutes)"), at: 3)
+            rows.insert(Row(key: "Free time today", label: tr("Free time today"),
+                            value: tr("{left} of {day} left   (used before redeemed minutes)", ["left": minutes(left), "day": minutes(day)])), at: 3)
         }
         if let bonus = s.bonusLeftSeconds {
-            rows.insert(("Bonus today", "\(minutes(bonus)) left   (a parent's gift for today: played first, beyond the limits)"), at: 3)
+            rows.insert(Row(key: "Bonus today", label: tr("Bonus today"),
+                            value: tr("{left} left   (a parent's gift for today: played first, beyond the limits)", ["left": minutes(bonus)])), at: 3)
         }
         if let until = s.gamesStoppedUntil {
-            rows.insert(("Games", "stopped by a parent until \(clock(until))"), at: 1)
+            rows.insert(Row(key: "Games", label: tr("Games"), value: tr("stopped by a parent until {time}", ["time": clock(until)])), at: 1)
         }
         if let screen = s.screen {
             // The whole computer (docs/policy.md, [screen]).
             let left: String
             if screen.freeDay {
-                left = "no limit today (a free day)"
+                left = tr("no limit today (a free day)")
             } else if let l = screen.leftSeconds {
-                left = "\(minutes(l)) left" + (screen.limit == "bedtime" ? " until bedtime" : screen.limit == "screen_weekly_limit" ? " this week" : " today")
+                left = screen.limit == "bedtime" ? tr("{left} left until bedtime", ["left": minutes(l)])
+                    : screen.limit == "screen_weekly_limit" ? tr("{left} left this week", ["left": minutes(l)]) : tr("{left} left today", ["left": minutes(l)])
             } else {
-                left = "no limit now"
+                left = tr("no limit now")
             }
-            let used = "used \(minutes(screen.usedTodaySeconds))" + (screen.bonusSeconds > 0 ? ", \(minutes(screen.bonusSeconds)) bonus from a parent" : "")
-            rows.insert(("Screen time", "\(left)   (\(used))"), at: 0)
-            if let bedtime = screen.bedtime, !screen.freeDay { rows.insert(("Bedtime", clock(bedtime)), at: 1) }
+            let used = screen.bonusSeconds > 0
+                ? tr("used {used}, {bonus} bonus from a parent", ["used": minutes(screen.usedTodaySeconds), "bonus": minutes(screen.bonusSeconds)])
+                : tr("used {used}", ["used": minutes(screen.usedTodaySeconds)])
+            rows.insert(Row(key: "Screen time", label: tr("Screen time"), value: "\(left)   (\(used))"), at: 0)
+            if let bedtime = screen.bedtime, !screen.freeDay { rows.insert(Row(key: "Bedtime", label: tr("Bedtime"), value: clock(bedtime)), at: 1) }
         }
         if let goal = s.goalSeconds {
-            let streak = s.streakDays ?? 0
-            rows.append(("Goal today", "\(minutes(min(s.learningTodaySeconds, goal))) of \(minutes(goal))" + (s.learningTodaySeconds >= goal ? " — met!" : "")
-                         + "   (\(streak) \(streak == 1 ? "day" : "days") in a row)"))
+            let streak = Int(s.streakDays ?? 0)
+            let met = s.learningTodaySeconds >= goal
+            rows.append(Row(key: "Goal today", label: tr("Goal today"),
+                            value: (met ? tr("{done} of {goal} — met!", ["done": minutes(min(s.learningTodaySeconds, goal)), "goal": minutes(goal)])
+                                        : tr("{done} of {goal}", ["done": minutes(min(s.learningTodaySeconds, goal)), "goal": minutes(goal)]))
+                                + "   (" + tr.plural("{n} day in a row", "{n} days in a row", streak) + ")"))
         }
         for a in s.appTimeLeft ?? [] {
-            rows.append((a.app, "\(minutes(a.seconds)) left today   (its own limit)"))
+            rows.append(Row(key: "App", label: a.app, value: tr("{left} left today   (its own limit)", ["left": minutes(a.seconds)])))
         }
         if let app = s.currentApp {
-            rows.append(("In use", "\(app)\(s.currentSite.map { " (\($0))" } ?? ""): \(s.currentCounts ?? s.currentCategory ?? "")"))
+            rows.append(Row(key: "In use", label: tr("In use"), value: "\(app)\(s.currentSite.map { " (\($0))" } ?? ""): \(s.currentCounts ?? s.currentCategory ?? "")"))
         }
         for r in s.requests ?? [] {
-            rows.append(("Request \(r.id)", "\(r.minutes) min: \(Requests.state(r))" + (r.answer.map { " “\($0)”" } ?? "")))
+            rows.append(Row(key: "Request", label: "Request \(r.id)", value: "\(r.minutes) min: \(Requests.state(r))" + (r.answer.map { " “\($0)”" } ?? "")))
         }
         for c in s.chores ?? [] {
-            rows.append(("Chore", "\(c.chore): \(choreState(c))"))
+            rows.append(Row(key: "Chore", label: "Chore", value: "\(c.chore): \(choreState(c))"))
         }
         if let h = s.household {
-            rows.append(("Family", "points and game time shared by \(h.child)'s computers (this one is \(h.machine))"
-                         + (h.reachable ? "" : "; the family database is out of reach") + (h.unsent > 0 ? "; \(h.unsent) entries to send" : "")))
+            rows.append(Row(key: "Family", label: "Family", value: "points and game time shared by \(h.child)'s computers (this one is \(h.machine))"
+                            + (h.reachable ? "" : "; the family database is out of reach") + (h.unsent > 0 ? "; \(h.unsent) entries to send" : "")))
         }
         return rows
     }
 
     static func text(_ s: ControlReply.Status) -> String {
         let rows = rows(s)
-        let width = rows.map(\.0.count).max() ?? 0
-        var lines = rows.map { $0.0 + String(repeating: " ", count: width + 3 - $0.0.count) + $0.1 }
-        lines += s.blindSpots.map { "Note: \($0)" }
+        let width = rows.map(\.label.count).max() ?? 0
+        var lines = rows.map { $0.label + String(repeating: " ", count: width + 3 - $0.label.count) + $0.value }
+        lines += s.blindSpots.map { tr("Note: {note}", ["note": $0]) }
         return lines.joined(separator: "\n")
     }
 
@@ -209,9 +228,9 @@ struct Status: ParsableCommand {
     /// The tooltip: one line per row of `stctl status` ("Game time now: 20 min"), then the blind spots.
     static func barTooltip(_ s: ControlReply.Status) -> String {
         let order = ["Screen time", "Bedtime", "Game time now", "Game time today", "Free time today", "Redeemed, left", "Points", "Learning today", "In use"]
-        let rows = rows(s).sorted { (order.firstIndex(of: $0.0) ?? order.count) < (order.firstIndex(of: $1.0) ?? order.count) }
+        let rows = rows(s).sorted { (order.firstIndex(of: $0.key) ?? order.count) < (order.firstIndex(of: $1.key) ?? order.count) }
         // The terminal's rows space their remarks out ("42   (+0 today; …)"); a tooltip needs one space.
-        let lines = rows.map { "\($0.0): \($0.1.replacing("   (", with: " ("))" } + s.blindSpots.map { "Note: \($0)" }
+        let lines = rows.map { "\($0.label): \($0.value.replacing("   (", with: " ("))" } + s.blindSpots.map { tr("Note: {note}", ["note": $0]) }
         return lines.joined(separator: "\n")
     }
 

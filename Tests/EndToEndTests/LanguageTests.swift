@@ -1,0 +1,92 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// The family's language (issue #41): the catalogs in po/ are complete and sound, and stctl
+/// speaks the caller's language with them, from the real daemon's figures.
+@Suite("In the family's language", .ownThread, .serialized)
+struct LanguageTests {
+    static let tool = ReplayBinaryTests.root.appendingPathComponent("tools/messages").path
+
+    /// `tools/messages ARGS` with `po` (a folder) in place of the repository's po/.
+    static func messages(_ args: [String], po: String? = nil) throws -> ReplayBinaryTests.Run {
+        try ReplayBinaryTests.runBinary("/usr/bin/env", (po.map { ["SCREENTIME_PO=\($0)"] } ?? []) + [tool] + args)
+    }
+
+    /// A copy of po/ to break.
+    static func copyOfPo() throws -> String {
+        let folder = NSTemporaryDirectory() + "screentime-po-\(UUID().uuidString)"
+        try FileManager.default.copyItem(atPath: ReplayBinaryTests.root.appendingPathComponent("po").path, toPath: folder)
+        return folder
+    }
+
+    @Test("every message in the sources is in the template, and every language translates each, keeping its braces (msgfmt --check at 100 %); a broken catalog is named")
+    func catalogsComplete() throws {
+        let ok = try Self.messages(["check"])
+        #expect(ok.status == 0, "\(ok.stderr)")
+        #expect(ok.stdout.hasSuffix("all translated in de, es, fr\n"), "\(ok.stdout)")
+
+        /// The check on a copy of po/ changed by `change` (the file's text in, out): it fails, saying `says`.
+        func broken(_ file: String, says: String, _ change: (String) -> String) throws {
+            let po = try Self.copyOfPo()
+            defer { try? FileManager.default.removeItem(atPath: po) }
+            let path = po + "/" + file
+            try change(try String(contentsOfFile: path, encoding: .utf8)).write(toFile: path, atomically: true, encoding: .utf8)
+            let r = try Self.messages(["check"], po: po)
+            #expect(r.status != 0 && r.stderr.contains(says), "\(file): \(r.stdout)\(r.stderr)")
+        }
+        try broken("de.po", says: "po/de.po") { $0.replacingOccurrences(of: "msgstr \"Schlafenszeit\"", with: "msgstr \"\"") }
+        try broken("de.po", says: "fuzzy") { $0.replacingOccurrences(of: "msgid \"Bedtime\"", with: "#, fuzzy\nmsgid \"Bedtime\"") }
+        try broken("es.po", says: "does not keep the braces of “{left} left until bedtime”") {
+            $0.replacingOccurrences(of: "quedan {left} hasta la hora de dormir", with: "queda poco hasta la hora de dormir")
+        }
+        try broken("fr.po", says: "does not keep the braces") { $0.replacingOccurrences(of: "il reste {left} cette semaine", with: "il reste {gauche} cette semaine") }
+        try broken("screentime.pot", says: "po/screentime.pot is not what the sources say") { $0.replacingOccurrences(of: "msgid \"Bedtime\"\nmsgstr \"\"\n\n", with: "") }
+        // A message with an interpolation could never be found in a catalog: refused.
+        let source = NSTemporaryDirectory() + "screentime-po-source-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: source) }
+        try FileManager.default.createDirectory(atPath: source + "/Sources/x", withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: ReplayBinaryTests.root.appendingPathComponent("tools").path, toPath: source + "/tools")
+        try "let a = tr(\"\\(n) minutes left\")\n".write(toFile: source + "/Sources/x/A.swift", atomically: true, encoding: .utf8)
+        let refused = try ReplayBinaryTests.runBinary(source + "/tools/messages", ["extract"])
+        #expect(refused.status != 0 && refused.stderr.contains("Sources/x/A.swift:1: a message with \\( … ) is never found in a catalog"), "\(refused.stderr)")
+    }
+
+    @Test("stctl status in German and in Spanish from the real daemon's figures; LANGUAGE before LANG; C and an unknown language in English")
+    func statusInGermanAndSpanish() throws {
+        let locales = NSTemporaryDirectory() + "screentime-locale-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: locales) }
+        let compiled = try Self.messages(["compile", locales])
+        try #require(compiled.status == 0, "\(compiled.stderr)")
+        let d = try ControlSocketTests.RunningDaemon(policy: """
+            version = 1
+            timezone = "UTC"
+            [points]
+            per_reward_minute = 3
+            daily_goal = "30m"
+            """)
+        /// `stctl status` as the child, with these variables (and no others of the language's).
+        func status(_ variables: [String]) throws -> [String] {
+            let r = try ReplayBinaryTests.runBinary("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/env",
+                "-u", "LANGUAGE", "-u", "LC_ALL", "-u", "LC_MESSAGES", "-u", "LANG", "SCREENTIME_LOCALEDIR=\(locales)"] + variables
+                + [ControlSocketTests.stctl, "status", "--socket", d.socket])
+            #expect(r.status == 0, "\(r.stderr)")
+            return r.stdout.split(separator: "\n").map { String($0).replacing(#/ {2,}/#, with: " ") }
+        }
+        let german = try status(["LANG=de_DE.UTF-8"])
+        #expect(german.contains("Punkte 0 (+0 heute; eine Spielminute kostet 3)"), "\(german)")
+        #expect(german.contains("Spielzeit jetzt 0 s"), "\(german)")
+        #expect(german.contains("Spielzeit heute 0 s (gespielt: 0 s)"), "\(german)")
+        #expect(german.contains("Ziel heute 0 s von 30 Min. (0 Tage hintereinander)"), "\(german)")
+        let spanish = try status(["LANG=es_ES.UTF-8"])
+        #expect(spanish.contains("Puntos 0 (+0 hoy; un minuto de juego cuesta 3)"), "\(spanish)")
+        #expect(spanish.contains("Tiempo de juego ahora 0 s"), "\(spanish)")
+        #expect(spanish.contains("Meta de hoy 0 s de 30 min (0 días seguidos)"), "\(spanish)")
+        #expect(try status(["LANG=de_DE.UTF-8", "LANGUAGE=es"]) == spanish)
+        let english = try status(["LANG=C.UTF-8"])
+        #expect(english.contains("Game time now 0 s") && english.contains("Goal today 0 s of 30 min (0 days in a row)"), "\(english)")
+        #expect(try status(["LANG=sv_SE.UTF-8"]) == english)
+        #expect(try status(["LC_ALL=C", "LANGUAGE=de"]) == english)
+        #expect(try d.stop().status == 0)
+    }
+}

@@ -33,21 +33,31 @@ public struct BrowserFacts: Sendable {
         } else {
             facts.childExtensionFolders = childFolders(of: arguments, child: child)
             let profiles = chromiumProfiles(arguments: arguments, environment: ProcFS.environment(of: pid),
-                                            openFiles: ProcFS.openFiles(of: pid).map(\.path))
+                                            openFiles: ProcFS.openFiles(of: pid).map(\.path), workingFolder: ProcFS.realPath("/proc/\(pid)/cwd"))
             facts.extensionCopyProblem = chromiumCopyProblem(profiles: profiles, package: package)
         }
         return facts
     }
 
-    /// The profile folders a Chromium process may run extensions from: every profile of its user
+    /// The profile folders a Chromium process runs extensions from: those whose `History` it
+    /// holds open (wherever they are); when it holds none open yet, every profile of its user
     /// data folder (`--user-data-dir`, else `$CHROME_CONFIG_HOME/chromium`,
-    /// `$XDG_CONFIG_HOME/chromium` or `~/.config/chromium`, as Chromium picks it) and the folder of
-    /// each profile database it holds open (`…/History`, wherever the profile is).
-    public static func chromiumProfiles(arguments: [String], environment: [String: String], openFiles: [String]) -> [String] {
-        var dataFolders = arguments.filter { $0.hasPrefix("--user-data-dir=") }.map { String($0.dropFirst("--user-data-dir=".count)) }
-        if dataFolders.isEmpty {
-            if let config = environment["CHROME_CONFIG_HOME"], config.hasPrefix("/") { dataFolders.append(config + "/chromium") }
-            else if let config = environment["XDG_CONFIG_HOME"], config.hasPrefix("/") { dataFolders.append(config + "/chromium") }
+    /// `$XDG_CONFIG_HOME/chromium` or `~/.config/chromium`, as Chromium picks it; a relative one
+    /// from the browser's own working folder, `workingFolder`). A profile the browser does not run
+    /// (one left from before an upgrade) is then not held against it.
+    public static func chromiumProfiles(arguments: [String], environment: [String: String], openFiles: [String], workingFolder: String?) -> [String] {
+        var seen = Set<String>()
+        let open = openFiles.filter { $0.hasSuffix("/History") }.map { String($0.dropLast("/History".count)) }
+            .filter { seen.insert(ProcFS.realPath($0) ?? $0).inserted }
+        if !open.isEmpty { return open }
+        /// A folder as the browser reads it: relative ones from its working folder.
+        func absolute(_ path: String) -> String? {
+            path.hasPrefix("/") ? path : workingFolder.map { $0 + "/" + path }
+        }
+        var dataFolders = arguments.filter { $0.hasPrefix("--user-data-dir=") }.compactMap { absolute(String($0.dropFirst("--user-data-dir=".count))) }
+        if !arguments.contains(where: { $0.hasPrefix("--user-data-dir=") }) {
+            if let config = environment["CHROME_CONFIG_HOME"], !config.isEmpty { dataFolders += absolute(config).map { [$0 + "/chromium"] } ?? [] }
+            else if let config = environment["XDG_CONFIG_HOME"], !config.isEmpty { dataFolders += absolute(config).map { [$0 + "/chromium"] } ?? [] }
             else if let home = environment["HOME"], home.hasPrefix("/") { dataFolders.append(home + "/.config/chromium") }
         }
         var profiles: [String] = []
@@ -56,10 +66,12 @@ public struct BrowserFacts: Sendable {
                 profiles.append(folder + "/" + name)
             }
         }
-        for path in openFiles where path.hasSuffix("/History") { profiles.append(String(path.dropLast("/History".count))) }
-        var seen = Set<String>()
         return profiles.filter { seen.insert(ProcFS.realPath($0) ?? $0).inserted }
     }
+
+    /// At most this many profiles, and copies in one, are looked at: a child's folder of a million
+    /// entries must not hold the daemon up (more are refused).
+    static let mostProfiles = 64, mostCopies = 4
 
     /// Chromium unpacks the extension it runs into the child's profile
     /// (`Extensions/<id>/<version>_<n>/`), where the child can write, and holds none of its files
@@ -67,7 +79,9 @@ public struct BrowserFacts: Sendable {
     /// write too. So root compares every such copy in the browser's `profiles` with the
     /// package's unpacked files (`package`): each file byte for byte; the manifest, which Chromium
     /// writes again in its own layout, as JSON; no file besides them but Chromium's `_metadata`.
-    /// Nil when every copy is the package's.
+    /// And the profile's preferences must load it from there, as the policy installed it (a
+    /// `path` inside `Extensions/`, `location` 7: installed by policy), not from elsewhere.
+    /// Nil when all is so.
     public static func chromiumCopyProblem(profiles: [String], package: String?) -> String? {
         guard let package else {
             return "Chromium's managed policy names no folder of root's that the child cannot change to install screentime's extension from"
@@ -76,10 +90,15 @@ public struct BrowserFacts: Sendable {
         guard let names = try? fm.contentsOfDirectory(atPath: package), names.contains("manifest.json") else {
             return "the package's copy of screentime's extension (\(package)) cannot be read"
         }
+        guard profiles.count <= mostProfiles else { return "Chromium's user data folder has more than \(mostProfiles) profiles to look at" }
+        let id = ManagedBrowserPolicy.chromiumExtensionID
         var copies: [String] = []
         for profile in profiles {
-            let folder = profile + "/Extensions/" + ManagedBrowserPolicy.chromiumExtensionID
-            for version in ((try? fm.contentsOfDirectory(atPath: folder)) ?? []).sorted() { copies.append(folder + "/" + version) }
+            let folder = profile + "/Extensions/" + id
+            let versions = ((try? fm.contentsOfDirectory(atPath: folder)) ?? []).sorted()
+            guard versions.count <= mostCopies else { return "the profile \(profile) holds more than \(mostCopies) copies of screentime's extension" }
+            copies += versions.map { folder + "/" + $0 }
+            if let why = preferencesProblem(profile: profile) { return why }
         }
         guard !copies.isEmpty else { return "Chromium's copy of screentime's extension was not found in the child's profiles" }
         for copy in copies {
@@ -97,6 +116,24 @@ public struct BrowserFacts: Sendable {
                 }
                 if !same { return "the copy of screentime's extension in Chromium's profile (\(copy)/\(name)) is not the package's (\(package))" }
             }
+        }
+        return nil
+    }
+
+    /// Why the profile's preferences would load screentime's extension from somewhere other than
+    /// its copy in `Extensions/` as the policy installed it; nil when they do not name it, or
+    /// name it so.
+    static func preferencesProblem(profile: String) -> String? {
+        let file = profile + "/Preferences"
+        guard FileManager.default.fileExists(atPath: file) else { return nil }
+        guard let bytes = ProcFS.regularFileContents(of: file), let value = try? JSONLineReader.parse(String(decoding: bytes, as: UTF8.self)) else {
+            return "the preferences of Chromium's profile (\(file)) cannot be read"
+        }
+        guard let setting = value.fields["extensions"]?.fields["settings"]?.fields[ManagedBrowserPolicy.chromiumExtensionID] else { return nil }
+        let id = ManagedBrowserPolicy.chromiumExtensionID
+        guard case .string(let path) = setting.fields["path"] ?? .null, path.hasPrefix(id + "/"), !path.dropFirst(id.count + 1).contains("/"),
+              !path.contains(".."), setting.fields["location"]?.integer == 7 else {
+            return "the preferences of Chromium's profile (\(file)) load screentime's extension from elsewhere than its copy in Extensions"
         }
         return nil
     }

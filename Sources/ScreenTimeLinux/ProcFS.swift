@@ -169,15 +169,19 @@ public final class ProcFS {
     }
 
     /// A regular file's bytes by a path that someone else may control (a file in a child's
-    /// folder, read as root): a FIFO, a device or a socket is not opened for reading (nothing
-    /// blocks, nothing endless is read), nor is a file over 1 MiB. Links are followed, as the
-    /// program that reads the file there would. Nil for anything else.
+    /// folder, read as root). Only a regular file is opened at all: the path is looked at first
+    /// (without following a link), and opened without following one (`O_NOFOLLOW`), so a link or
+    /// anything else in its place — a FIFO, a device whose opening does something (a watchdog, a
+    /// tape), a socket — is never opened; nor is a file over 1 MiB read. Nil for anything else.
     public static func regularFileContents(of path: String) -> [UInt8]? {
-        let fd = Glibc.open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+        var before = stat()
+        guard lstat(path, &before) == 0, before.st_mode & S_IFMT == S_IFREG, before.st_size <= 1 << 20 else { return nil }
+        let fd = Glibc.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { Glibc.close(fd) }
+        // The same file as looked at (not one put in its place in between).
         var st = stat()
-        guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG, st.st_size <= 1 << 20 else { return nil }
+        guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG, st.st_dev == before.st_dev, st.st_ino == before.st_ino else { return nil }
         var buffer: [UInt8] = []
         return readAll(fd, into: &buffer) ? buffer : nil
     }

@@ -34,8 +34,9 @@ public struct PluralRule: Sendable {
                 case "+": return x &+ y
                 case "-": return x &- y
                 case "*": return x &* y
-                case "/": return y == 0 ? 0 : x / y
-                case "%": return y == 0 ? 0 : x % y
+                // (A catalog's numbers may be anything: no division may trap.)
+                case "/": return y == 0 ? 0 : x.dividedReportingOverflow(by: y).partialValue
+                case "%": return y == 0 ? 0 : x.remainderReportingOverflow(dividingBy: y).partialValue
                 default: return 0
                 }
             }
@@ -66,8 +67,11 @@ public struct PluralRule: Sendable {
     /// The form (0-based, below `forms`) a number takes.
     public func form(for n: Int) -> Int { min(max(0, expression.value(n)), forms - 1) }
 
-    /// C's precedence, lowest first: ?:, ||, &&, == !=, < <= > >=, + -, * / %, !, ( ).
+    /// C's precedence, lowest first: ?:, ||, &&, == !=, < <= > >=, + -, * / %, !, ( ). At most
+    /// 500 tokens, nested at most 50 deep (a real language's rule has under 100 tokens): a
+    /// catalog's rule is read by stctl and the daemon, and must not exhaust their stack.
     static func parse(_ text: String) -> Expression? {
+        guard text.count <= 2000 else { return nil }
         var tokens: [String] = []
         var i = text.startIndex
         while i < text.endIndex {
@@ -83,7 +87,8 @@ public struct PluralRule: Sendable {
             guard "n?:()<>!+-*/%".contains(c) else { return nil }
             tokens.append(String(c)); i = text.index(after: i)
         }
-        var p = 0
+        guard tokens.count <= 500 else { return nil }
+        var p = 0, depth = 0
         func peek() -> String? { p < tokens.count ? tokens[p] : nil }
         func binary(_ ops: [String], _ next: () -> Expression?) -> Expression? {
             guard var left = next() else { return nil }
@@ -95,8 +100,10 @@ public struct PluralRule: Sendable {
             return left
         }
         func primary() -> Expression? {
-            guard let t = peek() else { return nil }
+            guard let t = peek(), depth < 50 else { return nil }
             p += 1
+            depth += 1
+            defer { depth -= 1 }
             if t == "n" { return .n }
             if let v = Int(t) { return .number(v) }
             if t == "!" { return primary().map { .not($0) } }

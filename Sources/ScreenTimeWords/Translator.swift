@@ -5,7 +5,7 @@ import FoundationEssentials
 /// messages themselves, where a catalog has no translation.
 ///
 /// A message names what it fills in with braces (`{minutes} minutes left`), never printf's `%d`:
-/// a translator may put them in any order, and `tools/check-messages` checks every translation
+/// a translator may put them in any order, and `tools/messages check` checks every translation
 /// keeps each one.
 public struct Translator: Sendable {
     /// Where the catalogs are installed (`make install`, the .deb).

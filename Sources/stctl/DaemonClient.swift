@@ -173,3 +173,4 @@ func reportingFailure(_ body: () throws -> Void) throws {
     }
 }
 
+func minutes(_ seconds: Int64) -> String { DurationText.words(seconds * Seconds.micro) }

@@ -108,22 +108,22 @@ struct Status: ParsableCommand {
         var rows: [Row] = [
             Row(key: "Points", label: tr("Points"), value: tr("{balance}   (+{today} today; a game minute costs {price})",
                                                                ["balance": "\(s.balance)", "today": "\(s.pointsToday)", "price": "\(s.pointsPerRewardMinute)"])),
-            Row(key: "Game time now", label: tr("Game time now"), value: minutes(s.rewardAvailableSeconds)),
+            Row(key: "Game time now", label: tr("Game time now"), value: minutesWords(s.rewardAvailableSeconds)),
             Row(key: "Game time today", label: tr("Game time today"), value: tr("{left}   (played {played})",
-                                                                                 ["left": minutes(s.rewardTodayRemainingSeconds), "played": minutes(s.rewardUsedTodaySeconds)])),
-            Row(key: "Redeemed, left", label: tr("Redeemed, left"), value: minutes(s.rewardRemainingSeconds)),
-            Row(key: "Learning today", label: tr("Learning today"), value: minutes(s.learningTodaySeconds)),
+                                                                                 ["left": minutesWords(s.rewardTodayRemainingSeconds), "played": minutesWords(s.rewardUsedTodaySeconds)])),
+            Row(key: "Redeemed, left", label: tr("Redeemed, left"), value: minutesWords(s.rewardRemainingSeconds)),
+            Row(key: "Learning today", label: tr("Learning today"), value: minutesWords(s.learningTodaySeconds)),
         ]
         if let schedule = s.schedule {
             rows.insert(Row(key: "Today", label: tr("Today"), value: tr("the schedule “{name}”", ["name": schedule])), at: 0)
         }
         if let left = s.allowanceLeftSeconds, let day = s.allowanceTodaySeconds {
             rows.insert(Row(key: "Free time today", label: tr("Free time today"),
-                            value: tr("{left} of {day} left   (used before redeemed minutes)", ["left": minutes(left), "day": minutes(day)])), at: 3)
+                            value: tr("{left} of {day} left   (used before redeemed minutes)", ["left": minutesWords(left), "day": minutesWords(day)])), at: 3)
         }
         if let bonus = s.bonusLeftSeconds {
             rows.insert(Row(key: "Bonus today", label: tr("Bonus today"),
-                            value: tr("{left} left   (a parent's gift for today: played first, beyond the limits)", ["left": minutes(bonus)])), at: 3)
+                            value: tr("{left} left   (a parent's gift for today: played first, beyond the limits)", ["left": minutesWords(bonus)])), at: 3)
         }
         if let until = s.gamesStoppedUntil {
             rows.insert(Row(key: "Games", label: tr("Games"), value: tr("stopped by a parent until {time}", ["time": clock(until)])), at: 1)
@@ -134,14 +134,14 @@ struct Status: ParsableCommand {
             if screen.freeDay {
                 left = tr("no limit today (a free day)")
             } else if let l = screen.leftSeconds {
-                left = screen.limit == "bedtime" ? tr("{left} left until bedtime", ["left": minutes(l)])
-                    : screen.limit == "screen_weekly_limit" ? tr("{left} left this week", ["left": minutes(l)]) : tr("{left} left today", ["left": minutes(l)])
+                left = screen.limit == "bedtime" ? tr("{left} left until bedtime", ["left": minutesWords(l)])
+                    : screen.limit == "screen_weekly_limit" ? tr("{left} left this week", ["left": minutesWords(l)]) : tr("{left} left today", ["left": minutesWords(l)])
             } else {
                 left = tr("no limit now")
             }
             let used = screen.bonusSeconds > 0
-                ? tr("used {used}, {bonus} bonus from a parent", ["used": minutes(screen.usedTodaySeconds), "bonus": minutes(screen.bonusSeconds)])
-                : tr("used {used}", ["used": minutes(screen.usedTodaySeconds)])
+                ? tr("used {used}, {bonus} bonus from a parent", ["used": minutesWords(screen.usedTodaySeconds), "bonus": minutesWords(screen.bonusSeconds)])
+                : tr("used {used}", ["used": minutesWords(screen.usedTodaySeconds)])
             rows.insert(Row(key: "Screen time", label: tr("Screen time"), value: "\(left)   (\(used))"), at: 0)
             if let bedtime = screen.bedtime, !screen.freeDay { rows.insert(Row(key: "Bedtime", label: tr("Bedtime"), value: clock(bedtime)), at: 1) }
         }
@@ -149,12 +149,12 @@ struct Status: ParsableCommand {
             let streak = Int(s.streakDays ?? 0)
             let met = s.learningTodaySeconds >= goal
             rows.append(Row(key: "Goal today", label: tr("Goal today"),
-                            value: (met ? tr("{done} of {goal} — met!", ["done": minutes(min(s.learningTodaySeconds, goal)), "goal": minutes(goal)])
-                                        : tr("{done} of {goal}", ["done": minutes(min(s.learningTodaySeconds, goal)), "goal": minutes(goal)]))
+                            value: (met ? tr("{done} of {goal} — met!", ["done": minutesWords(min(s.learningTodaySeconds, goal)), "goal": minutesWords(goal)])
+                                        : tr("{done} of {goal}", ["done": minutesWords(min(s.learningTodaySeconds, goal)), "goal": minutesWords(goal)]))
                                 + "   (" + tr.plural("{n} day in a row", "{n} days in a row", streak) + ")"))
         }
         for a in s.appTimeLeft ?? [] {
-            rows.append(Row(key: "App", label: a.app, value: tr("{left} left today   (its own limit)", ["left": minutes(a.seconds)])))
+            rows.append(Row(key: "App", label: a.app, value: tr("{left} left today   (its own limit)", ["left": minutesWords(a.seconds)])))
         }
         if let app = s.currentApp {
             rows.append(Row(key: "In use", label: tr("In use"), value: "\(app)\(s.currentSite.map { " (\($0))" } ?? ""): \(s.currentCounts ?? s.currentCategory ?? "")"))

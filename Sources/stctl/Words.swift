@@ -16,8 +16,9 @@ private func localeFolder() -> String {
     return Translator.systemFolder
 }
 
-/// "40 s", "20 min", "1 h 05 min": a duration in the caller's words.
-func minutes(_ seconds: Int64) -> String {
+/// "40 s", "20 min", "1 h 05 min": a duration in the caller's words (where the rest of the line
+/// is translated too; `minutes` is the English one, for what is not yet).
+func minutesWords(_ seconds: Int64) -> String {
     let s = seconds
     if s < 60 { return tr("{s} s", ["s": String(s)]) }
     let m = s / 60

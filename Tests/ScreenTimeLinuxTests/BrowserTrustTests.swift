@@ -281,6 +281,26 @@ struct BrowserTrustTests {
         #expect(problem() == "the copy of screentime's extension in Chromium's profile (\(copy)/background.js) is not the package's (\(package))")
         try fm.removeItem(atPath: copy + "/background.js")
         try "report();\n".write(toFile: copy + "/background.js", atomically: true, encoding: .utf8)
+        // A link in a file's place, even to the package's own file: not followed (a link to a
+        // device would have root open it).
+        try fm.removeItem(atPath: copy + "/background.js")
+        try fm.createSymbolicLink(atPath: copy + "/background.js", withDestinationPath: package + "/background.js")
+        #expect(problem() == "the copy of screentime's extension in Chromium's profile (\(copy)/background.js) is not the package's (\(package))")
+        try fm.removeItem(atPath: copy + "/background.js")
+        try "report();\n".write(toFile: copy + "/background.js", atomically: true, encoding: .utf8)
+        // The profile's preferences load it from its copy, as the policy installed it; or from elsewhere.
+        let id = ManagedBrowserPolicy.chromiumExtensionID
+        func preferences(path: String, location: Int) throws {
+            try #"{"extensions": {"settings": {"\#(id)": {"path": "\#(path)", "location": \#(location)}, "other": {"path": "/x", "location": 4}}}}"#
+                .write(toFile: profile + "/Preferences", atomically: true, encoding: .utf8)
+        }
+        try preferences(path: "\(id)/0.1_0", location: 7)
+        #expect(problem() == nil)
+        try preferences(path: "\(dir)/mine", location: 4)
+        #expect(problem() == "the preferences of Chromium's profile (\(profile)/Preferences) load screentime's extension from elsewhere than its copy in Extensions")
+        try preferences(path: "\(id)/../../mine", location: 7)
+        #expect(problem()?.hasSuffix("load screentime's extension from elsewhere than its copy in Extensions") == true)
+        try fm.removeItem(atPath: profile + "/Preferences")
         // A second version beside it, of the child's.
         let second = profile + "/Extensions/\(ManagedBrowserPolicy.chromiumExtensionID)/9.9_0"
         try fm.copyItem(atPath: copy, toPath: second)
@@ -288,26 +308,35 @@ struct BrowserTrustTests {
         try "lie();".write(toFile: second + "/background.js", atomically: true, encoding: .utf8)
         #expect(problem() == "the copy of screentime's extension in Chromium's profile (\(second)/background.js) is not the package's (\(package))")
         try fm.removeItem(atPath: second)
+        // More copies or profiles than are looked at: refused, not read.
+        for n in 1...4 { try fm.copyItem(atPath: copy, toPath: copy + "-\(n)") }
+        #expect(problem() == "the profile \(profile) holds more than 4 copies of screentime's extension")
+        for n in 1...4 { try fm.removeItem(atPath: copy + "-\(n)") }
+        #expect(BrowserFacts.chromiumCopyProblem(profiles: (0...64).map { "\(dir)/p\($0)" }, package: package)
+                == "Chromium's user data folder has more than 64 profiles to look at")
         #expect(BrowserFacts.chromiumCopyProblem(profiles: [dir + "/elsewhere"], package: package)
                 == "Chromium's copy of screentime's extension was not found in the child's profiles")
         #expect(BrowserFacts.chromiumCopyProblem(profiles: [profile], package: dir + "/missing") == "the package's copy of screentime's extension (\(dir)/missing) cannot be read")
     }
 
-    @Test("Chromium's profiles: those of its user data folder as Chromium picks it, and the folder of each History it holds open")
+    @Test("Chromium's profiles: those whose History it holds open; before any is, those of its user data folder as Chromium picks it (a relative one from its working folder)")
     func chromiumProfiles() throws {
         let dir = try Self.folder([:])
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        for folder in ["given/Default", "given/Profile 1", "config/chromium/Default", "home/.config/chromium/Default", "xdg/chromium/Default"] {
+        for folder in ["given/Default", "given/Profile 1", "config/chromium/Default", "home/.config/chromium/Default", "xdg/chromium/Default", "cwd/rel/Default"] {
             try FileManager.default.createDirectory(atPath: dir + "/" + folder, withIntermediateDirectories: true)
         }
         let profiles = { (arguments: [String], environment: [String: String], open: [String]) in
-            BrowserFacts.chromiumProfiles(arguments: [Self.chromium] + arguments, environment: environment, openFiles: open)
+            BrowserFacts.chromiumProfiles(arguments: [Self.chromium] + arguments, environment: environment, openFiles: open, workingFolder: dir + "/cwd")
         }
         #expect(profiles(["--user-data-dir=\(dir)/given"], ["HOME": dir + "/home"], []) == ["\(dir)/given/Default", "\(dir)/given/Profile 1"])
+        #expect(profiles(["--user-data-dir=rel"], ["HOME": dir + "/home"], []) == ["\(dir)/cwd/rel/Default"])
         #expect(profiles([], ["HOME": dir + "/home", "CHROME_CONFIG_HOME": dir + "/config", "XDG_CONFIG_HOME": dir + "/xdg"], []) == ["\(dir)/config/chromium/Default"])
         #expect(profiles([], ["HOME": dir + "/home", "XDG_CONFIG_HOME": dir + "/xdg"], []) == ["\(dir)/xdg/chromium/Default"])
-        #expect(profiles([], ["HOME": dir + "/home"], ["/dev/null", "\(dir)/elsewhere/Default/History", "\(dir)/home/.config/chromium/Default/History"])
-                == ["\(dir)/home/.config/chromium/Default", "\(dir)/elsewhere/Default"])
+        #expect(profiles([], ["HOME": dir + "/home"], []) == ["\(dir)/home/.config/chromium/Default"])
+        // Open profiles are the ones it runs, wherever they are.
+        #expect(profiles(["--user-data-dir=\(dir)/given"], ["HOME": dir + "/home"], ["/dev/null", "\(dir)/elsewhere/Default/History", "\(dir)/given/Profile 1/History"])
+                == ["\(dir)/elsewhere/Default", "\(dir)/given/Profile 1"])
     }
 
     @Test("the package's unpacked copy for Chromium: beside the update manifest its policy installs from, when root's")

@@ -95,6 +95,11 @@ struct TranslatorTests {
         #expect(PluralRule(header: "Plural-Forms: nplurals=2; plural=(n > );") == nil)
         #expect(PluralRule(header: "Plural-Forms: nplurals=2; plural=system(n);") == nil)
         #expect(PluralRule(header: "Content-Type: text/plain") == nil)
+        // Numbers that would trap a division, and rules nested too deep or too long: no crash.
+        #expect(try #require(PluralRule(header: "Plural-Forms: nplurals=2; plural=((0-9223372036854775807-1)/(0-1)) % (0-1) == 0;")).form(for: 1) == 1)
+        #expect(PluralRule(header: "Plural-Forms: nplurals=2; plural=" + String(repeating: "(", count: 10_000) + "n" + String(repeating: ")", count: 10_000) + ";") == nil)
+        #expect(PluralRule(header: "Plural-Forms: nplurals=2; plural=" + String(repeating: "!", count: 10_000) + "n;") == nil)
+        #expect(PluralRule(header: "Plural-Forms: nplurals=2; plural=n" + String(repeating: "+n", count: 5_000) + ";") == nil)
         // A form beyond nplurals is the last one.
         #expect(try #require(PluralRule(header: "Plural-Forms: nplurals=2; plural=n;")).form(for: 7) == 1)
     }

@@ -202,12 +202,13 @@ final class LiveDaemon {
                                                              ControlSocketTests.stctl] + args + ["--socket", socket])
     }
 
-    /// Polls `query` until `done` holds for its answer (30 s at most: each look runs sqlite3, slow
-    /// on a loaded machine; 750 looks 20 ms apart before #37); returns the last answer.
+    /// Polls `query` until `done` holds for its answer (`within` seconds at most, 30 unless said:
+    /// each look runs sqlite3, slow on a loaded machine; 750 looks 20 ms apart before #37);
+    /// returns the last answer.
     @discardableResult
-    func poll(_ query: String, until done: (String) -> Bool) throws -> String {
+    func poll(_ query: String, within seconds: Double = 30, until done: (String) -> Bool) throws -> String {
         var answer = ""
-        if try Wait.whether(within: 30, { answer = try sql(query); return done(answer) }) { return answer }
+        if try Wait.whether(within: seconds, { answer = try sql(query); return done(answer) }) { return answer }
         Issue.record("\(query) never gave what was expected; last: \(answer)")
         return answer
     }

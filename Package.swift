@@ -51,7 +51,7 @@ let package = Package(
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
         // Requests and replies of the control socket, and their framing: shared by daemon and stctl.
-        .target(name: "ControlProtocol", dependencies: ["ScreenTimeCore"]),
+        .target(name: "ControlProtocol", dependencies: ["ScreenTimeCore", "ScreenTimeWords"]),
         // libsystemd (sd-bus, sd-daemon, sd-journal): Debian's libsystemd-dev.
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         // libcrypt (crypt_r, yescrypt) for the parent passphrase: Debian's libcrypt-dev.

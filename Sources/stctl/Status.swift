@@ -557,25 +557,29 @@ struct Sessions: ParsableCommand {
         try reporting {
             try client.finish(try client.send(ControlRequest(.sessions, days: nil, day: day))) { reply in
                 let sessions = reply.sessions ?? []
-                guard !sessions.isEmpty else { return "No sessions \(day.map { "on \($0)" } ?? "today") yet." }
+                guard !sessions.isEmpty else { return day.map { tr("No sessions on {day} yet.", ["day": $0]) } ?? tr("No sessions today yet.") }
                 return sessions.map(Sessions.describe).joined(separator: "\n")
             }
         }
     }
 
-    /// "14:00–14:40  GCompris  40 min, 39 points" and a line per reason, in a child's words.
+    /// "14:00–14:40  GCompris  40 min, 39 points" and a line per reason, in a child's words and
+    /// language.
     static func describe(_ s: ControlReply.SessionLine) -> String {
         let when = "\(s.start.dropFirst(11).prefix(5))–\(s.end.dropFirst(11).prefix(5))"
-        var head = "\(when)  \(s.app)  \(minutes(s.seconds))"
+        var head = "\(when)  \(s.app)  "
         switch s.category {
-        case "learning": head += s.points > 0 ? ", \(minutes(s.creditedSeconds)) counted: \(s.points) points" : ", nothing counted"
-        case "reward": head += " of game time"
-        default: break
+        case "learning":
+            head += s.points > 0
+                ? tr("{time}, {counted} counted: {points} points", ["time": minutesWords(s.seconds), "counted": minutesWords(s.creditedSeconds), "points": "\(s.points)"])
+                : tr("{time}, nothing counted", ["time": minutesWords(s.seconds)])
+        case "reward": head += tr("{time} of game time", ["time": minutesWords(s.seconds)])
+        default: head += minutesWords(s.seconds)
         }
         let why = s.refused.filter { $0.seconds > 0 || $0.reason == "too_short" }.map { r in
-            "    \(minutes(r.seconds)) not counted: \(ChildWords.reason(r.reason))"
+            "    " + tr("{time} not counted: {why}", ["time": minutesWords(r.seconds), "why": ChildWords.reason(r.reason, tr)])
         }
-        let flags = s.flags.map { "    noticed: \(ChildWords.reason($0))" }
+        let flags = s.flags.map { "    " + tr("noticed: {what}", ["what": ChildWords.reason($0, tr)]) }
         return ([head] + why + flags).joined(separator: "\n")
     }
 }

@@ -52,27 +52,36 @@ struct LanguageTests {
         #expect(refused.status != 0 && refused.stderr.contains("Sources/x/A.swift:1: a message with \\( … ) is never found in a catalog"), "\(refused.stderr)")
     }
 
-    @Test("stctl status in German and in Spanish from the real daemon's figures; LANGUAGE before LANG; C and an unknown language in English")
+    @Test("stctl status and sessions in German and in Spanish from the real daemon's figures, a session's reasons in the child's words; LANGUAGE before LANG; C and an unknown language in English")
     func statusInGermanAndSpanish() throws {
         let locales = NSTemporaryDirectory() + "screentime-locale-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: locales) }
         let compiled = try Self.messages(["compile", locales])
         try #require(compiled.status == 0, "\(compiled.stderr)")
+        let apps = try AppCopies.folder()
+        defer { try? FileManager.default.removeItem(atPath: apps) }
         let d = try ControlSocketTests.RunningDaemon(policy: """
             version = 1
             timezone = "UTC"
             [points]
             per_reward_minute = 3
             daily_goal = "30m"
+            [[apps]]
+            name = "GCompris"
+            category = "learning"
+            exe = ["\(apps)/gcompris-qt"]
             """)
-        /// `stctl status` as the child, with these variables (and no others of the language's).
-        func status(_ variables: [String]) throws -> [String] {
+        /// `stctl COMMAND` as the child, with these variables (and no others of the language's).
+        func stctl(_ command: String, _ variables: [String]) throws -> [String] {
             let r = try ReplayBinaryTests.runBinary("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/env",
                 "-u", "LANGUAGE", "-u", "LC_ALL", "-u", "LC_MESSAGES", "-u", "LANG", "SCREENTIME_LOCALEDIR=\(locales)"] + variables
-                + [ControlSocketTests.stctl, "status", "--socket", d.socket])
+                + [ControlSocketTests.stctl, command, "--socket", d.socket])
             #expect(r.status == 0, "\(r.stderr)")
             return r.stdout.split(separator: "\n").map { String($0).replacing(#/ {2,}/#, with: " ") }
         }
+        func status(_ variables: [String]) throws -> [String] { try stctl("status", variables) }
+        #expect(try stctl("sessions", ["LANG=de_DE.UTF-8"]) == ["Heute noch nichts."])
+        #expect(try stctl("sessions", ["LANG=es_ES.UTF-8"]) == ["Todavía nada hoy."])
         let german = try status(["LANG=de_DE.UTF-8"])
         #expect(german.contains("Punkte 0 (+0 heute; eine Spielminute kostet 3)"), "\(german)")
         #expect(german.contains("Spielzeit jetzt 0 s"), "\(german)")
@@ -87,6 +96,51 @@ struct LanguageTests {
         #expect(english.contains("Game time now 0 s") && english.contains("Goal today 0 s of 30 min (0 days in a row)"), "\(english)")
         #expect(try status(["LANG=sv_SE.UTF-8"]) == english)
         #expect(try status(["LC_ALL=C", "LANGUAGE=de"]) == english)
+
+        // A learning app's session with no desktop hook: nothing counted, and why, in the child's words.
+        let learning = try CrashTests.asNobody([apps + "/gcompris-qt", "60"])
+        try Wait.until("the daemon to log the learning app's start", within: 30) {
+            try ReplayBinaryTests.runBinary("/usr/bin/sqlite3", [d.state + "/screentime.sqlite",
+                "SELECT count(*) FROM event WHERE line LIKE '%\"process_started\",\"pid\":\(learning.processIdentifier),%'"]).stdout.hasPrefix("1")
+        }
+        var sessions: [[String: Any]] = []
+        func look() throws {
+            let r = try ReplayBinaryTests.runBinary("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", ControlSocketTests.stctl,
+                                                                          "sessions", "--json", "--socket", d.socket])
+            sessions = (try? JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])?["sessions"] as? [[String: Any]] ?? []
+        }
+        // Running until the daemon's own clock (its status's `as_of`) is 3 s on from when it saw the
+        // start: a session of a few seconds, none of them counted. Then ended, and saved.
+        func asOf() throws -> Date? {
+            let r = try ReplayBinaryTests.runBinary("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", ControlSocketTests.stctl,
+                                                                          "status", "--json", "--socket", d.socket])
+            return ((try? JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])?["as_of"] as? String)
+                .flatMap { try? Date($0, strategy: .iso8601) }
+        }
+        let seen = try #require(try asOf())
+        try Wait.until("the daemon's clock 3 s on", within: 30) { try asOf().map { $0.timeIntervalSince(seen) >= 3 } ?? false }
+        kill(learning.processIdentifier, SIGKILL)
+        learning.waitUntilExit()
+        try Wait.until("the session saved with its refused seconds", within: 30) {
+            try look()
+            return (sessions.first?["refused"] as? [[String: Any]] ?? []).contains { ($0["seconds"] as? Int ?? 0) >= 2 }
+        }
+        let refused = (sessions.first?["refused"] as? [[String: Any]] ?? []).filter { ($0["seconds"] as? Int ?? 0) > 0 }.compactMap { $0["reason"] as? String }
+        // What each reason a session without a focus hook may have says, in German and Spanish.
+        let reasons = ["no_focus_hook": ("screentime konnte nicht sehen, welches Fenster vorne war", "screentime no podía ver qué ventana estaba delante"),
+                       "too_short": ("es war zu kurz", "fue demasiado corto"),
+                       "unfocused": ("das Programm war nicht das Fenster vorne", "el programa no era la ventana de delante")]
+        try #require(!refused.isEmpty && refused.allSatisfy { reasons[$0] != nil }, "reasons \(refused) in \(sessions)")
+        let germanSessions = try stctl("sessions", ["LANG=de_DE.UTF-8"])
+        #expect(germanSessions.first?.contains(" GCompris ") == true && germanSessions.first?.hasSuffix(", nichts gezählt") == true, "\(germanSessions)")
+        for code in refused {
+            #expect(germanSessions.contains { $0.hasSuffix(" nicht gezählt: " + reasons[code]!.0) }, "\(code): \(germanSessions)")
+        }
+        let spanishSessions = try stctl("sessions", ["LANG=es_ES.UTF-8"])
+        #expect(spanishSessions.first?.hasSuffix(", nada contado") == true, "\(spanishSessions)")
+        for code in refused {
+            #expect(spanishSessions.contains { $0.hasSuffix(" sin contar: " + reasons[code]!.1) }, "\(code): \(spanishSessions)")
+        }
         #expect(try d.stop().status == 0)
     }
 }

@@ -3,6 +3,7 @@ import ControlProtocol
 import FoundationEssentials
 import Glibc
 import ScreenTimeCore
+import ScreenTimeWords
 
 // The family loop (docs/family.md): a child asks for time and claims chores; a parent answers.
 
@@ -33,8 +34,10 @@ struct Ask: ParsableCommand {
             if screen { request.screen = true }
             try client.finish(try client.send(request)) { reply in
                 guard let r = reply.request else { return "" }
-                let what = r.screen == true ? " of screen time" : ""
-                return "Asked for \(r.minutes) min\(what) (request \(r.id)); a parent can answer until \(clock(r.expiresAt))."
+                let values = ["minutes": "\(r.minutes)", "id": "\(r.id)", "until": clock(r.expiresAt)]
+                return r.screen == true
+                    ? tr("Asked for {minutes} min of screen time (request {id}); a parent can answer until {until}.", values)
+                    : tr("Asked for {minutes} min (request {id}); a parent can answer until {until}.", values)
             }
         }
     }

@@ -52,7 +52,7 @@ struct LanguageTests {
         #expect(refused.status != 0 && refused.stderr.contains("Sources/x/A.swift:1: a message with \\( … ) is never found in a catalog"), "\(refused.stderr)")
     }
 
-    @Test("stctl status and sessions in German and in Spanish from the real daemon's figures, a session's reasons in the child's words; LANGUAGE before LANG; C and an unknown language in English")
+    @Test("stctl status, sessions and ask in German and in Spanish from the real daemon's figures, a session's reasons in the child's words; LANGUAGE before LANG; C and an unknown language in English")
     func statusInGermanAndSpanish() throws {
         let locales = NSTemporaryDirectory() + "screentime-locale-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: locales) }
@@ -72,16 +72,21 @@ struct LanguageTests {
             exe = ["\(apps)/gcompris-qt"]
             """)
         /// `stctl COMMAND` as the child, with these variables (and no others of the language's).
-        func stctl(_ command: String, _ variables: [String]) throws -> [String] {
+        func stctl(_ command: String, _ variables: [String], _ more: [String] = []) throws -> [String] {
             let r = try ReplayBinaryTests.runBinary("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/env",
                 "-u", "LANGUAGE", "-u", "LC_ALL", "-u", "LC_MESSAGES", "-u", "LANG", "SCREENTIME_LOCALEDIR=\(locales)"] + variables
-                + [ControlSocketTests.stctl, command, "--socket", d.socket])
+                + [ControlSocketTests.stctl, command] + more + ["--socket", d.socket])
             #expect(r.status == 0, "\(r.stderr)")
             return r.stdout.split(separator: "\n").map { String($0).replacing(#/ {2,}/#, with: " ") }
         }
         func status(_ variables: [String]) throws -> [String] { try stctl("status", variables) }
         #expect(try stctl("sessions", ["LANG=de_DE.UTF-8"]) == ["Heute noch nichts."])
         #expect(try stctl("sessions", ["LANG=es_ES.UTF-8"]) == ["Todavía nada hoy."])
+        let asked = try stctl("ask", ["LANG=de_DE.UTF-8"], ["10", "--reason", "Hausaufgaben fertig"])
+        #expect(asked.count == 1 && asked[0].hasPrefix("Um 10 Min. Spielzeit gebeten (Anfrage 1); deine Eltern können bis ") && asked[0].hasSuffix(" antworten."),
+                "\(asked)")
+        let pedido = try stctl("ask", ["LANG=es_ES.UTF-8"], ["5"])
+        #expect(pedido.count == 1 && pedido[0].hasPrefix("Has pedido 5 min de tiempo de juego (petición 2); tus padres pueden responder hasta las "), "\(pedido)")
         let german = try status(["LANG=de_DE.UTF-8"])
         #expect(german.contains("Punkte 0 (+0 heute; eine Spielminute kostet 3)"), "\(german)")
         #expect(german.contains("Spielzeit jetzt 0 s"), "\(german)")

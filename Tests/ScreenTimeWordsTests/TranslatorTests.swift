@@ -104,6 +104,22 @@ struct TranslatorTests {
         #expect(try #require(PluralRule(header: "Plural-Forms: nplurals=2; plural=n;")).form(for: 7) == 1)
     }
 
+    @Test("each catalog in po/ has a plural rule this reader takes, with as many forms as it says (else its plurals would follow English's rule, silently)")
+    func repositoryPluralRules() throws {
+        let po = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("po")
+        let languages = try String(contentsOf: po.appendingPathComponent("LINGUAS"), encoding: .utf8)
+            .split(separator: "\n").flatMap { $0.prefix { $0 != "#" }.split(separator: " ") }.map(String.init)
+        #expect(languages == ["de", "es", "fr"])
+        for language in languages {
+            let text = try String(contentsOf: po.appendingPathComponent(language + ".po"), encoding: .utf8)
+            let line = try #require(text.split(separator: "\n").first { $0.hasPrefix("\"Plural-Forms:") }, "\(language): no Plural-Forms")
+            let header = String(line.dropFirst().prefix { $0 != "\\" })   // "Plural-Forms: …;\n" → its text
+            let rule = try #require(PluralRule(header: header), "\(language): \(header)")
+            let said = try #require(Int(header.split(separator: "nplurals=")[1].prefix { $0.isNumber }))
+            #expect(rule.forms == said, "\(language)")
+        }
+    }
+
     @Test("whose language: LANGUAGE's list first, then LC_ALL, LC_MESSAGES, LANG; C means English; a region falls back to its language; a file that is no catalog is none")
     func languages() throws {
         let folder = try Self.catalogs(["de": Self.german])

@@ -21,7 +21,7 @@ extension Child {
         }
         let exact = SiteReport(pid: browser, host: said.host, audible: said.audible, focused: said.focused)
         // What the log keeps: hosts no rule names only as their domain (docs/websites.md).
-        let report = SitePrivacy.logged(exact) { engine.siteNaming(host: $0) != nil }
+        let report = SitePrivacy.logged(exact, named: Self.naming(engine))
         // The extension says it again every few seconds (to hear of a stop while a tab stays open):
         // the same report changes nothing, from whoever it comes, and is answered without a look at
         // the processes (system mode's look reads the browser's memory map).
@@ -56,11 +56,14 @@ extension Child {
         let exact = Set((reportedSites[browser]?.hosts ?? []) + said).sorted()
         var reply = ControlReply(ok: true)
         reply.siteStops = engine.siteStops(of: browser).flatMap { stop in
-            let hosts = exact.filter { SitePrivacy.logged($0) { engine.siteNaming(host: $0) != nil } == stop.host }
+            let hosts = exact.filter { SitePrivacy.logged($0, named: Self.naming(engine)) == stop.host }
             return (hosts.isEmpty ? [stop.host] : hosts).map { ControlReply.SiteStopLine(host: $0, site: stop.site, reason: stop.reason.rawValue) }
         }
         return reply
     }
+
+    /// Whether a `[[sites]]` entry names a host (what `SitePrivacy` keeps whole).
+    private static func naming(_ engine: Engine) -> (String) -> Bool { { engine.siteNaming(host: $0) != nil } }
 
     /// A report that cannot be believed: refused, and logged once for each process and reason
     /// (the extension says it again every few seconds).

@@ -85,9 +85,9 @@ let package = Package(
         .target(name: "DesktopHooksKDE", dependencies: ["DesktopHooks", "ScreenTimeCore", "ScreenTimeLinux", "ScreenTimeSystemd"]),
         // The child's logic the daemon carries out, as value types that decide from the time and
         // their inputs (issue #37): unit-tested with a fake clock in ScreenTimeDaemonTests.
-        .target(name: "ScreenTimeDaemon", dependencies: ["ScreenTimeCore", "ControlProtocol"]),
+        .target(name: "ScreenTimeDaemon", dependencies: ["ScreenTimeCore", "ControlProtocol", "ScreenTimeWords"]),
         .executableTarget(name: "screentimed", dependencies: [
-            "ScreenTimeDaemon", "DesktopHooksKDE", "ScreenTimeCore", "ScreenTimePolicy", "ScreenTimeStore", "ScreenTimeLinux", "ScreenTimeSystemd", "ControlProtocol", "DesktopHooks",
+            "ScreenTimeDaemon", "DesktopHooksKDE", "ScreenTimeCore", "ScreenTimePolicy", "ScreenTimeStore", "ScreenTimeLinux", "ScreenTimeSystemd", "ControlProtocol", "DesktopHooks", "ScreenTimeWords",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ],
@@ -163,7 +163,7 @@ let package = Package(
         ]),
         .executableTarget(name: "ReplayBenchmark", dependencies: ["ScreenTimeCore", "ScreenTimePolicy", "ScreenTimeStore",
                                                                  "ScreenTimeLinux", "ScreenTimeSystemd", "ControlProtocol"]),
-        .testTarget(name: "ScreenTimeCoreTests", dependencies: ["ScreenTimeCore", "ScreenTimePolicy"]),
+        .testTarget(name: "ScreenTimeCoreTests", dependencies: ["ScreenTimeCore", "ScreenTimePolicy", "ControlProtocol"]),
         .testTarget(name: "ScreenTimeWordsTests", dependencies: ["ScreenTimeWords"]),
         .testTarget(name: "ScreenTimePolicyTests", dependencies: ["ScreenTimePolicy", "ScreenTimeCore"],
                     exclude: ["Scripts"], resources: [.copy("Malformed")]),

@@ -178,7 +178,7 @@ extension ControlReply {
         // EveryFieldTests sets each field the type has, alone, and compares with the encoder.)
         if apps != nil || sites != nil || history != nil || sessions != nil || report != nil || request != nil || requests != nil || chores != nil || simulation != nil || export != nil
             || token != nil || children != nil || family != nil || policy != nil || policySummary != nil || siteStops != nil
-            || policyChange != nil || policyHistory != nil
+            || policyChange != nil || policyHistory != nil || figures != nil
             || status?.requests != nil || status?.chores != nil || status?.appTimeLeft != nil || status?.household != nil || status?.screen != nil
             || status?.childMayRedeem != nil || status?.notices?.contains(where: { $0.ask != nil }) == true {
             return ControlProtocol.encode(self)
@@ -429,6 +429,8 @@ public struct ControlReply: Codable, Sendable, Equatable {
     /// A refusal a client may act on, by name: `beyond_today` (today's limits leave no room for
     /// all the minutes: ask, then send again with `anyway`, or give bonus time instead).
     public var code: String?
+    /// With `code`: what varies in the refusal (minutes, an id, a name), by name (`Why`).
+    public var figures: [String: String]?
     public var status: Status?
     /// redeem, adjust: the balance after.
     public var balance: Int64?
@@ -791,7 +793,6 @@ public struct ControlReply: Codable, Sendable, Equatable {
         }
     }
 
-    public static func refused(_ why: String) -> ControlReply { ControlReply(ok: false, error: why) }
 
     /// One day of `stctl simulate`: what the policies in force made of it, what the new one makes,
     /// and the difference (new − old).

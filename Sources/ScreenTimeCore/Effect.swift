@@ -88,12 +88,19 @@ public struct Refusal: Sendable, Equatable {
     public var code: RefusalCode
     /// The same in words, with the figures: "it costs 40 points and the balance is 25".
     public var reason: String
+    /// For readers in other languages: the code of its words (`code`, or a finer one where the
+    /// words differ: `chore_unknown`, `chore_paid`, …) and the figures in them, by name
+    /// (`cost`, `balance`). ControlProtocol's `Why` puts them in words.
+    public var words: String
+    public var figures: [String: String]
 
-    public init(at: Microseconds, request: String, code: RefusalCode, reason: String) {
+    public init(at: Microseconds, request: String, code: RefusalCode, reason: String, words: String? = nil, figures: [String: String] = [:]) {
         self.at = at
         self.request = request
         self.code = code
         self.reason = reason
+        self.words = words ?? code.rawValue
+        self.figures = figures
     }
 }
 

@@ -45,12 +45,19 @@ extension Engine {
     public var childRedeemedToday: Microseconds { family.childRedeemed(on: day.key) }
 
     /// Whether a chore may be claimed today, and if not, why (nil: it may).
-    public func choreNotDue(_ chore: Chore) -> String? {
-        guard let period = period(of: chore) else { return "\(chore.name) is done \(chore.every.words), not today" }
+    public func choreNotDue(_ chore: Chore) -> (reason: String, words: String, figures: [String: String])? {
+        guard let period = period(of: chore) else {
+            var days: [Weekday] = []
+            if case .weekdays(let list) = chore.every { days = list }
+            let names = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
+            return ("\(chore.name) is done on \(days.map { names[$0.rawValue] }.joined(separator: ", ")), not today", "chore_not_today",
+                    ["chore": chore.name, "days": days.map(\.name).joined(separator: " ")])
+        }
         if let c = family.claims.last(where: { $0.chore == chore.name && $0.period == period && $0.state != .rejected }) {
             let when = chore.every == .once ? "" : chore.every == .week ? " this week" : " today"
-            return c.state == .pending ? "\(chore.name) was claimed\(when) and waits for a parent"
-                                       : "\(chore.name) was done and paid\(when)"
+            let figures = ["chore": chore.name, "period": chore.every == .once ? "once" : chore.every == .week ? "week" : "day"]
+            return c.state == .pending ? ("\(chore.name) was claimed\(when) and waits for a parent", "chore_waits", figures)
+                                       : ("\(chore.name) was done and paid\(when)", "chore_paid", figures)
         }
         return nil
     }
@@ -76,7 +83,7 @@ extension Engine {
         policy.chores.map { chore in
             let period = period(of: chore)
             let claim = period.flatMap { p in family.claims.last { $0.chore == chore.name && $0.period == p } }
-            return (chore, claim, choreNotDue(chore))
+            return (chore, claim, choreNotDue(chore)?.reason)
         }
     }
 
@@ -84,7 +91,7 @@ extension Engine {
         family.asked += 1
         let what = "ask for \(minutes) min" + (screen ? " of screen time" : "")
         guard !family.requests.contains(where: { $0.id == id }) else {
-            refuse(what, .requestExists, "a request with id \(id) exists already", at: t)
+            refuse(what, .requestExists, "a request with id \(id) exists already", ["id": id], at: t)
             return
         }
         var r = TimeRequest(id: id, at: clock.wall(at: t), minutes: minutes, reason: reason, state: .pending,
@@ -94,7 +101,8 @@ extension Engine {
         if today >= policy.requests.maxPerDay {
             r.state = .refused
             r.decidedAt = r.at
-            refuse(what, .requestsPerDay, "a child may ask \(policy.requests.maxPerDay) times a day, and asked \(today) times today", at: t)
+            refuse(what, .requestsPerDay, "a child may ask \(policy.requests.maxPerDay) times a day, and asked \(today) times today",
+                   ["most": "\(policy.requests.maxPerDay)", "today": "\(today)"], at: t)
         }
         family.requests.append(r)
         out.append(.request(r))
@@ -103,8 +111,10 @@ extension Engine {
     mutating func requestDecided(_ d: RequestDecision, at t: Microseconds) {
         let what = "\(d.approved ? "approve" : "deny") request \(d.id)"
         guard let k = family.requests.firstIndex(where: { $0.id == d.id }), family.requests[k].state == .pending else {
-            let state = family.requests.first { $0.id == d.id }.map { "was \($0.state.rawValue) already" } ?? "is not known"
-            refuse(what, .requestNotPending, "request \(d.id) \(state)", at: t)
+            let known = family.requests.first { $0.id == d.id }
+            let state = known.map { "was \($0.state.rawValue) already" } ?? "is not known"
+            refuse(what, .requestNotPending, "request \(d.id) \(state)", words: known == nil ? "request_not_known" : nil,
+                   ["id": d.id, "state": known?.state.rawValue ?? ""], at: t)
             return
         }
         var r = family.requests[k]
@@ -158,11 +168,13 @@ extension Engine {
     mutating func choreDone(_ name: String, at t: Microseconds) {
         let what = "chore \(name) done"
         guard let chore = policy.chores.first(where: { $0.name == name }) else {
-            refuse(what, .choreNotDue, "there is no chore called \(name)" + suggestion(for: name, among: policy.chores.map(\.name)), at: t)
+            let like = closest(to: name, among: policy.chores.map(\.name))
+            refuse(what, .choreNotDue, "there is no chore called \(name)" + (like.map { " (did you mean '\($0)'?)" } ?? " (stctl chores lists them)"),
+                   words: "chore_unknown", like.map { ["chore": name, "like": $0] } ?? ["chore": name], at: t)
             return
         }
         if let why = choreNotDue(chore) {
-            refuse(what, .choreNotDue, why, at: t)
+            refuse(what, .choreNotDue, why.reason, words: why.words, why.figures, at: t)
             return
         }
         let claim = ChoreClaim(chore: name, at: clock.wall(at: t), state: .pending, period: period(of: chore)!, day: day.key)
@@ -174,7 +186,7 @@ extension Engine {
     mutating func choreDecided(_ name: String, approved: Bool, by: String?, reason: String?, at t: Microseconds) {
         let what = "\(approved ? "approve" : "reject") chore \(name)"
         guard let k = family.claims.firstIndex(where: { $0.chore == name && $0.state == .pending }) else {
-            refuse(what, .choreNotClaimed, "no claim of \(name) waits for a parent", at: t)
+            refuse(what, .choreNotClaimed, "no claim of \(name) waits for a parent", ["chore": name], at: t)
             return
         }
         var c = family.claims[k]

@@ -60,7 +60,8 @@ extension Engine {
             let already = family.childRedeemed(on: day.key)
             if let cap = policy.rewards.childRedeemDailyMax, already + seconds > cap {
                 let minute = 60 * Seconds.micro
-                refuse(request, .childRedeemLimit, "a child may redeem \(cap / minute) min a day, and \(already / minute) min were redeemed today", at: t)
+                refuse(request, .childRedeemLimit, "a child may redeem \(cap / minute) min a day, and \(already / minute) min were redeemed today",
+                       ["most": "\(cap / minute)", "already": "\(already / minute)"], at: t)
                 return
             }
         }
@@ -75,7 +76,7 @@ extension Engine {
     mutating func pay(minutes: Int64, note: String?, request: String, familySeq: Int64? = nil, at t: Microseconds) -> Bool {
         let cost = minutes * policy.points.perRewardMinute
         guard familySeq != nil || ledger.balance >= cost else {
-            refuse(request, .insufficientPoints, "it costs \(cost) points and the balance is \(ledger.balance)", at: t)
+            refuse(request, .insufficientPoints, "it costs \(cost) points and the balance is \(ledger.balance)", ["cost": "\(cost)", "balance": "\(ledger.balance)"], at: t)
             return false
         }
         let seconds = minutes * 60 * Seconds.micro
@@ -84,8 +85,8 @@ extension Engine {
         return true
     }
 
-    mutating func refuse(_ request: String, _ code: RefusalCode, _ words: String, at t: Microseconds) {
-        out.append(.refused(Refusal(at: clock.wall(at: t), request: request, code: code, reason: words)))
+    mutating func refuse(_ request: String, _ code: RefusalCode, _ reason: String, words: String? = nil, _ figures: [String: String] = [:], at t: Microseconds) {
+        out.append(.refused(Refusal(at: clock.wall(at: t), request: request, code: code, reason: reason, words: words, figures: figures)))
     }
 
     mutating func enforce(at t: Microseconds) {

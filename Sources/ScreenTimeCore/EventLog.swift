@@ -475,12 +475,17 @@ struct Fields {
 
 /// ` (did you mean 'x'?)` when a close word exists, else nothing.
 public func suggestion(for word: String, among candidates: [String]) -> String {
+    closest(to: word, among: candidates).map { " (did you mean '\($0)'?)" } ?? ""
+}
+
+/// The candidate a mistyped word most likely meant, if one is close enough.
+public func closest(to word: String, among candidates: [String]) -> String? {
     var best: (String, Int)? = nil
     for c in candidates {
         let d = editDistance(word.lowercased(), c.lowercased())
         if d <= max(2, c.count / 3), best == nil || d < best!.1 { best = (c, d) }
     }
-    return best.map { " (did you mean '\($0.0)'?)" } ?? ""
+    return best?.0
 }
 
 func editDistance(_ a: String, _ b: String) -> Int {

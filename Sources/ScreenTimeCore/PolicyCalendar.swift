@@ -67,16 +67,23 @@ struct PolicyCalendar: Sendable {
 extension Policy {
     /// "19:00" today, "07:00 tomorrow", or "Monday 07:00" further on, in the policy's zone, as seen at `from`.
     public func localClock(_ wall: Microseconds, from: Microseconds) -> String {
+        let parts = localClockParts(wall, from: from)
+        switch parts.daysAhead {
+        case 0: return parts.clock
+        case 1: return "\(parts.clock) tomorrow"
+        default:
+            let names = ["mon": "Monday", "tue": "Tuesday", "wed": "Wednesday", "thu": "Thursday", "fri": "Friday", "sat": "Saturday", "sun": "Sunday"]
+            return "\(names[parts.weekday] ?? parts.weekday) \(parts.clock)"
+        }
+    }
+
+    /// `localClock`'s parts, for words in other languages: "HH:MM", how many days after `from`'s
+    /// day, and the weekday's key (`mon` … `sun`).
+    public func localClockParts(_ wall: Microseconds, from: Microseconds) -> (clock: String, daysAhead: Int64, weekday: String) {
         let calendar = PolicyCalendar(zone: timeZone)
         let day = calendar.day(containing: wall, allowedHours: nil), today = calendar.day(containing: from, allowedHours: nil)
         let local = RFC3339.format(micros: wall, utcOffsetSeconds: calendar.utcOffset(at: wall))
-        let clock = String(local.dropFirst(11).prefix(5))
-        switch day.key - today.key {
-        case 0: return clock
-        case 1: return "\(clock) tomorrow"
-        default:
-            let names = ["Thursday", "Friday", "Saturday", "Sunday", "Monday", "Tuesday", "Wednesday"]   // day 0 (1970-01-01) was a Thursday
-            return "\(names[Int(((day.key % 7) + 7) % 7)]) \(clock)"
-        }
+        let keys = ["thu", "fri", "sat", "sun", "mon", "tue", "wed"]   // day 0 (1970-01-01) was a Thursday
+        return (String(local.dropFirst(11).prefix(5)), day.key - today.key, keys[Int(((day.key % 7) + 7) % 7)])
     }
 }

@@ -109,7 +109,7 @@ public struct ChildClaims: Sendable {
                 case .lockChanged(let locked, _) where lockClaimed == locked: return .alreadySaid
                 default: break
                 }
-                guard quota.take(.claim, onDay: today) else { return .refused(ChildQuota.refusal(.claim)) }
+                guard quota.take(.claim, onDay: today) else { return .refused(ChildQuota.refusal(.claim).words()) }
             }
         }
         // Input is counted from the seat's own keyboards and pointers and from the X11 hook of

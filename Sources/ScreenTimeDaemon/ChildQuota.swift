@@ -1,3 +1,4 @@
+import ControlProtocol
 import ScreenTimeCore
 
 /// How much a child's own requests may add to the state in one day (issue #36). Every request
@@ -32,10 +33,10 @@ public struct ChildQuota: Sendable {
     }
 
     /// What the child is told when today's allowance is used up.
-    public static func refusal(_ kind: Kind) -> String {
+    public static func refusal(_ kind: Kind) -> Why {
         switch kind {
-        case .request: "you have asked \(requestsPerDay) times today, and that is all for one day; nothing was kept. Ask a parent, or try again tomorrow"
-        case .claim: "your desktop has said idle or locked \(claimsPerDay) times today; nothing more is kept today"
+        case .request: Why(.askedEnoughToday, ["most": "\(requestsPerDay)"])
+        case .claim: Why(.claimedEnoughToday, ["most": "\(claimsPerDay)"])
         }
     }
 }

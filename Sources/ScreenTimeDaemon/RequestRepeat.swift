@@ -15,7 +15,7 @@ public enum RequestRepeat {
         /// Answer again with what it got the first time; nothing is carried out.
         case again(ControlReply)
         /// Refused; nothing is carried out.
-        case refused(String)
+        case refused(Why)
     }
 
     /// `id`: the request's id (nil: an older client, which sends none); `asked`: the request in
@@ -25,13 +25,13 @@ public enum RequestRepeat {
                              lookup: (String) throws -> (request: String, reply: String)?) rethrows -> Verdict {
         guard let id else { return .new }
         guard !id.isEmpty, id.utf8.count <= maxID else {
-            return .refused("a request id is 1 to \(maxID) bytes (stctl makes one, a UUID, for each command); nothing was changed")
+            return .refused(Why(.requestIDLength, ["most": "\(maxID)"]))
         }
         guard let before = try lookup(id) else { return .new }
         guard before.request == asked else {
-            return .refused("request id \(id) was used before for another request (\(before.request)); nothing was changed: send a new id for a new request")
+            return .refused(Why(.requestIDReused, ["id": id, "before": before.request]))
         }
         return .again((try? ControlProtocol.decode(ControlReply.self, from: Array(before.reply.utf8)))
-            ?? .refused("request \(id) was carried out before, but its answer cannot be read again; nothing more was changed: see stctl history"))
+            ?? .refused(.requestAnswerLost, ["id": id]))
     }
 }

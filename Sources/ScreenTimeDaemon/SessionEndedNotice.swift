@@ -1,4 +1,5 @@
 import ScreenTimeCore
+import ScreenTimeWords
 
 /// Why the child's last session was ended (bedtime, screen time used up), said at their next
 /// login. The login screen cannot say it: GDM and LightDM show only what PAM tells them while the
@@ -18,16 +19,16 @@ public struct SessionEndedNotice: Sendable {
     public init() {}
 
     /// A session was ordered ended; `time` is when, in the child's local time ("21:31").
-    public mutating func ended(_ order: SessionOrder, time: String) {
+    public mutating func ended(_ order: SessionOrder, time: String, _ tr: Translator = .english) {
         ended.insert(order.session)
         newSessionSince = nil
         pending = switch order.reason {
         case .bedtime:
-            Notice(summary: "You were logged out at bedtime",
-                   body: "It was \(time), after bedtime, so the computer stopped for today.", urgency: .normal)
+            Notice(summary: tr("You were logged out at bedtime"),
+                   body: tr("It was {time}, after bedtime, so the computer stopped for today.", ["time": time]), urgency: .normal)
         default:
-            Notice(summary: "You were logged out: your screen time was used up",
-                   body: "At \(time) your screen time for the day was all used. A parent can give you more.", urgency: .normal)
+            Notice(summary: tr("You were logged out: your screen time was used up"),
+                   body: tr("At {time} your screen time for the day was all used. A parent can give you more.", ["time": time]), urgency: .normal)
         }
     }
 

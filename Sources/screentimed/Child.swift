@@ -7,6 +7,7 @@ import ScreenTimeLinux
 import ScreenTimeSystemd
 import ScreenTimePolicy
 import ScreenTimeStore
+import ScreenTimeWords
 
 /// One watched child: their engine and state, their policy, who their parents are, how their games
 /// are stopped, their logind session and desktop. User mode has one; system mode one per user with
@@ -46,6 +47,8 @@ struct Child {
     var relayButtons: [String: (ask: Notice.Ask, count: Int)] = [:]
     /// System mode: tells the child and their parents on their desktops, through relays (nil: not asked).
     var relay: NotificationRelay? = nil
+    /// Whose language notices are told in (the child's; a parent's own); nil: English.
+    var languages: UserLanguages? = nil
     /// Why notifications are off, when they are (`status` lists it as a blind spot).
     var notificationsOff = "desktop notifications are off (--no-notifications)"
     /// Removes old events from the log (nil: keep them all), at start and then every hour.
@@ -322,7 +325,7 @@ struct Child {
         let engine = live.engine
         func at(_ w: Microseconds) -> String { RFC3339.format(micros: w, utcOffsetSeconds: engine.utcOffset(at: w)) }
         func seconds(_ us: Microseconds) -> Logger.MetadataValue { "\(us / Seconds.micro)" }
-        let told = Notice.about(e, policy: engine.policy).map { tell($0) } ?? ""
+        let told = Notice.about(e, policy: engine.policy, words(for: uid)).map { tell($0) } ?? ""
         switch e {
         case .warn(let w):
             var fields: Logger.Metadata = ["event": "warn", "remaining_seconds": seconds(w.remaining), "reason": "\(w.limit.rawValue)"]
@@ -340,7 +343,7 @@ struct Child {
                     outcome = "logind refused: \(error)"
                 }
             }
-            if end { sessionEnded.ended(o, time: String(at(o.at).dropFirst(11).prefix(5))) }
+            if end { sessionEnded.ended(o, time: String(at(o.at).dropFirst(11).prefix(5)), words(for: uid)) }
             log("\(at(o.at)) \(end ? "ending" : "locking") session \(o.session) (\(o.reason.rawValue)): \(outcome)" + told, level: .notice,
                 ["event": end ? "end_session" : "lock_session", "session": "\(o.session)", "reason": "\(o.reason.rawValue)"])
         case .stop(let s):
@@ -389,7 +392,7 @@ struct Child {
             case .expired: what = "expired: nobody answered"
             case .refused: what = "was refused: too many requests today"
             }
-            let parents = r.state == .pending ? tellParents(Notice.forParents(e, child: name, system: system)!) : ""
+            let parents = r.state == .pending ? tellParents { [name, system] in Notice.forParents(e, child: name, system: system, $0)! } : ""
             log("\(at(r.decidedAt ?? r.at)) request \(r.id) \(what)" + told + parents, level: .notice, fields)
         case .chore(let c):
             var fields: Logger.Metadata = ["event": "chore", "chore": "\(c.chore)", "state": "\(c.state.rawValue)"]
@@ -400,7 +403,7 @@ struct Child {
             case .approved: what = "approved" + (c.by.map { " by \($0)" } ?? "") + ": \(c.points ?? 0) points"
             case .rejected: what = "rejected" + (c.by.map { " by \($0)" } ?? "") + (c.answer.map { ": \($0)" } ?? "")
             }
-            let parents = c.state == .pending ? tellParents(Notice.forParents(e, child: name, system: system)!) : ""
+            let parents = c.state == .pending ? tellParents { [name, system] in Notice.forParents(e, child: name, system: system, $0)! } : ""
             log("\(at(c.decidedAt ?? c.at)) chore \(c.chore) \(what)" + told + parents, level: .notice, fields)
         case .clockFault(let f):
             log("\(at(f.at)) a clock that cannot be true: \(f.words); nothing was counted by it", level: .error,
@@ -486,9 +489,14 @@ struct Child {
         return words
     }
 
+    /// The words a user reads notices in (the child, a parent): `UserLanguages`.
+    func words(for user: UInt32) -> Translator {
+        languages?.translator(for: user, now: SystemClock.monoMicros()) ?? .english
+    }
+
     /// Sends a notice to the child's desktop: whether it got there, and what the journal line adds.
     private mutating func show(_ notice: Notice) -> (shown: Bool, words: String) {
-        let actions = notice.ask.map { [(key: $0.key, label: $0.label)] } ?? []
+        let actions = notice.ask.map { [(key: $0.key, label: $0.label(words(for: uid)))] } ?? []
         if let relay {
             let shown = relay.tell(uid, summary: notice.summary, body: notice.body, urgency: notice.urgency.desktop, actions: actions)
             if shown, let ask = notice.ask { relayButtons[ask.key] = (ask, min(20, (relayButtons[ask.key]?.count ?? 0) + 1)) }
@@ -535,15 +543,20 @@ struct Child {
         var request = ControlRequest(.ask, minutes: ask.minutes, reason: "asked from a warning's button")
         request.screen = ask.screen ? true : nil
         let caller = ControlServer.Caller(credentials: PeerCredentials(pid: 0, uid: uid, gid: 0), name: name)
-        let reply = (try? answerFamily(request, from: caller, role: .child, strangerRefused: .refused(""))) ?? .refused("it could not be saved")
+        let reply = (try? answerFamily(request, from: caller, role: .child, strangerRefused: .refused(.stranger, ["who": name]))) ?? .refused(.notSaved, ["detail": "it could not be saved"])
         let what = ask.screen ? "screen time" : "game time"
+        let tr = words(for: uid)
         if reply.ok {
             log("asked for \(ask.minutes) more minutes of \(what) from a notification's button" + tell(Notice(
-                summary: "You asked for \(ask.minutes) more minutes", body: "A parent will answer; you will see the answer here.", urgency: .normal)),
+                summary: tr.plural("You asked for {minutes} more minute", "You asked for {minutes} more minutes", Int(ask.minutes), ["minutes": "\(ask.minutes)"]),
+                body: tr("A parent will answer; you will see the answer here."), urgency: .normal)),
                 level: .notice, ["event": "ask_button", "minutes": "\(ask.minutes)"])
         } else {
+            // "Not asked" is the summary: the body says why.
+            var why = reply
+            if reply.code == Why.Code.notAsked.rawValue, let inner = reply.figures?["because"] { why.code = inner }
             log("a notification's button asked for \(ask.minutes) more minutes of \(what), refused: \(reply.error ?? "")" + tell(Notice(
-                summary: "Not asked", body: Self.sentence(reply.error ?? "it could not be sent"), urgency: .normal)),
+                summary: tr("Not asked"), body: Self.sentence(why.refusalWords(tr)), urgency: .normal)),
                 level: .notice, ["event": "ask_button", "minutes": "\(ask.minutes)"])
         }
     }
@@ -558,11 +571,14 @@ struct Child {
 
     /// System mode: tells the child's parents who have a desktop session now (a new request, a
     /// chore claimed); returns what the journal line adds about it.
-    private mutating func tellParents(_ notice: Notice) -> String {
+    private mutating func tellParents(_ notice: (Translator) -> Notice) -> String {
         guard let relay else { return "" }
         let parents = currentAuthority().parentsWithSessions(NotificationRelay.usersWithSessionBus()).filter { $0 != uid }
         guard !parents.isEmpty else { return "; no parent has a desktop session" }
-        let told = parents.filter { relay.tell($0, summary: notice.summary, body: notice.body, urgency: notice.urgency.desktop) }
+        let told = parents.filter { parent in
+            let said = notice(words(for: parent))
+            return relay.tell(parent, summary: said.summary, body: said.body, urgency: said.urgency.desktop)
+        }
         return "; parents notified: \(told.map { UserAccount.name(of: $0) ?? "uid \($0)" }.joined(separator: ", "))"
             + (told.count < parents.count ? " (not: \(parents.filter { !told.contains($0) }.map { UserAccount.name(of: $0) ?? "uid \($0)" }.joined(separator: ", ")))" : "")
     }

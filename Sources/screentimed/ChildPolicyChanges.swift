@@ -37,7 +37,7 @@ extension Child {
 
     private mutating func changePolicy(_ request: ControlRequest, by: String, announce: (Bool) -> Void) throws -> ControlReply {
         guard let changes = request.changes, (1...50).contains(changes.count) else {
-            return .refused("policy_change needs 1 to 50 changes, each a key and a value (none: remove it)")
+            return .refused(.policyChangeCount)
         }
         let before: String
         var editor: PolicyEditor
@@ -53,15 +53,15 @@ extension Child {
                 lines.append(Self.hidingPassphrase(.init(key: change.key, before: old, after: key.key == nil ? nil : editor.value(of: key))))
             }
         } catch let e as PolicyEditError {
-            return .refused("nothing was changed: \(e.description)")
+            return .refused(.policyNotChanged, ["detail": e.description])
         }
         let after = editor.text
-        guard after != before else { return .refused("nothing would change: the policy already says that") }
+        guard after != before else { return .refused(.policySaysThat) }
         do {
             _ = try PolicyLoader.parse(after, file: policyPath)
         } catch {
             // The lines are those the file would have.
-            return .refused("nothing was changed: with this change the policy would have a problem: \(error.description)")
+            return .refused(.policyWouldBreak, ["detail": error.description])
         }
         if request.preview == true {
             var reply = ControlReply(ok: true)
@@ -72,17 +72,17 @@ extension Child {
     }
 
     private mutating func undoPolicyChange(_ request: ControlRequest, by: String, announce: (Bool) -> Void) throws -> ControlReply {
-        guard let id = request.changeID else { return .refused("policy undo needs the number of the change (stctl policy history lists them)") }
-        guard let record = try live.store.policyChanges(limit: 1, id: id).first else { return .refused("there is no change number \(id) of this policy") }
-        if let later = record.undoneBy { return .refused("change \(id) was undone already, by change \(later)") }
+        guard let id = request.changeID else { return .refused(.undoNeedsNumber) }
+        guard let record = try live.store.policyChanges(limit: 1, id: id).first else { return .refused(.noSuchChange, ["id": "\(id)"]) }
+        if let later = record.undoneBy { return .refused(.undoneAlready, ["id": "\(id)", "later": "\(later)"]) }
         let now: String
-        do { now = try policyFileText() } catch let e as PolicyEditError { return .refused(e.description) }
+        do { now = try policyFileText() } catch let e as PolicyEditError { return .refused(.asSaid, ["detail": e.description]) }
         guard now == record.textAfter else {
-            return .refused("the policy file was changed after change \(id) (by a later change or by hand): undo the later changes first, newest first; nothing was changed")
+            return .refused(.changedSince, ["id": "\(id)"])
         }
         // The text before may have had a problem of its own (a hand edit never taken): not written back then.
         do { _ = try PolicyLoader.parse(record.textBefore, file: policyPath) } catch {
-            return .refused("change \(id) is not undone: the policy before it has a problem: \(error.description)")
+            return .refused(.undoWouldBreak, ["id": "\(id)", "detail": error.description])
         }
         let back = record.lines.map { Store.PolicyChangeRecord.Line(key: $0.key, before: $0.after, after: $0.before) }
         return try write(record.textBefore, over: now, lines: back, by: by, undoes: id, announce: announce)
@@ -94,7 +94,7 @@ extension Child {
         do {
             try FileReplacement.replace(policyPath, with: text)
         } catch {
-            return .refused("nothing was changed: \(error.description)")
+            return .refused(.policyNotChanged, ["detail": error.description])
         }
         // Recorded, or undone at once: no change without its line in the history.
         let id: Int64
@@ -103,15 +103,15 @@ extension Child {
                                                  undoes: undoes)
         } catch {
             let back = (try? FileReplacement.replace(policyPath, with: old)) != nil
-            return .refused(back ? "nothing was changed: the change could not be recorded (\(error))"
-                                 : "the policy file was changed but the change could not be recorded (\(error)), nor the file put back: check \(policyPath)")
+            return back ? .refused(.changeNotRecorded, ["detail": "\(error)"])
+                        : .refused(.changeNotRecordedNorBack, ["detail": "\(error)", "file": policyPath])
         }
         let flat = { (v: String?) in (v ?? "not set").split(separator: "\n").joined(separator: " ") }
         let words = lines.map(Self.hidingPassphrase).map { "\($0.key): \(flat($0.before)) → \(flat($0.after))" }.joined(separator: "; ")
         log("policy \(undoes.map { "change \($0) undone" } ?? "changed") by \(by) (change \(id)): \(words)", level: .notice,
             ["event": undoes == nil ? "policy_changed" : "policy_change_undone", "change": "\(id)"])
         if case .failure(let why) = reloadPolicy(announce: announce) {
-            return .refused("the policy file was changed (change \(id)), but the daemon did not take it: \(why.description)")
+            return .refused(.changeNotTaken, ["id": "\(id)", "detail": why.description])
         }
         var reply = ControlReply(ok: true)
         reply.policyChange = try live.store.policyChanges(limit: 1, id: id).first.map(line)

@@ -18,44 +18,44 @@ extension Child {
         let peer = caller.credentials
         let role = role(of: caller)
         let who = caller.name
-        let strangerRefused = ControlReply.refused(system ? "only \(name) and their parents may ask about \(name); you are \(who)"
-                                                          : "only the child this daemon watches, and parents, may ask; you are \(who)")
+        let strangerRefused = ControlReply.refused(system ? .strangerOf : .stranger, system ? ["child": name, "who": who] : ["who": who])
         do {
             switch request.command {
             case .status:
                 guard role != .stranger else { return strangerRefused }
                 return ControlReply(ok: true, status: status(hooks: hooks))
             case .redeem:
-                guard let minutes = request.minutes, (1...100_000).contains(minutes) else { return .refused("redeem needs minutes from 1 to 100000") }
+                guard let minutes = request.minutes, (1...100_000).contains(minutes) else { return .refused(.redeemMinutes) }
                 let ownPoints = role == .child && request.passphrase == nil
                 if ownPoints, live.engine.policy.rewards.childMayRedeem { return try childRedeem(request, minutes: minutes, caller: caller) }
                 if let no = refuseUnlessParent("redeem", request, caller: caller, role: role) {
                     // (Still "… is for parents: …": stctl then asks a parent at the keyboard for the passphrase.)
-                    return ownPoints ? .refused((no.error ?? "") + "; a child can ask for the time instead: stctl ask \(minutes)") : no
+                    guard ownPoints, let code = no.code, let why = Why(code: code, figures: no.figures ?? [:]) else { return no }
+                    return .refused(Why(.forParentsChildMayAsk, because: why, ["minutes": "\(minutes)"]))
                 }
-                if let no = beyondToday(minutes, request, doing: "redeemed") { return no }
+                if let no = beyondToday(minutes, request, doing: .redeemed) { return no }
                 let before = live.engine.ledger.balance
                 return try saveAndAnswer(.redeem(minutes: minutes, by: parentName(caller, role)), request, asked: "redeem \(minutes)", caller: caller) { effects, engine in
-                    if let r = Self.refusal(in: effects) { return .refused("not redeemed: \(r.reason)") }
+                    if let r = Self.refusal(in: effects) { return .refused(Why(.notRedeemed, because: Self.why(r))) }
                     return ControlReply(ok: true, balance: engine.ledger.balance, cost: before - engine.ledger.balance)
                 }
             case .adjust:
                 if let no = refuseUnlessParent("adjust", request, caller: caller, role: role) { return no }
-                guard let points = request.points, points != 0, abs(points) <= 1_000_000_000 else { return .refused("adjust needs non-zero points") }
-                guard let reason = request.reason, !reason.trimmingCharacters(in: .whitespaces).isEmpty else { return .refused("adjust needs a reason") }
+                guard let points = request.points, points != 0, abs(points) <= 1_000_000_000 else { return .refused(.adjustPoints) }
+                guard let reason = request.reason, !reason.trimmingCharacters(in: .whitespaces).isEmpty else { return .refused(.adjustReason) }
                 return try saveAndAnswer(.adjust(points: points, reason: "\(reason) (\(parentName(caller, role)))"), request, asked: "adjust \(points) \(reason)",
                                          caller: caller) { _, engine in ControlReply(ok: true, balance: engine.ledger.balance) }
             case .apps:
                 guard role != .stranger else { return strangerRefused }
                 let days = request.days ?? 7
-                guard (1...3660).contains(days) else { return .refused("apps needs days from 1 to 3660") }
+                guard (1...3660).contains(days) else { return .refused(.daysRange, ["command": "apps", "most": "3660"]) }
                 var reply = ControlReply(ok: true, apps: try seenApps(days: days))
                 if live.engine.policy.browsers != nil { reply.sites = try seenSites(days: days) }
                 return reply
             case .history:
                 guard role != .stranger else { return strangerRefused }
                 let days = request.days ?? 7
-                guard (1...3660).contains(days) else { return .refused("history needs days from 1 to 3660") }
+                guard (1...3660).contains(days) else { return .refused(.daysRange, ["command": "history", "most": "3660"]) }
                 let engine = live.engine
                 let from = engine.day(containing: engine.today.start - (days - 1) * 86_400 * Seconds.micro + 12 * 3600 * Seconds.micro).start
                 return ControlReply(ok: true, history: try live.ledger(from: from).map { e in
@@ -67,7 +67,7 @@ extension Child {
                 let engine = live.engine
                 var bounds = engine.today
                 if let day = request.day {
-                    guard let b = dayBounds(day) else { return .refused("sessions needs a day as YYYY-MM-DD, not \"\(day.prefix(40))\"") }
+                    guard let b = dayBounds(day) else { return .refused(.dayAsDate, ["command": "sessions", "day": String(day.prefix(40))]) }
                     bounds = b
                 }
                 func at(_ w: Microseconds) -> String { RFC3339.format(micros: w, utcOffsetSeconds: engine.utcOffset(at: w)) }
@@ -81,10 +81,10 @@ extension Child {
             case .report:
                 guard role != .stranger else { return strangerRefused }
                 let days = request.days ?? 7
-                guard (1...366).contains(days) else { return .refused("report needs days from 1 to 366") }
+                guard (1...366).contains(days) else { return .refused(.daysRange, ["command": "report", "most": "366"]) }
                 var last = live.engine.today
                 if let day = request.day {
-                    guard let b = dayBounds(day) else { return .refused("report needs a day as YYYY-MM-DD, not \"\(day.prefix(40))\"") }
+                    guard let b = dayBounds(day) else { return .refused(.dayAsDate, ["command": "report", "day": String(day.prefix(40))]) }
                     last = b
                 }
                 return ControlReply(ok: true, report: try report(days: Int(days), last: last))
@@ -92,7 +92,7 @@ extension Child {
                 if let no = refuseUnlessParent("policy reload", request, caller: caller, role: role) { return no }
                 switch reloadPolicy(announce: announce) {
                 case .success(let what): return ControlReply(ok: true, note: what)
-                case .failure(let why): return .refused(why.description)
+                case .failure(let why): return .refused(.asSaid, ["detail": why.description])
                 }
             case .export:
                 if let no = refuseUnlessParent("export", request, caller: caller, role: role) { return no }
@@ -101,8 +101,8 @@ extension Child {
                 return reply
             case .forget:
                 if let no = refuseUnlessParent("forget", request, caller: caller, role: role) { return no }
-                guard let day = request.day, let bounds = dayBounds(day) else { return .refused("forget needs a day as YYYY-MM-DD (what is before it is removed)") }
-                guard bounds.start <= live.engine.today.start else { return .refused("forget removes what is before a day up to today; \(day) is later") }
+                guard let day = request.day, let bounds = dayBounds(day) else { return .refused(.forgetNeedsDay) }
+                guard bounds.start <= live.engine.today.start else { return .refused(.forgetLater, ["day": day]) }
                 return try forget(before: bounds.start, day: day, by: parentName(caller, role))
             case .simulate:
                 if let no = refuseUnlessParent("simulate", request, caller: caller, role: role) { return no }
@@ -122,12 +122,12 @@ extension Child {
                 return try answerPolicyChange(request, from: caller, role: role, announce: announce)
             case .login, .logout, .family:
                 // The daemon answers these itself: they are about every child at once.
-                return .refused("\(request.command.rawValue) is answered by the daemon, not for one child")
+                return .refused(.notForOneChild, ["command": request.command.rawValue])
             case .hookEvent:
                 guard peer.uid == uid || peer.uid == 0 else {
-                    return .refused("hook events are taken only from \(system ? name + "'s" : "the watched child's") session; you are \(who)")
+                    return .refused(.asSaid, ["detail": "hook events are taken only from \(system ? name + "'s" : "the watched child's") session; you are \(who)"])
                 }
-                guard let text = request.event else { return .refused("hook_event needs an event") }
+                guard let text = request.event else { return .refused(.asSaid, ["detail": "hook_event needs an event"]) }
                 let now = clocks()
                 var event = try EventLog.decode(hookEvent: text, at: now.wall, mono: now.mono)
                 if case .siteChanged(let said) = event.kind { return try answerSiteReport(event, said, from: peer, who: who) }
@@ -141,7 +141,7 @@ extension Child {
                 claims = judged
                 switch verdict {
                 case .alreadySaid: return ControlReply(ok: true)
-                case .refused(let why): return .refused(why)
+                case .refused(let why): return .refused(.asSaid, ["detail": why])
                 case .notCounted(let source): return inputNotCounted(source: source, hook: request.hook)
                 case .take(let kind, let endingIdle):
                     event.kind = kind
@@ -153,9 +153,9 @@ extension Child {
                 return ControlReply(ok: true)
             }
         } catch let e as EventLog.LineError {
-            return .refused("not an event: \(e.reason)")
+            return .refused(.asSaid, ["detail": "not an event: \(e.reason)"])
         } catch {
-            return .refused("nothing was changed, because it cannot be saved: \(error)")
+            return .refused(.notSaved, ["detail": "\(error)"])
         }
     }
 
@@ -217,10 +217,10 @@ extension Child {
         let who = caller.name
         if role == .parent { return nil }
         guard let phrase = request.passphrase else {
-            return .refused("\(what) is for parents: run it as root (sudo stctl …) or as a user in the policy's [parents] users or groups, or give the parent passphrase; you are \(who)")
+            return .refused(.forParents, ["command": what, "who": who])
         }
         guard let hash = live.engine.policy.parents.passphraseHash else {
-            return .refused("\(what) is for parents, and the policy sets no parent passphrase ([parents] passphrase_hash); you are \(who)")
+            return .refused(.forParentsNoPassphrase, ["command": what, "who": who])
         }
         switch countPassphrase(what: what, caller: caller, check: { Passphrase.matches(phrase, hash: hash) }) {
         case .accepted:
@@ -232,14 +232,9 @@ extension Child {
         }
     }
 
-    static func wrongPassphrase(triesLeft left: Int) -> String {
-        left == 0 ? "wrong parent passphrase; that was the fifth: parent commands by passphrase are locked for 15 minutes"
-                  : "wrong parent passphrase (\(left) more tries before a 15-minute lock)"
-    }
+    static func wrongPassphrase(triesLeft left: Int) -> Why { Why(.wrongPassphrase, ["tries": "\(left)"]) }
 
-    static func lockedPassphrase(remaining: Microseconds) -> String {
-        "parent commands by passphrase are locked for \((remaining + 59_999_999) / 60_000_000) more minutes after 5 wrong passphrases"
-    }
+    static func lockedPassphrase(remaining: Microseconds) -> Why { Why(.passphraseLocked, ["minutes": "\((remaining + 59_999_999) / 60_000_000)"]) }
 
     /// Answers one request as the line to send, and whether it was a success: `answer`, but a
     /// `report` asked again within a second is the same bytes again (`ReportCache`).

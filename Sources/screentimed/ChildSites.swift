@@ -74,6 +74,6 @@ extension Child {
             log("refused a site report from \(who)'s process (pid \(peer.pid)): \(why); the browser counts as a browser without screentime's extension",
                 level: .warning, ["event": "site_report_refused", "pid": "\(peer.pid)", "reason": "\(why)"])
         }
-        return .refused("the site report is not believed: \(why)")
+        return .refused(.asSaid, ["detail": "the site report is not believed: \(why)"])
     }
 }

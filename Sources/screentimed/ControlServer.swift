@@ -162,11 +162,11 @@ struct ControlServer {
             let uid = caller?.credentials.uid
             let theirs = clients.values.lazy.filter { $0.caller?.credentials.uid == uid }.count
             if uid == 0 ? theirs >= ControlServer.maxRootClients : (clients.count - rootClients >= ControlServer.maxClients) {
-                _ = c.trySend(ControlReply.refused("too many connections; try again").line[...])
+                _ = c.trySend(ControlReply.refused(.tooManyConnections).line[...])
                 continue
             }
             if uid != 0, let perUser, theirs >= perUser {
-                _ = c.trySend(ControlReply.refused("too many connections from you (\(perUser) at once); close one and try again").line[...])
+                _ = c.trySend(ControlReply.refused(.tooManyOfYours, ["most": "\(perUser)"]).line[...])
                 continue
             }
             clients[c.fd] = Client(connection: c, caller: caller, lastHeard: now)
@@ -201,7 +201,7 @@ struct ControlServer {
                 client.waiting.removeAll()
                 client.next = 0
                 if client.reader.overflowed, !client.closing {
-                    client.outbox += ControlReply.refused("a request may be at most \(ControlProtocol.maxFrame) bytes").line
+                    client.outbox += ControlReply.refused(.requestTooLong, ["most": "\(ControlProtocol.maxFrame)"]).line
                     client.closing = true
                 }
             }
@@ -212,10 +212,10 @@ struct ControlServer {
 
     private func reply(to line: [UInt8], for client: inout Client, _ answer: (ControlRequest, Caller) -> Answer) -> [UInt8] {
         guard let caller = client.caller, let request = try? ControlRequest.read(line: line) else {
-            return ControlReply.refused("not a request: one JSON object per line, with \"v\": \(ControlProtocol.version) and a \"command\" (\(ControlRequest.Command.allCases.map(\.rawValue).joined(separator: ", ")))").line
+            return ControlReply.refused(.notARequest, ["version": "\(ControlProtocol.version)", "commands": ControlRequest.Command.allCases.map(\.rawValue).joined(separator: ", ")]).line
         }
         guard request.v == ControlProtocol.version else {
-            return ControlReply.refused("this screentimed speaks protocol version \(ControlProtocol.version), not \(request.v)").line
+            return ControlReply.refused(.otherVersion, ["version": "\(ControlProtocol.version)", "asked": "\(request.v)"]).line
         }
         let answered = answer(request, caller)
         if answered.ok, answered.reporter, request.command == .hookEvent, let hook = request.hook, let child = answered.child {

@@ -295,13 +295,13 @@ struct Daemon {
     /// Answers a request about the child it names (`user`), or the caller's own, or the only one.
     /// Returns the reply, and for a hook event, the child it went to.
     mutating func answer(_ request: ControlRequest, from caller: ControlServer.Caller) -> ControlServer.Answer {
-        func refused(_ why: String) -> ControlServer.Answer { ControlServer.Answer(line: ControlReply.refused(why).line, ok: false, child: nil) }
+        func refused(_ why: Why) -> ControlServer.Answer { ControlServer.Answer(line: ControlReply.refused(why).line, ok: false, child: nil) }
         var caller = caller
         let own = index(ofChild: caller.credentials.uid)
         switch request.command {
         case .login: return login(request, from: caller)
         case .logout:
-            guard let token = request.token else { return refused("logout needs the parent session's token") }
+            guard let token = request.token else { return refused(Why(.logoutNeedsToken)) }
             let closed = parentSessions.close(token, caller: caller.credentials.uid)
             if closed { log("\(caller.name) logged out of a parent session", level: .notice, ["event": "parent_logout"]) }
             return ControlServer.Answer(line: ControlReply(ok: true, note: closed ? "logged out" : "no such session open: nothing to end").line, ok: true, child: nil)
@@ -311,7 +311,7 @@ struct Daemon {
         var session: ParentSessions.Session?
         if let token = request.token {
             guard let s = parentSessions.session(token, caller: caller.credentials.uid, now: SystemClock.monoMicros()) else {
-                return refused("the parent session is over (logged out, timed out, or the daemon started again): log in again with the parent passphrase")
+                return refused(Why(.parentSessionOver))
             }
             session = s
         }
@@ -321,8 +321,8 @@ struct Daemon {
         if request.command == .family {
             let theirs = children.indices.filter { isParent($0) && (request.user == nil || children[$0].name == request.user) }
             guard !theirs.isEmpty else {
-                return refused(request.user.map { "you (\(caller.name)) are not a parent of a child named \($0) here" }
-                               ?? "family is for parents: as root, as a user in the policies' [parents] users or groups, or in a parent session (login); you are \(caller.name)")
+                return refused(request.user.map { Why(.notParentOfChild, ["who": caller.name, "child": $0]) }
+                               ?? Why(.familyForParents, ["who": caller.name]))
             }
             var reply = ControlReply(ok: true)
             reply.family = theirs.map { k in ControlReply.FamilyMember(child: children[k].name, status: children[k].status(hooks: server?.hooks(of: children[k].uid) ?? [])) }
@@ -341,7 +341,7 @@ struct Daemon {
                 }
             }
             guard !theirs.isEmpty else {
-                return refused("you (\(caller.name)) are not a parent of any child watched here; a parent by passphrase names the child with --user NAME")
+                return refused(Why(.notParentOfAny, ["who": caller.name]))
             }
             return ControlServer.Answer(line: reply.line, ok: true, child: nil)
         }
@@ -349,14 +349,14 @@ struct Daemon {
         if request.user == nil, own == nil, children.count > 1, [.approve, .deny].contains(request.command), let id = request.requestID {
             // System mode: a request's id names its child ("emma-3").
             guard let holder = children.firstIndex(where: { $0.live.engine.requests.contains { $0.id == id } }) else {
-                return refused("there is no request \(id) here (stctl requests lists them)")
+                return refused(Why(.noSuchRequest, ["id": id]))
             }
             i = holder
         } else if let name = request.user {
             guard let found = children.firstIndex(where: { $0.name == name }) else {
                 let mine = index(ofChild: caller.credentials.uid) != nil
-                return refused(mine ? "you may ask only about yourself, not \(name)"
-                                    : "no child named \(name) is watched here" + (caller.credentials.uid == 0 ? " (children: \(children.map(\.name).joined(separator: ", ")))" : ""))
+                if mine { return refused(Why(.onlyYourself, ["child": name])) }
+                return refused(Why(.noSuchChild, caller.credentials.uid == 0 ? ["child": name, "children": children.map(\.name).joined(separator: ", ")] : ["child": name]))
             }
             i = found
         } else if let own {
@@ -364,13 +364,12 @@ struct Daemon {
         } else if children.count == 1 {
             i = 0
         } else {
-            return refused("several children are watched here: name one with --user NAME"
-                           + (caller.credentials.uid == 0 ? " (\(children.map(\.name).joined(separator: ", ")))" : ""))
+            return refused(Why(.nameAChild, caller.credentials.uid == 0 ? ["children": children.map(\.name).joined(separator: ", ")] : [:]))
         }
         let uid = children[i].uid
         if let session {
             guard session.children.contains(uid) else {
-                return refused("this parent session is not for \(children[i].name): log in with \(children[i].name)'s parent passphrase")
+                return refused(Why(.sessionNotForChild, ["child": children[i].name]))
             }
             caller.parentSession = true
             caller.sessionParent = session.parent
@@ -401,17 +400,17 @@ struct Daemon {
     /// is (system mode: each child's policy has its own). A wrong one counts against the caller's
     /// lock at every child it was tried for; a right one does not count at the others.
     mutating func login(_ request: ControlRequest, from caller: ControlServer.Caller) -> ControlServer.Answer {
-        func refused(_ why: String) -> ControlServer.Answer { ControlServer.Answer(line: ControlReply.refused(why).line, ok: false, child: nil) }
-        guard let phrase = request.passphrase, !phrase.isEmpty else { return refused("login needs the parent passphrase") }
+        func refused(_ why: Why) -> ControlServer.Answer { ControlServer.Answer(line: ControlReply.refused(why).line, ok: false, child: nil) }
+        guard let phrase = request.passphrase, !phrase.isEmpty else { return refused(Why(.loginNeedsPassphrase)) }
         let minutes = request.minutes ?? ParentSessions.defaultMinutes
         guard ParentSessions.minutes.contains(minutes) else {
-            return refused("login takes minutes from \(ParentSessions.minutes.lowerBound) to \(ParentSessions.minutes.upperBound)")
+            return refused(Why(.loginMinutes, ["least": "\(ParentSessions.minutes.lowerBound)", "most": "\(ParentSessions.minutes.upperBound)"]))
         }
         let named = children.indices.filter { request.user == nil || children[$0].name == request.user }
-        guard !named.isEmpty else { return refused("no child named \(request.user ?? "") is watched here") }
+        guard !named.isEmpty else { return refused(Why(.noSuchChild, ["child": request.user ?? ""])) }
         let withPhrase = named.filter { children[$0].hasPassphrase }
         guard !withPhrase.isEmpty else {
-            return refused("login is by the parent passphrase, and no policy here sets one ([parents] passphrase_hash)")
+            return refused(Why(.loginNoPassphrase))
         }
         let now = SystemClock.wallMicros()
         let right: [Int]
@@ -460,9 +459,9 @@ struct Daemon {
         let trimmed = request.parent?.trimmingCharacters(in: .whitespaces)
         let parent = trimmed?.isEmpty == false ? trimmed : nil
         if !parents.isEmpty {
-            guard let parent else { return refused("say which parent you are: \(parents.sorted().joined(separator: ", "))") }
+            guard let parent else { return refused(Why(.whichParent, ["parents": parents.sorted().joined(separator: ", ")])) }
             guard right.allSatisfy({ children[$0].live.engine.policy.parents.users.contains(parent) }) else {
-                return refused("\(parent.prefix(40)) is not one of the parents the policy names (\(parents.sorted().joined(separator: ", ")))")
+                return refused(Why(.notAParent, ["parent": String(parent.prefix(40)), "parents": parents.sorted().joined(separator: ", ")]))
             }
         }
         let token = RandomToken.hex()

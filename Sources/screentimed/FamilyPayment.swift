@@ -35,27 +35,31 @@ extension Child {
         guard Self.refusal(in: effects) == nil,
               let spent = effects.lazy.compactMap({ e -> LedgerEntry? in if case .ledger(let l) = e, l.familySeq == placeholder { return l } else { return nil } }).first
         else { return .proceed(event) }
-        let what = if case .redeem = event.kind { "not redeemed" } else { "not approved" }
+        // Refused, as the engine's refusals are: "not redeemed: …", "not approved: …; the request still waits".
+        let redeem = if case .redeem = event.kind { true } else { false }
+        func no(_ why: Why.Code, _ figures: [String: String] = [:]) -> FamilyPayment {
+            .answer(.refused(Why(redeem ? .notRedeemed : why == .familyBalance ? .notApprovedPoints : .notApproved, because: Why(why, figures))))
+        }
         guard let link = share.link, !link.gone else {
-            return .answer(.refused("\(what): the family database is out of reach (\(share.turns.problem ?? "no link to it")); points are spent from the family's balance, which only it knows: try again when it answers (stctl status says)"))
+            return no(.familyOutOfReach, ["detail": share.turns.problem ?? "no link to it"])
         }
         let origin = "request:\(caller.credentials.uid):" + (request.id ?? RandomToken.hex())
         let id = link.send(.pay, child: share.child, machine: share.settings.machine,
                            entries: [.init(origin: origin, kind: spent.kind.rawValue, points: spent.points, atMicros: spent.at, note: spent.note ?? "")])
         guard let reply = link.wait(for: id, timeoutMillis: HouseholdShare.payPatience) else {
             householdUnreachable("no answer to a redemption within \(HouseholdShare.payPatience / 1000) s")
-            return .answer(.refused("\(what): the family database did not answer in time; if it took the points after all, the same request again (same id) is not paid twice: try again"))
+            return no(.familyNoAnswer)
         }
         if let error = reply.error {
             householdUnreachable(error)
-            return .answer(.refused("\(what): \(error); points are spent from the family's balance, which only the family database knows: try again when it answers"))
+            return no(.familyFailed, ["detail": error])
         }
         householdAnswered()
         switch reply.outcome {
         case "appended", "duplicate":
             guard let seq = reply.seq else { break }
             if (try? live.store.hasLedgerEntry(familySeq: seq)) == true {
-                return .answer(.refused("\(what) again: the family ledger's entry \(seq) paid this request before, and it was carried out here (stctl history)"))
+                return no(.familyPaidBefore, ["entry": "\(seq)"])
             }
             let paid: Event.Kind
             switch event.kind {
@@ -70,10 +74,9 @@ extension Child {
                 ["event": "household_paid", "family_seq": "\(seq)"])
             return .proceed(Event(at: event.at, mono: event.mono, paid))
         case "refused":
-            let hint = if case .requestDecided = event.kind { "; approve it as a gift (--gift) or with fewer minutes (--minutes)" } else { "" }
-            return .answer(.refused("\(what): it costs \(-spent.points) points and the family's balance is \(reply.balance ?? 0) (the points of all of \(share.child)'s computers)\(hint)"))
+            return no(.familyBalance, ["cost": "\(-spent.points)", "balance": "\(reply.balance ?? 0)", "child": share.child])
         default: break
         }
-        return .answer(.refused("\(what): the family database's answer was not understood; nothing was spent here"))
+        return no(.familyNotUnderstood)
     }
 }

@@ -17,25 +17,25 @@ extension Child {
     mutating func answerFamily(_ request: ControlRequest, from caller: ControlServer.Caller, role: Authority.Role,
                                strangerRefused: ControlReply) throws -> ControlReply {
         if let words = request.reason, words.count > Self.maxWords {
-            return .refused("the reason is \(words.count) characters long; at most \(Self.maxWords), please")
+            return .refused(.reasonTooLong, ["length": "\(words.count)", "most": "\(Self.maxWords)"])
         }
         let reason = request.reason.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.flatMap { $0.isEmpty ? nil : $0 }
         switch request.command {
         case .ask:
             guard role == .child else {
                 return role == .stranger ? strangerRefused
-                    : .refused("ask is for \(system ? name : "the child") to ask for game time; a parent gives time with stctl redeem, or answers a request with stctl approve")
+                    : .refused(.askIsForChild, system ? ["child": name] : [:])
             }
-            guard let minutes = request.minutes, (1...100_000).contains(minutes) else { return .refused("ask needs minutes from 1 to 100000") }
+            guard let minutes = request.minutes, (1...100_000).contains(minutes) else { return .refused(.askMinutes) }
             let id = (system ? "\(name)-" : "") + "\(live.engine.requestsAsked + 1)"
             let screen = request.screen == true
             if screen, !live.engine.policy.screen.configured {
-                return .refused("not asked: this computer's screen time is not limited, so there is no screen time to ask for (ask for game time: stctl ask \(minutes))")
+                return .refused(.screenNotLimited, ["minutes": "\(minutes)"])
             }
             return try saveAndAnswer(.timeRequested(id: id, minutes: minutes, reason: reason, screen: screen), request,
                                      asked: "ask \(minutes)\(screen ? " screen" : "") \(reason ?? "")",
                                      caller: caller, counted: .request) { [self] effects, engine in
-                if let r = Self.refusal(in: effects) { return .refused("not asked: \(r.reason)") }
+                if let r = Self.refusal(in: effects) { return .refused(Why(.notAsked, because: Self.why(r))) }
                 return ControlReply(ok: true, request: engine.requests.last { $0.id == id }.map { requestLine($0, engine) })
             }
 
@@ -47,29 +47,31 @@ extension Child {
             let approve = request.command == .approve
             let what = approve ? "approve" : "deny"
             if let no = refuseUnlessParent(what, request, caller: caller, role: role) { return no }
-            guard let id = request.requestID, !id.isEmpty else { return .refused("\(what) needs the request's id (stctl requests lists them)") }
+            guard let id = request.requestID, !id.isEmpty else { return .refused(.needsRequestID, ["command": what]) }
             guard let asked = live.engine.requests.first(where: { $0.id == id }) else {
-                return .refused("there is no request \(id)\(system ? " of \(name)" : "") (stctl requests lists them)")
+                return .refused(.noSuchRequest, system ? ["id": id, "of": name] : ["id": id])
             }
             guard asked.state == .pending else {
-                return .refused("request \(id) was \(asked.state.rawValue) already" + (asked.by.map { " (by \($0))" } ?? ""))
+                
+                var figures = ["id": id, "state": asked.state.rawValue]
+                figures["by"] = asked.by
+                return .refused(.requestDecidedAlready, figures)
             }
             if let m = request.minutes {
-                guard approve else { return .refused("deny takes no minutes") }
+                guard approve else { return .refused(.denyTakesNoMinutes) }
                 guard (1...asked.minutes).contains(m) else {
-                    return .refused("request \(id) asked for \(asked.minutes) min: approve from 1 to \(asked.minutes) min (for more minutes, stctl redeem)")
+                    return .refused(.approveMinutes, ["id": id, "most": "\(asked.minutes)"])
                 }
             }
-            if request.gift == true, request.bonus == true { return .refused("approve as a gift or as bonus time, not both") }
+            if request.gift == true, request.bonus == true { return .refused(.giftOrBonus) }
             let pay: RequestDecision.Pay = request.bonus == true ? .bonus : request.gift == true ? .gift : .points
             if approve, pay != .bonus, asked.screen != true,
-               let no = beyondToday(request.minutes ?? asked.minutes, request, doing: "approved; the request still waits", paid: pay == .points) { return no }
+               let no = beyondToday(request.minutes ?? asked.minutes, request, doing: .approved, paid: pay == .points) { return no }
             let said = "\(what) \(id) \(pay.rawValue) \(request.minutes.map(String.init) ?? "") \(reason ?? "")"
             let decision = RequestDecision(id: id, approved: approve, pay: pay, minutes: request.minutes, by: parentName(caller, role), reason: reason)
             return try saveAndAnswer(.requestDecided(decision), request, asked: said, caller: caller) { [self] effects, engine in
                 if let r = Self.refusal(in: effects) {
-                    let hint = r.code == .insufficientPoints ? "; approve it as a gift (--gift) or with fewer minutes (--minutes)" : ""
-                    return .refused("not approved: \(r.reason)\(hint); the request still waits")
+                    return .refused(Why(r.code == .insufficientPoints ? .notApprovedPoints : .notApproved, because: Self.why(r)))
                 }
                 return ControlReply(ok: true, balance: engine.ledger.balance,
                                     request: engine.requests.first { $0.id == id }.map { requestLine($0, engine) })
@@ -82,20 +84,21 @@ extension Child {
         case .choreDone:
             guard role == .child else {
                 return role == .stranger ? strangerRefused
-                    : .refused("chore done is for \(system ? name : "the child") to say; a parent answers with stctl chore approve or reject")
+                    : .refused(.choreDoneIsForChild, system ? ["child": name] : [:])
             }
-            guard let chore = request.chore, !chore.isEmpty else { return .refused("chore done needs the chore's name (stctl chores lists them)") }
+            guard let chore = request.chore, !chore.isEmpty else { return .refused(.choreNeedsName) }
             // A chore the policy does not have is refused before anything is kept (a claim of
             // one with a made-up name of any length would be kept for nothing).
             guard chore.count <= Self.maxChoreName, live.engine.policy.chores.contains(where: { $0.name == chore }) else {
                 guard chore.count <= Self.maxChoreName else {
-                    return .refused("not claimed: there is no chore called \(chore.prefix(40))… (stctl chores lists them)")
+                    return .refused(Why(.notClaimed, because: Why(.choreUnknown, ["chore": chore.prefix(40) + "…"])))
                 }
-                let like = suggestion(for: chore, among: live.engine.policy.chores.map(\.name))
-                return .refused("not claimed: there is no chore called \(chore)" + (like.isEmpty ? " (stctl chores lists them)" : like))
+                var figures = ["chore": chore]
+                figures["like"] = closest(to: chore, among: live.engine.policy.chores.map(\.name))
+                return .refused(Why(.notClaimed, because: Why(.choreUnknown, figures)))
             }
             return try saveAndAnswer(.choreDone(chore: chore), request, asked: "chore done \(chore)", caller: caller, counted: .request) { [self] effects, engine in
-                if let r = Self.refusal(in: effects) { return .refused("not claimed: \(r.reason)") }
+                if let r = Self.refusal(in: effects) { return .refused(Why(.notClaimed, because: Self.why(r))) }
                 return ControlReply(ok: true, chores: choreLines(of: engine).filter { $0.chore == chore })
             }
 
@@ -104,26 +107,26 @@ extension Child {
             let what = approve ? "chore approve" : "chore reject"
             if let no = refuseUnlessParent(what, request, caller: caller, role: role) { return no }
             guard let chore = request.chore, !chore.isEmpty, chore.count <= Self.maxChoreName else {
-                return .refused("\(what) needs the chore's name, at most \(Self.maxChoreName) characters (stctl chores lists them)")
+                return .refused(.choreNameTooLong, ["command": what, "most": "\(Self.maxChoreName)"])
             }
             return try saveAndAnswer(.choreDecided(chore: chore, approved: approve, by: parentName(caller, role), reason: reason), request,
                                      asked: "\(what) \(chore) \(reason ?? "")", caller: caller) { [self] effects, engine in
-                if let r = Self.refusal(in: effects) { return .refused("nothing to \(approve ? "approve" : "reject"): \(r.reason)") }
+                if let r = Self.refusal(in: effects) { return .refused(Why(.nothingToDecide, because: Self.why(r), ["command": approve ? "approve" : "reject"])) }
                 return ControlReply(ok: true, balance: engine.ledger.balance, chores: choreLines(of: engine).filter { $0.chore == chore })
             }
 
         default:
-            return .refused("\(request.command.rawValue) is not a family request")
+            return .refused(.notFamily, ["command": request.command.rawValue])
         }
     }
 
     /// The child's own redemption (the policy has `child_may_redeem`), within `child_redeem_daily_max`.
     mutating func childRedeem(_ request: ControlRequest, minutes: Int64, caller: ControlServer.Caller) throws -> ControlReply {
-        if let no = beyondToday(minutes, request, doing: "redeemed") { return no }
+        if let no = beyondToday(minutes, request, doing: .redeemed) { return no }
         let before = live.engine.ledger.balance
         return try saveAndAnswer(.redeem(minutes: minutes, by: RequestDecision.child), request, asked: "redeem \(minutes) child", caller: caller,
                                  counted: .request) { effects, engine in
-            if let r = Self.refusal(in: effects) { return .refused("not redeemed: \(r.reason)") }
+            if let r = Self.refusal(in: effects) { return .refused(Why(.notRedeemed, because: Self.why(r))) }
             return ControlReply(ok: true, balance: engine.ledger.balance, cost: before - engine.ledger.balance)
         }
     }
@@ -150,6 +153,11 @@ extension Child {
 
     static func refusal(in effects: [Effect]) -> Refusal? {
         effects.lazy.compactMap { if case .refused(let r) = $0 { return r } else { return nil } }.first
+    }
+
+    /// The engine's refusal as the reply says it: its code and figures.
+    static func why(_ r: Refusal) -> Why {
+        Why(code: r.words, figures: r.figures) ?? Why(.asSaid, ["detail": r.reason])
     }
 
     // MARK: What the lists show

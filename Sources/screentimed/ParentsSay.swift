@@ -14,12 +14,12 @@ extension Child {
         let by = parentName(caller, role)
         let reason = request.reason.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.flatMap { $0.isEmpty ? nil : $0 }
         if let words = reason, words.count > Self.maxWords {
-            return .refused("the reason is \(words.count) characters long; at most \(Self.maxWords), please")
+            return .refused(.reasonTooLong, ["length": "\(words.count)", "most": "\(Self.maxWords)"])
         }
         switch request.command {
         case .bonus where request.screen == true:
             guard let minutes = request.minutes, (1...1440).contains(minutes) else {
-                return .refused("bonus needs minutes from 1 to 1440 (a day); nothing was given")
+                return .refused(.bonusMinutes)
             }
             return try saveAndAnswer(.screenBonus(minutes: minutes, by: by, reason: reason), request, asked: "bonus screen \(minutes) \(reason ?? "")",
                                      caller: caller) { [self] _, engine in
@@ -29,15 +29,14 @@ extension Child {
             }
         case .bedtime:
             guard let text = request.until?.trimmingCharacters(in: .whitespaces), let minute = HourWindow.minute(of: text), minute > 0 else {
-                return .refused("bedtime needs a time tonight such as 21:30 (HH:MM, up to 24:00); nothing was changed")
+                return .refused(.bedtimeTime)
             }
             // A time already past today (00:30 asked at 21:00, meaning after midnight) would make it
             // bedtime at once: refused, in the parent's words.
             let wall = SystemClock.wallMicros()
             let local = ((wall / Seconds.micro + Int64(live.engine.utcOffset(at: wall))) % 86_400 + 86_400) % 86_400
             if Int64(minute) * 60 <= local {
-                return .refused("it is already past \(HourWindow.text(minute: minute)) today: bedtime tonight can be from now up to 24:00 "
-                                + "(midnight), when a new day starts with its own hours; nothing was changed")
+                return .refused(.bedtimePast, ["time": HourWindow.text(minute: minute)])
             }
             return try saveAndAnswer(.bedtimeMoved(until: minute, by: by), request, asked: "bedtime \(HourWindow.text(minute: minute))",
                                      caller: caller) { [self] _, engine in
@@ -52,11 +51,11 @@ extension Child {
             }
         case .bonus:
             guard let minutes = request.minutes, (1...1440).contains(minutes) else {
-                return .refused("bonus needs minutes from 1 to 1440 (a day); nothing was given")
+                return .refused(.bonusMinutes)
             }
             return try saveAndAnswer(.bonusGiven(minutes: minutes, by: by, reason: reason), request, asked: "bonus \(minutes) \(reason ?? "")",
                                      caller: caller) { [self] effects, engine in
-                if let r = Self.refusal(in: effects) { return .refused("no bonus time was given: \(r.reason)") }
+                if let r = Self.refusal(in: effects) { return .refused(Why(.noBonus, because: Self.why(r))) }
                 let left = engine.asOf(mono: SystemClock.monoMicros())
                 return ControlReply(ok: true, note: "\(minutes) min of bonus time for \(system ? name : "the child") today; "
                                     + "game time left today: \(DurationText.words(left.rewardAvailableToday)).")
@@ -66,7 +65,7 @@ extension Child {
             let until: Microseconds
             switch Self.stopUntil(request.until, engine: now) {
             case .success(let u): until = u
-            case .failure(let why): return .refused(why.description)
+            case .failure(let why): return .refused(why.why)
             }
             let at = WallTime(micros: until, utcOffsetSeconds: now.utcOffset(at: until))
             return try saveAndAnswer(.gamesStopped(until: at, by: by), request, asked: "stop games \(RFC3339.format(micros: until, utcOffsetSeconds: 0))",
@@ -79,23 +78,23 @@ extension Child {
             }
         case .revoke:
             guard let minutes = request.minutes, (1...100_000).contains(minutes) else {
-                return .refused("revoke needs minutes from 1 to 100000; nothing was taken back")
+                return .refused(.revokeMinutes)
             }
             let refund = request.refund == true
             return try saveAndAnswer(.minutesRevoked(minutes: minutes, refund: refund, by: by), request, asked: "revoke \(minutes) \(refund)",
                                      caller: caller) { effects, engine in
-                if let r = Self.refusal(in: effects) { return .refused("nothing was taken back: \(r.reason)") }
+                if let r = Self.refusal(in: effects) { return .refused(Why(.nothingTakenBack, because: Self.why(r))) }
                 let entry = effects.lazy.compactMap { e -> LedgerEntry? in if case .ledger(let l) = e, l.kind == .revoked { return l } else { return nil } }.first
                 let taken = DurationText.words(entry?.rewardSeconds ?? 0)
                 let refunded = (entry?.points ?? 0) > 0 ? ", \(entry!.points) points given back" : refund ? ", no points to give back (they were given, not bought)" : ""
                 return ControlReply(ok: true, balance: engine.ledger.balance, note: "Took back \(taken)\(refunded).")
             }
         default:
-            return .refused("\(what) is not one of a parent's say over today")
+            return .refused(.notParentsSay, ["command": "\(what)"])
         }
     }
 
-    struct UntilProblem: Error, CustomStringConvertible { var description: String }
+    struct UntilProblem: Error { var why: Why }
 
     /// Until when games stop: "HH:MM" (today, or tomorrow when that time has passed today), an RFC
     /// 3339 time, "now" (they may be played again), or nothing (the end of today). At most a week.
@@ -104,12 +103,12 @@ extension Child {
         guard let text = text?.trimmingCharacters(in: .whitespaces), !text.isEmpty else { return .success(engine.today.end) }
         if text == "now" { return .success(now) }
         if let t = RFC3339.parse(text) {
-            guard t.micros <= now + 7 * 86_400 * Seconds.micro else { return .failure(UntilProblem(description: "games may be stopped for a week at most; \(text) is further off")) }
+            guard t.micros <= now + 7 * 86_400 * Seconds.micro else { return .failure(UntilProblem(why: Why(.stopGamesWeek, ["until": text]))) }
             return .success(t.micros)
         }
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
         guard parts.count == 2, let h = Int64(parts[0]), let m = Int64(parts[1]), (0...23).contains(h), (0...59).contains(m), parts[1].count == 2 else {
-            return .failure(UntilProblem(description: "until must be a time of day such as 19:00, a date and time such as 2026-11-28T07:00:00+01:00, or now; not \"\(text.prefix(40))\""))
+            return .failure(UntilProblem(why: Why(.stopGamesUntil, ["until": String(text.prefix(40))])))
         }
         // That time of day today, in the policy's zone; tomorrow when it has passed.
         for dayStart in [engine.today.start, engine.today.end] {
@@ -126,7 +125,9 @@ extension Child {
     /// answer offers bonus time instead (code `beyond_today`).
     /// `paid`: the minutes are paid with points; when the balance cannot pay them, that refusal
     /// comes first (there is nothing to ask).
-    func beyondToday(_ minutes: Int64, _ request: ControlRequest, doing: String, paid: Bool = true) -> ControlReply? {
+    enum Paying: String { case redeemed, approved }
+
+    func beyondToday(_ minutes: Int64, _ request: ControlRequest, doing: Paying, paid: Bool = true) -> ControlReply? {
         guard request.anyway != true else { return nil }
         let engine = live.engine.asOf(mono: SystemClock.monoMicros())
         if paid, engine.ledger.balance < minutes * engine.policy.points.perRewardMinute { return nil }
@@ -134,13 +135,9 @@ extension Child {
         let seconds = minutes * 60 * Seconds.micro
         guard seconds > room else { return nil }
         let minute = 60 * Seconds.micro
-        let who = system ? name : "the child"
-        let keeps = engine.policy.rewards.redemptionExpiresAfter.map { "they expire \(DurationText.long($0)) after they are given" } ?? "they do not expire"
-        var reply = ControlReply.refused(
-            "today's limits leave room for \(room / minute) more minutes of games, so \((seconds - room + minute - 1) / minute) of these \(minutes) minutes "
-            + "cannot be played today (\(keeps)). Nothing was \(doing). To let \(who) play longer today, give bonus time instead; "
-            + "or go ahead anyway")
-        reply.code = "beyond_today"
-        return reply
+        var figures = ["room": "\(room / minute)", "over": "\((seconds - room + minute - 1) / minute)", "minutes": "\(minutes)", "doing": doing.rawValue]
+        if system { figures["child"] = name }
+        if let expires = engine.policy.rewards.redemptionExpiresAfter { figures["expires"] = "\(expires / Seconds.micro)" }
+        return .refused(.beyondToday, figures)
     }
 }

@@ -100,6 +100,7 @@ struct Run: ParsableCommand {
             watch(&child)
             child.joinHousehold()
             if !noNotifications { child.notifier = Notifier() }
+            child.languages = UserLanguages(system: false)
             try serve([child], listener: listener, every: every, cpu: cpu, quiet: quiet, logger: logger)
         }
     }
@@ -171,6 +172,7 @@ struct Run: ParsableCommand {
             var children: [Child] = []
             var locks: [FileLock] = []
             let relay = noNotifications ? nil : NotificationRelay()
+            let languages = UserLanguages(system: true)
             defer { withExtendedLifetime(locks) {} }
             for (account, path) in policies.children {
                 let text = try policyText(at: path)
@@ -184,6 +186,7 @@ struct Run: ParsableCommand {
                 watch(&child)
                 child.joinHousehold()
                 child.relay = relay
+                child.languages = languages
                 children.append(child)
             }
             let path = socket ?? ControlProtocol.systemSocketPath

@@ -7,12 +7,12 @@ extension Child {
     /// `simulate`: the last days of this child's stored log under a new policy beside the
     /// policies that were in force. Reads the state; writes nothing, changes nothing.
     func simulate(_ request: ControlRequest) throws -> ControlReply {
-        guard let text = request.policy else { return .refused("simulate needs the text of a policy") }
+        guard let text = request.policy else { return .refused(.simulateNeedsPolicy) }
         let days = request.days ?? 7
-        guard (1...31).contains(days) else { return .refused("simulate needs days from 1 to 31") }
+        guard (1...31).contains(days) else { return .refused(.daysRange, ["command": "simulate", "most": "31"]) }
         let policy: Policy
         do throws(PolicyError) { policy = try PolicyLoader.parse(text, file: "the new policy") } catch {
-            return .refused("the new policy cannot be used: " + error.problems.map { "line \($0.line): \($0.message)" }.joined(separator: "; "))
+            return .refused(.simulatePolicyProblem, ["detail": error.problems.map { "line \($0.line): \($0.message)" }.joined(separator: "; ")])
         }
         let engine = live.engine
         var starts = [engine.today.start]

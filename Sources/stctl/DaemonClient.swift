@@ -4,6 +4,7 @@ import FoundationEssentials
 import Glibc
 import ScreenTimeCore
 import ScreenTimeLinux
+import ScreenTimeWords
 
 /// `--socket` and `--json`, shared by every command that talks to the daemon.
 struct ClientOptions: ParsableArguments {
@@ -89,7 +90,7 @@ struct DaemonClient {
             print(String(decoding: ControlProtocol.encode(reply).dropLast(), as: UTF8.self))
         }
         guard reply.ok else {
-            if !json { StandardError.write("stctl: \(reply.error ?? "refused")\n") }
+            if !json { StandardError.write("stctl: \(reply.refusalWords(tr))\n") }
             throw ExitCode(1)
         }
         if !json {
@@ -124,8 +125,10 @@ struct ParentOptions: ParsableArguments {
             return try client.send(request)
         }
         let reply = try client.send(request)
-        guard !reply.ok, reply.error?.contains(" is for parents: ") == true,
-              let phrase = Terminal.readHidden(prompt: "Parent passphrase: "), !phrase.isEmpty else { return reply }
+        // "… is for parents: … or give the parent passphrase": asked for at the keyboard.
+        let forParents = Why.Code.forParents.rawValue
+        guard !reply.ok, reply.code == forParents || (reply.code == Why.Code.forParentsChildMayAsk.rawValue && reply.figures?["because"] == forParents),
+              let phrase = Terminal.readHidden(prompt: tr("Parent passphrase: ")), !phrase.isEmpty else { return reply }
         request.passphrase = phrase
         return try client.send(request)
     }
@@ -135,21 +138,22 @@ struct ParentOptions: ParsableArguments {
     /// sends it again with `anyway`; without a terminal, says how (`--anyway`, or bonus time).
     func sendPaying(_ request: ControlRequest, with client: ClientOptions, bonusInstead: String) throws -> ControlReply {
         var request = request
-        var reply = try send(&request, with: client)
+        let reply = try send(&request, with: client)
         guard !reply.ok, reply.code == "beyond_today", !client.json else { return reply }
         let user = client.user.map { " --user \($0)" } ?? ""
         if isatty(0) == 1, !passphraseStdin {
-            let why = reply.error ?? ""
-            StandardError.write(why.prefix(1).uppercased() + why.dropFirst() + ".\nGo ahead anyway? [y/N] ")
+            let why = reply.refusalWords(tr)
+            StandardError.write(why.prefix(1).uppercased() + why.dropFirst() + ".\n" + tr("Go ahead anyway? [y/N] "))
             let answer = readLine(strippingNewline: true).map { $0.filter { $0 != " " && $0 != "\t" }.lowercased() }
-            guard answer == "y" || answer == "yes" else {
-                throw Failure("stctl: nothing was paid. Bonus time for today: stctl \(bonusInstead)\(user)", code: 1)
+            // English's y and yes are taken in every language, beside the language's own.
+            guard let answer, ["y", "yes", tr("y", context: "answer"), tr("yes", context: "answer")].contains(answer) else {
+                throw Failure("stctl: " + tr("nothing was paid. Bonus time for today: {command}", ["command": "stctl \(bonusInstead)\(user)"]), code: 1)
             }
             request.anyway = true
             return try send(&request, with: client)
         }
-        reply.error = (reply.error ?? "") + ": add --anyway, or give bonus time instead: stctl \(bonusInstead)\(user)"
-        return reply
+        throw Failure("stctl: " + tr("{why}: add --anyway, or give bonus time instead: {command}",
+                                     ["why": reply.refusalWords(tr), "command": "stctl \(bonusInstead)\(user)"]), code: 1)
     }
 }
 

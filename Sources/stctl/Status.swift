@@ -250,7 +250,7 @@ struct Status: ParsableCommand {
                 (text, tooltip, cls) = (barText(s), barTooltip(s), barClass(s))
                 shortText = barScreen(s, short: true) + "🎮 \(barMinutes(s.rewardAvailableSeconds))"
             } else {
-                (text, tooltip) = barError(r.error ?? "the daemon refused")
+                (text, tooltip) = barError(r.refusalWords(tr))
                 (shortText, cls) = ("🎮 error", .error)
             }
         case .failure(let e):
@@ -351,7 +351,7 @@ struct Adjust: ParsableCommand {
     func confirmPenalty() throws {
         let reply = try client.send(ControlRequest(.status))
         guard reply.ok, let s = reply.status else {
-            throw Failure("stctl: could not read today's points before taking \(points.magnitude): \(reply.error ?? "the daemon sent no status"). "
+            throw Failure("stctl: could not read today's points before taking \(points.magnitude): \(reply.refusalWords(tr)). "
                           + "Nothing was taken. To take them anyway, add --yes.", code: 1)
         }
         guard points.magnitude > UInt64(max(0, s.pointsToday)) else { return }

@@ -55,7 +55,8 @@ struct ControlProtocolTests {
             .init(exe: "/app/bin/x", flatpak: "org.example.X", comm: "x", starts: 1, lastStarted: "2026-11-23T15:00:00+01:00",
                   app: nil, category: nil, trusted: false),
         ]),
-        .refused("redeem is for parents\nreally"),
+        .refused(.asSaid, ["detail": "redeem is for parents\nreally"]),
+        .refused(Why(.notRedeemed, because: Why(.insufficientPoints, ["cost": "40", "balance": "10"]))),
     ]
 
     @Test("the daemon's reply writer gives the same bytes as the Codable encoder stctl reads", arguments: replies)

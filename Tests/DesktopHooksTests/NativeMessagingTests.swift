@@ -54,7 +54,7 @@ struct NativeMessagingTests {
         #expect(ask("[1]") == nil)
         // The answer for the page.
         #expect(BrowserMessages.asked(ControlReply(ok: true)) == #"{"asked":true}"#)
-        #expect(BrowserMessages.asked(.refused("not asked: x")) == #"{"error":"not asked: x"}"#)
+        #expect(BrowserMessages.asked(.refused(.asSaid, ["detail": "not asked: x"])) == #"{"error":"not asked: x"}"#)
         #expect(BrowserMessages.asked(nil) == #"{"error":"screentime is not running"}"#)
     }
 
@@ -64,7 +64,7 @@ struct NativeMessagingTests {
         reply.siteStops = [ControlReply.SiteStopLine(host: "poki.com", site: "Poki", reason: "blocked")]
         #expect(BrowserMessages.answer(reply) == #"{"stops":[{"host":"poki.com","site":"Poki","reason":"blocked"}]}"#)
         #expect(BrowserMessages.answer(ControlReply(ok: true)) == #"{"stops":[]}"#)
-        #expect(BrowserMessages.answer(.refused("the site report is not believed: x")) == #"{"error":"the site report is not believed: x"}"#)
+        #expect(BrowserMessages.answer(.refused(.asSaid, ["detail": "the site report is not believed: x"])) == #"{"error":"the site report is not believed: x"}"#)
         #expect(BrowserMessages.answer(nil) == #"{"error":"screentime is not running"}"#)
     }
 }

@@ -35,7 +35,7 @@ struct PassphraseEndToEndTests {
         for left in [4, 3, 2, 1] {
             let wrong = try adjust(d, 100, passphrase: "tea for three")
             #expect(wrong.status == 1)
-            #expect(wrong.stderr == "stctl: wrong parent passphrase (\(left) more tries before a 15-minute lock)\n")
+            #expect(wrong.stderr == "stctl: wrong parent passphrase (\(left) more \(left == 1 ? "try" : "tries") before a 15-minute lock)\n")
         }
         let fifth = try adjust(d, 100, passphrase: "coffee")
         #expect(fifth.stderr == "stctl: wrong parent passphrase; that was the fifth: parent commands by passphrase are locked for 15 minutes\n")

@@ -173,7 +173,7 @@ struct FamilyScenarioTests {
         let r = tl.replay(testPolicy(apps: Self.chores))
         #expect(r.choreClaims.map(\.chore) == ["Trash", "Tidy room", "Piano", "Piano", "Trash"])
         #expect(r.choreClaims.map(\.state) == [.approved, .approved, .approved, .pending, .pending])
-        #expect(r.refusals.map(\.reason) == ["Piano is done on mon, thu, not today", "Trash was done and paid this week",
+        #expect(r.refusals.map(\.reason) == ["Piano is done on Monday, Thursday, not today", "Trash was done and paid this week",
                                              "Tidy room was done and paid"])
         #expect(r.refusals.allSatisfy { $0.code == .choreNotDue })
         #expect(r.balance == 75)

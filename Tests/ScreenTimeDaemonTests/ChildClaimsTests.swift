@@ -130,7 +130,7 @@ struct ChildClaimsTests {
         }
         #expect(kept == ChildQuota.claimsPerDay)
         #expect(judge(.lockChanged(locked: !locked), from: Self.child, lockClaimed: locked)
-                == .refused(ChildQuota.refusal(.claim)))
+                == .refused(ChildQuota.refusal(.claim).words()))
         #expect(judge(.lockChanged(locked: locked), from: Self.child, lockClaimed: locked) == .alreadySaid,
                 "a repeat is answered even past the allowance: it keeps nothing")
         let tomorrow = judge(.lockChanged(locked: !locked), from: Self.child, lockClaimed: locked, today: Self.today + 86_400 * Seconds.micro)
@@ -166,7 +166,7 @@ struct RequestRepeatTests {
             Issue.record("another request under a used id was not refused")
             return
         }
-        #expect(other.contains("redeem 10") && other.contains("new id"))
+        #expect(other.code == .requestIDReused && other.words().contains("redeem 10") && other.words().contains("new id"))
         guard case .again(let unreadable) = RequestRepeat.judge(id: "a1", asked: "redeem 10", lookup: { _ in ("redeem 10", "{not json") }) else {
             Issue.record("an unreadable first answer was carried out again")
             return

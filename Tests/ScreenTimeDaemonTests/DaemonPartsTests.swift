@@ -28,7 +28,7 @@ struct DaemonPartsTests {
         #expect(claim, "a claim is not a request")
         let nextDay = quota.take(.request, onDay: tuesday)
         #expect(nextDay, "a new day, a new allowance")
-        #expect(ChildQuota.refusal(.request).contains("tomorrow"))
+        #expect(ChildQuota.refusal(.request).words().contains("tomorrow"))
     }
 
     // MARK: ReportCache

@@ -16,6 +16,8 @@ struct FamilyTests {
     static let tom: UInt32 = TestUser.ensure(uid: 65049, name: "stkid65049")
     static let parent: UInt32 = TestUser.ensure(uid: 65053, name: "stparent65053")
     static let asker: UInt32 = TestUser.ensure(uid: 65055, name: "stkid65055")
+    static let lena: UInt32 = TestUser.ensure(uid: 65056, name: "stkid65056")
+    static let padre: UInt32 = TestUser.ensure(uid: 65057, name: "stparent65057")
 
     /// One game, one chore; a request waits an hour; games are closed at once when their time is gone.
     static func policy(game: String, parents: String = "", rewards: String = "") -> String {
@@ -300,6 +302,46 @@ struct FamilyTests {
         // The relays end with the daemon.
         try Wait.whether(within: 15) { try ReplayBinaryTests.runBinary("/usr/bin/pgrep", ["-f", "notify-relay --uid"]).stdout.isEmpty }
         #expect(try ReplayBinaryTests.runBinary("/usr/bin/pgrep", ["-f", "notify-relay --uid"]).stdout.isEmpty)
+    }
+
+    @Test("system mode: each user's notifications in their own language while root's is English: the child's session in German (an answered request, a game's warning and stop), her parent's in Spanish (her request)")
+    func notificationsInTheirLanguage() throws {
+        _ = (Self.lena, Self.padre)
+        let locales = NSTemporaryDirectory() + "screentime-locale-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: locales) }
+        let compiled = try LanguageTests.messages(["compile", locales])
+        try #require(compiled.status == 0, "\(compiled.stderr)")
+        let apps = try AppCopies.folder()
+        let game = "\(apps)/supertuxkart"
+        // Her session's processes run in German, his in Spanish; root's daemon in English.
+        let lenaBus = try UserSessionBus(uid: Self.lena, environment: ["LANG": "de_DE.UTF-8"])
+        let padreBus = try UserSessionBus(uid: Self.padre, environment: ["LANG": "es_ES.UTF-8"])
+        let policy = Self.policy(game: game, parents: #"users = ["stparent65057"]"#, rewards: #"daily_limit = "20s""#)
+            .replacingOccurrences(of: "warn_before = []", with: #"warn_before = ["10s"]"#)
+        let d = try SystemModeTests.SystemDaemon(policies: ["stkid65056": policy],
+                                                 environment: ["LANG": "en_US.UTF-8", "SCREENTIME_LOCALEDIR": locales])
+        _ = try d.waitFor("screentimed: watching uid 65056")
+
+        #expect(try d.stctl(Self.lena, ["ask", "5", "--reason", "Endgegner"]).status == 0)
+        let toParent = padreBus.waitFor("stkid65056 pide 5 minutos más de tiempo de juego")
+        #expect(toParent.last == #""screentime" 0 "screentime" "stkid65056 pide 5 minutos más de tiempo de juego" "«Endgegner» Responde con: stctl approve stkid65056-1 (o --gift), o stctl deny stkid65056-1" [] {"urgency": 1} -1"#,
+                "\(toParent)")
+
+        #expect(try d.stctl(Self.padre, ["approve", "stkid65056-1", "--anyway", "--gift"]).status == 0)
+        let answer = lenaBus.waitFor("Ja: 5 Minuten mehr Spielzeit")
+        #expect(answer.last == #""screentime" 0 "screentime" "Ja: 5 Minuten mehr Spielzeit" "Du hast um 5 Minuten gebeten und 5 bekommen, als Geschenk von stparent65057." [] {"urgency": 1} -1"#,
+                "\(answer)")
+
+        // Her game: the warning, with its button, and the stop, in German.
+        let played = try Self.play(game, as: Self.lena, within: 60)
+        #expect(played >= 19 && played < 26, "played \(played) s")
+        let told = lenaBus.waitFor("SuperTuxKart wurde geschlossen")
+        let warning = try #require(told.first { $0.contains("Noch 10 s Spielzeit") }, "\(told)")
+        #expect(warning == #""screentime" 0 "screentime" "Noch 10 s Spielzeit" "Speichere dein Spiel: Wenn die Zeit aufgebraucht ist, werden Spiele geschlossen." ["ask-15", "Um 15 Minuten mehr bitten"] {"urgency": 2} -1"#,
+                "\(warning)")
+        let stop = try #require(told.last { $0.contains("SuperTuxKart wurde geschlossen") })
+        #expect(stop == #""screentime" 0 "screentime" "SuperTuxKart wurde geschlossen" "Die Spielzeit für heute ist aufgebraucht." [] {"urgency": 2} -1"#, "\(stop)")
+        try d.stop()
     }
 
     @Test("a child who asks in a loop: 200 requests kept a day, then refused before anything is kept; a retry of one kept is answered as the first time, not counted again")

@@ -148,4 +148,48 @@ struct LanguageTests {
         }
         #expect(try d.stop().status == 0)
     }
+
+    @Test("a refused command in German and in Spanish: the daemon sends a code and its figures, stctl says it in the caller's language (a refusal inside a refusal too); English for C")
+    func refusalsInGermanAndSpanish() throws {
+        let locales = NSTemporaryDirectory() + "screentime-locale-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: locales) }
+        let compiled = try Self.messages(["compile", locales])
+        try #require(compiled.status == 0, "\(compiled.stderr)")
+        let d = try ControlSocketTests.RunningDaemon(policy: """
+            version = 1
+            timezone = "UTC"
+            """)
+        /// `stctl ARGS` as uid 65534 (neither root nor a parent), refused: what it says on stderr.
+        func refused(_ variables: [String], _ arguments: [String]) throws -> String {
+            let r = try ReplayBinaryTests.runBinary("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/env",
+                "-u", "LANGUAGE", "-u", "LC_ALL", "-u", "LC_MESSAGES", "-u", "LANG", "SCREENTIME_LOCALEDIR=\(locales)"] + variables
+                + [ControlSocketTests.stctl] + arguments + ["--socket", d.socket], stdin: "")
+            #expect(r.status == 1, "\(r.stdout) \(r.stderr)")
+            return r.stderr
+        }
+        // Screen time is not limited here: nothing to ask for, and the minutes are in the answer.
+        #expect(try refused(["LANG=de_DE.UTF-8"], ["ask", "--screen", "25"])
+                == "stctl: nicht gefragt: die Bildschirmzeit an diesem Computer ist nicht begrenzt, du musst also nicht darum bitten (um Spielzeit bittest du mit stctl ask 25)\n")
+        #expect(try refused(["LANG=es_ES.UTF-8"], ["ask", "--screen", "25"])
+                == "stctl: no se ha pedido: el tiempo de pantalla de este ordenador no tiene límite, así que no hace falta pedirlo (para pedir tiempo de juego: stctl ask 25)\n")
+        // Redeeming is for parents: the refusal says so, and the one around it how a child asks instead.
+        let german = try refused(["LANG=de_DE.UTF-8"], ["redeem", "10"])
+        #expect(german.hasPrefix("stctl: redeem ist nur für Eltern: führ es als root aus (sudo stctl …) oder als Benutzer aus [parents] users oder groups der Regeln, oder gib das Elternpasswort ein; du bist ")
+                && german.hasSuffix("; du kannst stattdessen um die Zeit bitten: stctl ask 10\n"), "\(german)")
+        let spanish = try refused(["LANG=es_ES.UTF-8"], ["redeem", "10"])
+        #expect(spanish.hasPrefix("stctl: redeem es solo para padres: ejecútalo como root (sudo stctl …) o como usuario de [parents] users o groups de las reglas, o da la contraseña de padres; tú eres ")
+                && spanish.hasSuffix("; en su lugar puedes pedir ese tiempo: stctl ask 10\n"), "\(spanish)")
+        let english = try refused(["LANG=C.UTF-8"], ["redeem", "10"])
+        #expect(english.hasPrefix("stctl: redeem is for parents: run it as root (sudo stctl …) or as a user in the policy's [parents] users or groups, or give the parent passphrase; you are ")
+                && english.hasSuffix("; a child can ask for the time instead: stctl ask 10\n"), "\(english)")
+        // The wire carries the code and figures, and the English for a reader that knows no code.
+        let json = try ReplayBinaryTests.runBinary("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/env", "LANG=de_DE.UTF-8",
+                                                                        "SCREENTIME_LOCALEDIR=\(locales)", ControlSocketTests.stctl, "redeem", "10", "--json", "--socket", d.socket], stdin: "")
+        let reply = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any], "\(json.stdout)")
+        #expect(reply["code"] as? String == "for_parents_child_may_ask")
+        #expect((reply["figures"] as? [String: String])?["because"] == "for_parents")
+        #expect((reply["figures"] as? [String: String])?["minutes"] == "10")
+        #expect((reply["error"] as? String)?.hasPrefix("redeem is for parents") == true, "\(reply)")
+        #expect(try d.stop().status == 0)
+    }
 }

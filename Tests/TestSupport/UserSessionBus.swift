@@ -15,7 +15,9 @@ public final class UserSessionBus {
     private var mock: Process?
     public var socket: String { "/run/user/\(uid)/bus" }
 
-    public init(uid: UInt32) throws {
+    /// `environment`: what the bus and the notification service run with besides (a session in
+    /// German: `["LANG": "de_DE.UTF-8"]`); the daemon reads a user's language from their processes.
+    public init(uid: UInt32, environment: [String: String] = [:]) throws {
         self.uid = uid
         let fm = FileManager.default
         let runtime = "/run/user/\(uid)"
@@ -41,6 +43,7 @@ public final class UserSessionBus {
         let d = Process()
         d.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
         d.arguments = asUser + ["/usr/bin/dbus-daemon", "--config-file=\(dir)/bus.conf", "--nofork"]
+        if !environment.isEmpty { d.environment = ["PATH": "/usr/bin:/bin"].merging(environment) { $1 } }
         d.standardError = FileHandle.nullDevice
         try d.run()
         daemon = d
@@ -48,7 +51,7 @@ public final class UserSessionBus {
         let m = Process()
         m.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
         m.arguments = asUser + ["/usr/bin/python3", "-m", "dbusmock", "--session", "-t", "notification_daemon", "-l", callLog]
-        m.environment = ["DBUS_SESSION_BUS_ADDRESS": "unix:path=\(socket)", "PATH": "/usr/bin:/bin", "HOME": dir]
+        m.environment = ["DBUS_SESSION_BUS_ADDRESS": "unix:path=\(socket)", "PATH": "/usr/bin:/bin", "HOME": dir].merging(environment) { $1 }
         m.standardOutput = FileHandle.nullDevice
         try m.run()
         mock = m

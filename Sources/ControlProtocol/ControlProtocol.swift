@@ -178,7 +178,7 @@ extension ControlReply {
         // EveryFieldTests sets each field the type has, alone, and compares with the encoder.)
         if apps != nil || sites != nil || history != nil || sessions != nil || report != nil || request != nil || requests != nil || chores != nil || simulation != nil || export != nil
             || token != nil || children != nil || family != nil || policy != nil || policySummary != nil || siteStops != nil
-            || policyChange != nil || policyHistory != nil || figures != nil
+            || policyChange != nil || policyHistory != nil || figures != nil || told != nil
             || status?.requests != nil || status?.chores != nil || status?.appTimeLeft != nil || status?.household != nil || status?.screen != nil
             || status?.childMayRedeem != nil || status?.notices?.contains(where: { $0.ask != nil }) == true {
             return ControlProtocol.encode(self)
@@ -429,8 +429,11 @@ public struct ControlReply: Codable, Sendable, Equatable {
     /// A refusal a client may act on, by name: `beyond_today` (today's limits leave no room for
     /// all the minutes: ask, then send again with `anyway`, or give bonus time instead).
     public var code: String?
-    /// With `code`: what varies in the refusal (minutes, an id, a name), by name (`Why`).
+    /// With `code`: what varies in the refusal (minutes, an id, a name), by name (`Why`); with
+    /// `told`, in what the daemon tells it did.
     public var figures: [String: String]?
+    /// What the daemon did, by name (`Told`), its English in `note`.
+    public var told: String?
     public var status: Status?
     /// redeem, adjust: the balance after.
     public var balance: Int64?

@@ -24,8 +24,10 @@ extension Child {
             return try saveAndAnswer(.screenBonus(minutes: minutes, by: by, reason: reason), request, asked: "bonus screen \(minutes) \(reason ?? "")",
                                      caller: caller) { [self] _, engine in
                 let left = engine.asOf(mono: SystemClock.monoMicros()).screenFigures.left
-                return ControlReply(ok: true, note: "\(minutes) min of screen time for \(system ? name : "the child") today, beyond the limits; "
-                                    + (left.map { "screen time left today: \(DurationText.words($0))." } ?? "no screen limit holds now."))
+                var figures = ["minutes": "\(minutes)"]
+                if system { figures["child"] = name }
+                figures["left"] = left.map { "\($0 / Seconds.micro)" }
+                return .done(Told(.screenBonus, figures))
             }
         case .bedtime:
             guard let text = request.until?.trimmingCharacters(in: .whitespaces), let minute = HourWindow.minute(of: text), minute > 0 else {
@@ -41,13 +43,15 @@ extension Child {
             return try saveAndAnswer(.bedtimeMoved(until: minute, by: by), request, asked: "bedtime \(HourWindow.text(minute: minute))",
                                      caller: caller) { [self] _, engine in
                 let screen = engine.asOf(mono: SystemClock.monoMicros()).screenFigures
-                let limits = engine.policy.screenLimited ? "" : " (the policy sets no screen hours: bedtime holds only with [screen] allowed_hours)"
-                return ControlReply(ok: true, note: "Bedtime tonight\(system ? " for \(name)" : "") is \(HourWindow.text(minute: minute))\(limits)"
-                                    + (screen.left.map { "; screen time left: \(DurationText.words($0))." } ?? "."))
+                var figures = ["time": HourWindow.text(minute: minute)]
+                if system { figures["child"] = name }
+                if !engine.policy.screenLimited { figures["hours"] = "none" }
+                figures["left"] = screen.left.map { "\($0 / Seconds.micro)" }
+                return .done(Told(.bedtimeMoved, figures))
             }
         case .freeDay:
             return try saveAndAnswer(.freeDay(by: by, reason: reason), request, asked: "free day \(reason ?? "")", caller: caller) { [self] _, _ in
-                ControlReply(ok: true, note: "A free day\(system ? " for \(name)" : ""): no screen or game limit until midnight (redeemed minutes still pay for games).")
+                .done(Told(.freeDay, system ? ["child": name] : [:]))
             }
         case .bonus:
             guard let minutes = request.minutes, (1...1440).contains(minutes) else {
@@ -57,8 +61,9 @@ extension Child {
                                      caller: caller) { [self] effects, engine in
                 if let r = Self.refusal(in: effects) { return .refused(Why(.noBonus, because: Self.why(r))) }
                 let left = engine.asOf(mono: SystemClock.monoMicros())
-                return ControlReply(ok: true, note: "\(minutes) min of bonus time for \(system ? name : "the child") today; "
-                                    + "game time left today: \(DurationText.words(left.rewardAvailableToday)).")
+                var figures = ["minutes": "\(minutes)", "left": "\(left.rewardAvailableToday / Seconds.micro)"]
+                if system { figures["child"] = name }
+                return .done(Told(.bonusGiven, figures))
             }
         case .stopGames:
             let now = live.engine.asOf(mono: SystemClock.monoMicros())
@@ -72,9 +77,12 @@ extension Child {
                                      caller: caller) { [self] _, engine in
                 let policy = engine.policy
                 guard let held = engine.gamesStoppedUntil else {
-                    return ControlReply(ok: true, note: "Games may be played again.")
+                    return .done(Told(.gamesAllowed))
                 }
-                return ControlReply(ok: true, note: "Games are stopped\(system ? " for \(name)" : "") until \(policy.localClock(held, from: now.calendarNow)).")
+                let clock = policy.localClockParts(held, from: now.calendarNow)
+                var figures = ["until": clock.clock, "ahead": "\(clock.daysAhead)", "weekday": clock.weekday]
+                if system { figures["child"] = name }
+                return .done(Told(.gamesStopped, figures))
             }
         case .revoke:
             guard let minutes = request.minutes, (1...100_000).contains(minutes) else {
@@ -85,9 +93,9 @@ extension Child {
                                      caller: caller) { effects, engine in
                 if let r = Self.refusal(in: effects) { return .refused(Why(.nothingTakenBack, because: Self.why(r))) }
                 let entry = effects.lazy.compactMap { e -> LedgerEntry? in if case .ledger(let l) = e, l.kind == .revoked { return l } else { return nil } }.first
-                let taken = DurationText.words(entry?.rewardSeconds ?? 0)
-                let refunded = (entry?.points ?? 0) > 0 ? ", \(entry!.points) points given back" : refund ? ", no points to give back (they were given, not bought)" : ""
-                return ControlReply(ok: true, balance: engine.ledger.balance, note: "Took back \(taken)\(refunded).")
+                var figures = ["taken": "\((entry?.rewardSeconds ?? 0) / Seconds.micro)"]
+                if let points = entry?.points, points > 0 { figures["points"] = "\(points)" } else if refund { figures["refund"] = "none" }
+                return .done(Told(.tookBack, figures), balance: engine.ledger.balance)
             }
         default:
             return .refused(.notParentsSay, ["command": "\(what)"])

@@ -55,10 +55,13 @@ struct Requests: ParsableCommand {
         try reporting {
             try client.finish(try client.send(ControlRequest(.requests))) { reply in
                 let requests = reply.requests ?? []
-                guard !requests.isEmpty else { return "No requests in the last week." }
+                guard !requests.isEmpty else { return tr("No requests in the last week.") }
                 let child = requests.contains { $0.child != nil }
-                let rows: [[String]] = [(child ? ["CHILD"] : []) + ["ID", "ASKED", "MINUTES", "STATE", "WORDS"]] + requests.map { r in
-                    (child ? [r.child ?? ""] : []) + [r.id, clock(r.at), String(r.minutes) + (r.screen == true ? " screen" : ""), Self.state(r), Self.words(r)]
+                let head = (child ? [tr("CHILD", context: "column")] : [])
+                    + [tr("ID", context: "column"), tr("ASKED", context: "column"), tr("MINUTES", context: "column"), tr("STATE", context: "column"), tr("WORDS", context: "column")]
+                let rows: [[String]] = [head] + requests.map { r in
+                    (child ? [r.child ?? ""] : []) + [r.id, clock(r.at), r.screen == true ? tr("{minutes} screen", ["minutes": String(r.minutes)]) : String(r.minutes),
+                                                      Self.state(r), Self.words(r)]
                 }
                 return table(rows, rightAligned: [child ? 3 : 2])
             }
@@ -67,19 +70,22 @@ struct Requests: ParsableCommand {
 
     /// "waiting until 16:06", "approved: 10 min (gift, mum)", "denied (dad)", "expired", "refused: too many today"
     static func state(_ r: ControlReply.RequestLine) -> String {
-        let by = r.by.map { ", \($0)" } ?? ""
+        let by = r.by.map { " (\($0))" } ?? ""
+        let minutes = ["minutes": "\(r.minutesGranted ?? r.minutes)"]
         switch r.state {
-        case "pending": return "waiting until \(clock(r.expiresAt))"
-        case "approved" where r.screen == true: return "approved: \(r.minutesGranted ?? r.minutes) min of screen time" + (r.by.map { " (\($0))" } ?? "")
-        case "approved": return "approved: \(r.minutesGranted ?? r.minutes) min (\(r.pay == "gift" ? "gift" : r.pay == "bonus" ? "bonus time" : "points")\(by))"
-        case "denied": return "denied" + (r.by.map { " (\($0))" } ?? "")
-        case "refused": return "refused: too many today"
-        default: return r.state
+        case "pending": return tr("waiting until {until}", ["until": clock(r.expiresAt)])
+        case "approved" where r.screen == true: return tr("approved: {minutes} min of screen time", minutes) + by
+        case "approved" where r.pay == "gift": return tr("approved: {minutes} min as a gift", minutes) + by
+        case "approved" where r.pay == "bonus": return tr("approved: {minutes} min of bonus time", minutes) + by
+        case "approved": return tr("approved: {minutes} min for points", minutes) + by
+        case "denied": return tr("denied", context: "request") + by
+        case "refused": return tr("refused: too many today")
+        default: return RequestWords.state(r.state, tr)
         }
     }
 
     static func words(_ r: ControlReply.RequestLine) -> String {
-        [r.reason.map { "“\($0)”" }, r.answer.map { "answer: “\($0)”" }].compactMap { $0 }.joined(separator: "; ")
+        [r.reason.map { tr("“{reason}”", ["reason": $0]) }, r.answer.map { tr("answer: “{answer}”", ["answer": $0]) }].compactMap { $0 }.joined(separator: "; ")
     }
 }
 
@@ -123,9 +129,13 @@ struct Approve: ParsableCommand {
             if anyway { request.anyway = true }
             try client.finish(try parent.sendPaying(request, with: client, bonusInstead: "approve \(id) --bonus")) { reply in
                 guard let r = reply.request else { return "" }
-                let paid = r.screen == true ? "of screen time for today" : r.pay == "gift" ? "as a gift" : r.pay == "bonus" ? "as bonus time for today"
-                    : "for \(reply.balance.map { "points; the balance is now \($0)" } ?? "points")"
-                return "Approved \(r.minutesGranted ?? r.minutes) min for \(r.child ?? "the child") (request \(r.id)) \(paid)."
+                var figures = ["minutes": "\(r.minutesGranted ?? r.minutes)", "child": r.child ?? tr("the child"), "id": r.id]
+                figures["balance"] = reply.balance.map(String.init)
+                if r.screen == true { return tr("Approved {minutes} min of screen time for today for {child} (request {id}).", figures) }
+                if r.pay == "gift" { return tr("Approved {minutes} min for {child} (request {id}) as a gift.", figures) }
+                if r.pay == "bonus" { return tr("Approved {minutes} min for {child} (request {id}) as bonus time for today.", figures) }
+                if reply.balance != nil { return tr("Approved {minutes} min for {child} (request {id}) for points; the balance is now {balance}.", figures) }
+                return tr("Approved {minutes} min for {child} (request {id}) for points.", figures)
             }
         }
     }
@@ -148,7 +158,8 @@ struct Deny: ParsableCommand {
             var request = ControlRequest(.deny, reason: reason)
             request.requestID = id
             try client.finish(try parent.send(request, with: client)) { reply in
-                "Denied request \(reply.request?.id ?? id)" + (reply.request?.child.map { " of \($0)" } ?? "") + "."
+                let figures = ["id": reply.request?.id ?? id, "child": reply.request?.child ?? ""]
+                return reply.request?.child != nil ? tr("Denied request {id} of {child}.", figures) : tr("Denied request {id}.", figures)
             }
         }
     }
@@ -166,7 +177,7 @@ struct Chores: ParsableCommand {
         try reporting {
             try client.finish(try client.send(ControlRequest(.chores))) { reply in
                 let chores = reply.chores ?? []
-                guard !chores.isEmpty else { return "The policy has no chores ([[chores]] in the policy file, docs/policy.md)." }
+                guard !chores.isEmpty else { return tr("The policy has no chores ([[chores]] in the policy file, docs/policy.md).") }
                 return choreTable(chores)
             }
         }
@@ -176,20 +187,24 @@ struct Chores: ParsableCommand {
 /// Chores as a table: name, points, how often, where it stands.
 func choreTable(_ chores: [ControlReply.ChoreLine]) -> String {
     let child = chores.contains { $0.child != nil }
-    let rows: [[String]] = [(child ? ["CHILD"] : []) + ["CHORE", "POINTS", "EVERY", "STATE"]] + chores.map { c in
-        (child ? [c.child ?? ""] : []) + [c.chore, String(c.points), c.every, choreState(c)]
+    let head = (child ? [tr("CHILD", context: "column")] : [])
+        + [tr("CHORE", context: "column"), tr("POINTS", context: "column"), tr("EVERY", context: "column"), tr("STATE", context: "column")]
+    let rows: [[String]] = [head] + chores.map { c in
+        (child ? [c.child ?? ""] : []) + [c.chore, String(c.points), everyWords(c.every), choreState(c)]
     }
     return table(rows, rightAligned: [child ? 2 : 1])
 }
 
 /// "may be claimed", "claimed 16:00, waits for a parent", "approved (mum)", "rejected: the bowl is empty — may be claimed again"
 func choreState(_ c: ControlReply.ChoreLine) -> String {
+    let by = c.by.map { " (\($0))" } ?? ""
     switch c.state {
-    case "open": return "may be claimed"
-    case "pending": return "claimed \(clock(c.claimedAt)), waits for a parent" + (c.note.map { " (\($0))" } ?? "")
-    case "approved": return "approved" + (c.by.map { " (\($0))" } ?? "")
-    case "rejected": return "rejected" + (c.answer.map { ": \($0)" } ?? "") + "; may be claimed again"
-    default: return c.note ?? "not due"
+    case "open": return tr("may be claimed")
+    // (The one note a claim has: the daemon's "claimed on an earlier day".)
+    case "pending": return tr("claimed {time}, waits for a parent", ["time": clock(c.claimedAt)]) + (c.note != nil ? " " + tr("(claimed on an earlier day)") : "")
+    case "approved": return tr("approved", context: "chore") + by
+    case "rejected": return c.answer.map { tr("rejected: {answer}; may be claimed again", ["answer": $0]) } ?? tr("rejected; may be claimed again")
+    default: return tr("not due today")
     }
 }
 
@@ -214,7 +229,10 @@ struct ChoreDone: ParsableCommand {
             request.chore = name
             request.id = UUID().uuidString
             try client.finish(try client.send(request)) { reply in
-                "\(name): claimed; a parent will approve it (\(reply.chores?.first.map { "\($0.points) points" } ?? "its points"))."
+                let points = reply.chores?.first?.points
+                return points.map { tr.plural("{chore}: claimed; a parent will approve it ({points} point).", "{chore}: claimed; a parent will approve it ({points} points).", Int($0),
+                                              ["chore": name, "points": "\($0)"]) }
+                    ?? tr("{chore}: claimed; a parent will approve it (its points).", ["chore": name])
             }
         }
     }
@@ -234,7 +252,9 @@ struct ChoreApprove: ParsableCommand {
             var request = ControlRequest(.choreApprove)
             request.chore = name
             try client.finish(try parent.send(request, with: client)) { reply in
-                "Approved \(name): +\(reply.chores?.first?.points ?? 0) points; the balance is now \(reply.balance ?? 0)."
+                let points = reply.chores?.first?.points ?? 0
+                return tr.plural("Approved {chore}: +{points} point; the balance is now {balance}.", "Approved {chore}: +{points} points; the balance is now {balance}.", Int(points),
+                                 ["chore": name, "points": "\(points)", "balance": "\(reply.balance ?? 0)"])
             }
         }
     }
@@ -256,7 +276,7 @@ struct ChoreReject: ParsableCommand {
         try reporting {
             var request = ControlRequest(.choreReject, reason: reason)
             request.chore = name
-            try client.finish(try parent.send(request, with: client)) { _ in "Rejected \(name); the child may claim it again." }
+            try client.finish(try parent.send(request, with: client)) { _ in tr("Rejected {chore}; the child may claim it again.", ["chore": name]) }
         }
     }
 }

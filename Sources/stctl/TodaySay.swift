@@ -29,7 +29,7 @@ struct BonusCommand: ParsableCommand {
         try reporting {
             var request = ControlRequest(.bonus, minutes: minutes, reason: reason)
             if screen { request.screen = true }
-            try client.finish(try parent.send(request, with: client)) { $0.note ?? "" }
+            try client.finish(try parent.send(request, with: client)) { $0.noteWords(tr) }
         }
     }
 }
@@ -60,7 +60,7 @@ struct BedtimeCommand: ParsableCommand {
             }
             var request = ControlRequest(.bedtime)
             request.until = time
-            try client.finish(try parent.send(request, with: client)) { $0.note ?? "" }
+            try client.finish(try parent.send(request, with: client)) { $0.noteWords(tr) }
         }
     }
 }
@@ -83,7 +83,7 @@ struct FreeDayCommand: ParsableCommand {
 
     func run() throws {
         try reporting {
-            try client.finish(try parent.send(ControlRequest(.freeDay, reason: reason), with: client)) { $0.note ?? "" }
+            try client.finish(try parent.send(ControlRequest(.freeDay, reason: reason), with: client)) { $0.noteWords(tr) }
         }
     }
 }
@@ -108,7 +108,7 @@ struct StopGames: ParsableCommand {
         try reporting {
             var request = ControlRequest(.stopGames)
             request.until = until
-            try client.finish(try parent.send(request, with: client)) { $0.note ?? "" }
+            try client.finish(try parent.send(request, with: client)) { $0.noteWords(tr) }
         }
     }
 }
@@ -136,7 +136,7 @@ struct Revoke: ParsableCommand {
             var request = ControlRequest(.revoke, minutes: minutes)
             request.refund = refund
             try client.finish(try parent.send(request, with: client)) { reply in
-                (reply.note ?? "") + (reply.balance.map { " The balance is now \($0)." } ?? "")
+                reply.noteWords(tr) + (reply.balance.map { " " + tr("The balance is now {balance}.", ["balance": "\($0)"]) } ?? "")
             }
         }
     }

@@ -14,3 +14,18 @@ let tr = Translator.forLanguages(Translator.languages(environment: ProcessInfo.p
 /// "40 s", "20 min", "1 h 05 min": a duration in the caller's words (where the rest of the line
 /// is translated too; `minutes` is the English one, for what is not yet).
 func minutesWords(_ seconds: Int64) -> String { DurationWords.words(seconds: seconds, tr) }
+
+/// A chore's period as the daemon names it ("every day", "once a week", "once", "on mon, thu"),
+/// in the caller's words; as it is when it is none of these.
+func everyWords(_ every: String) -> String {
+    switch every {
+    case "every day": return tr("every day")
+    case "once a week": return tr("once a week")
+    case "once": return tr("once", context: "chore")
+    case "no longer in the policy": return tr("no longer in the policy")
+    default:
+        guard every.hasPrefix("on ") else { return every }
+        let days = every.dropFirst(3).split(separator: ",").map { WeekdayWords.name($0.filter { $0 != " " }, tr) }
+        return tr("on {days}", ["days": days.joined(separator: ", ")])
+    }
+}

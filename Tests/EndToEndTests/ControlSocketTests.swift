@@ -352,7 +352,7 @@ struct ControlSocketTests {
         #expect(lines.prefix(32).allSatisfy { $0 == "answered" }, "\(out.stdout)\(out.stderr)")
         #expect(lines.count == 37, "\(out.stdout)\(out.stderr)")
         guard lines.count == 37 else { return }
-        #expect(lines[32].hasPrefix("33rd: {\"error\":\"too many connections; try again\",\"ok\":false"), "\(lines[32])")
+        #expect(lines[32].hasPrefix("33rd: {\"code\":\"too_many_connections\",\"error\":\"too many connections; try again\",\"ok\":false"), "\(lines[32])")
         #expect(lines[32].hasSuffix(" <closed>"), "\(lines[32])")
         #expect(lines[33] == "hook: {\"ok\":true,\"v\":1}")
         #expect(lines[34] == "silent: <closed>")

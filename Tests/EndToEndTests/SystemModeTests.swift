@@ -237,7 +237,7 @@ struct SystemModeTests {
         Wait.whether(within: 10) { ((try? String(contentsOfFile: out, encoding: .utf8)) ?? "").contains("holding") }
         let said = (try? String(contentsOfFile: out, encoding: .utf8)) ?? ""
         #expect(said.components(separatedBy: "answered\n").count - 1 == 8 && !said.contains("not answered"), "\(said)")
-        #expect(said.contains(#"9th: {"error":"too many connections from you (8 at once); close one and try again","ok":false"#), "\(said)")
+        #expect(said.contains(#"9th: {"code":"too_many_of_yours","error":"too many connections from you (8 at once); close one and try again","figures":{"most":"8"},"ok":false"#), "\(said)")
         // Meanwhile tom and root are answered.
         #expect(try d.stctl(Self.tom, ["status"]).status == 0)
         let root = try ReplayBinaryTests.runBinary(ControlSocketTests.stctl, ["status", "--user", "stkid65005", "--socket", d.socket])

@@ -45,10 +45,8 @@ public enum ChildPage {
             counted = tr.plural("{counted} of {all} counted, {n} point", "{counted} of {all} counted, {n} points", Int(s.points),
                                 ["counted": duration(s.creditedSeconds), "all": duration(s.seconds)])
             if !s.refused.isEmpty {
-                // English keeps the short words it had; a language the reasons' own sentences.
                 let reasons = s.refused.map {
-                    tr("{reason} {duration}", context: "not counted", ["reason": tr.language == nil ? ControlReply.SessionLine.Refusal.words[$0.reason] ?? $0.reason
-                                                                           : ChildWords.reason($0.reason, tr), "duration": duration($0.seconds)])
+                    tr("{reason} {duration}", context: "not counted", ["reason": reason($0.reason, tr), "duration": duration($0.seconds)])
                 }
                 counted += tr("; not counted: {reasons}", ["reasons": reasons.joined(separator: tr(", ", context: "list"))])
             }
@@ -66,6 +64,26 @@ public enum ChildPage {
             <li class="session \(HTML.escape(s.verdict))"><span class="app">\(HTML.escape(s.app))</span> \
             <span class="when">\(time)</span> <span class="category" data-category="\(HTML.escape(s.category))">\(HTML.escape(tr.language == nil ? s.category : category))</span><br>\(HTML.escape(counted))</li>
             """
+    }
+
+    /// Why time was not counted, in a few words for a parent (`Refusal.words` in English;
+    /// docs/reasons.md says more). ChildWords says it to the child.
+    public static func reason(_ code: String, _ tr: Translator) -> String {
+        switch code {
+        case "idle": tr("idle", context: "not counted")
+        case "locked": tr("locked", context: "not counted")
+        case "unfocused": tr("not in front", context: "not counted")
+        case "too_short": tr("too short", context: "not counted")
+        case "daily_cap": tr("over the daily cap", context: "not counted")
+        case "untrusted_exe": tr("untrusted copy", context: "not counted")
+        case "concurrent_reward": tr("a game running too", context: "not counted")
+        case "periodic_input": tr("machine-like input", context: "not counted")
+        case "clock_jump": tr("clock changed", context: "not counted")
+        case "focus_flicker": tr("flickering focus", context: "not counted")
+        case "no_focus_hook": tr("no focus hook", context: "not counted")
+        case "hook_gap": tr("hook away", context: "not counted")
+        default: ControlReply.SessionLine.Refusal.words[code] ?? code
+        }
     }
 
     /// "14:05" of an RFC 3339 time, for HTML (HH:MM in each of the page's languages).

@@ -67,8 +67,7 @@ struct PageLanguageTests {
 
         let child = ChildPage.page(child: "emma", day: "2026-11-23", today: "2026-11-24", sessions: Self.sessions, week: Self.week, csrf: "t0k", tr: tr)
         #expect(child.contains("<html lang=\"de\""))
-        for words in ["<h2>Montag, 23. November 2026</h2>", "14:05–14:35", "20 Min. von 30 Min. gezählt, 20 Punkte", "nicht gezählt:",
-                      HTML.escape(ChildWords.reason("idle", tr)), "Die Woche bis 23. November 2026", "am Tag danach →", "Lernen: gezählt und nicht gezählt",
+        for words in ["<h2>Montag, 23. November 2026</h2>", "14:05–14:35", "20 Min. von 30 Min. gezählt, 20 Punkte", "; nicht gezählt: untätig (10 Min.)", "Die Woche bis 23. November 2026", "am Tag danach →", "Lernen: gezählt und nicht gezählt",
                       ">Di 17.</text>", ">Mo 23.</text>", "<th scope=\"row\">Dienstag, 17. November 2026</th>", "1 Std. 15 Min.", ">1:15 h</text>",
                       "Spielzeit und das Tageslimit von 1 Std. 00 Min.", ">1.500</text>", "1.500 Punkte verdient oder geschenkt"] {
             #expect(child.contains(words), "\(words) is not on the German day page")
@@ -90,7 +89,7 @@ struct PageLanguageTests {
         #expect(FamilyPage.page([Self.member(balance: 12345)], csrf: "t0k", flash: nil, tr: tr).contains(">12.345</dd>"))
 
         let child = ChildPage.page(child: "emma", day: "2026-11-23", today: "2026-11-24", sessions: Self.sessions, week: Self.week, csrf: "t0k", tr: tr)
-        for words in ["<html lang=\"es\"", "<h2>Lunes, 23 de noviembre de 2026</h2>", "14:05–14:35", "contaron 20 min de 30 min, 20 puntos",
+        for words in ["<html lang=\"es\"", "<h2>Lunes, 23 de noviembre de 2026</h2>", "14:05–14:35", "contaron 20 min de 30 min, 20 puntos; no contó: sin actividad (10 min)",
                       "La semana hasta el 23 de noviembre de 2026", "el día siguiente →", "Aprendizaje: lo que contó y lo que no",
                       ">mar 17</text>", ">lun 23</text>", "Martes, 17 de noviembre de 2026", "Tiempo de juego frente al límite diario de 1 h 00 min"] {
             #expect(child.contains(words), "\(words) is not on the Spanish day page")
@@ -110,6 +109,12 @@ struct PageLanguageTests {
         let child = ChildPage.page(child: "emma", day: "2026-11-23", sessions: Self.sessions, week: Self.week, csrf: "t0k")
         #expect(child.contains("<html lang=\"en\"") && child.contains("<h2>Monday 2026-11-23</h2>") && child.contains(">Mon 23</text>"))
         #expect(child.contains("20 min of 30 min counted, 20 points; not counted: idle 10 min"))
+        // Every reason code has words of its own in English (the daemon's list) and in German.
+        let german = try? Self.words("de")
+        for (code, words) in ControlReply.SessionLine.Refusal.words {
+            #expect(ChildPage.reason(code, .english) == words)
+            if let german { #expect(ChildPage.reason(code, german) != words, "\(code) is not in German") }
+        }
         #expect(FamilyPage.page([Self.member()], csrf: "t0k", flash: nil).contains(">1,234</dd>"))
     }
 

@@ -4,12 +4,8 @@ import Hummingbird
 import ParentsPage
 import ScreenTimeWords
 
-/// Which language the page speaks to a request (docs/web.md): the parent's choice kept in the
-/// `st_lang` cookie (the page's language links set it), else the first language the browser's
-/// Accept-Language asks for that has a catalog, else English. The catalogs are read once, at start.
+/// The languages the page speaks (LanguageChoice says which to whom): their catalogs, read once, at start.
 struct PageLanguages: Sendable {
-    static let cookie = "st_lang"
-
     /// Each language with a catalog (`de`, `es`, `fr`), its words.
     let translators: [String: Translator]
 
@@ -34,23 +30,15 @@ struct PageLanguages: Sendable {
         return Translator.systemFolder
     }
 
-    /// The words for `request`.
+    /// The words for `request` (LanguageChoice: its cookie, else its Accept-Language, else English).
     func translator(for request: Request) -> Translator {
-        if let chosen = CookieHeader.value(of: Self.cookie, in: request.headers[.cookie]), let tr = translator(named: chosen) { return tr }
-        guard let language = AcceptLanguage.choose(request.headers[.acceptLanguage], available: Set(translators.keys)) else { return .english }
-        return translators[language] ?? .english
+        let language = LanguageChoice.language(cookie: CookieHeader.value(of: LanguageChoice.cookie, in: request.headers[.cookie]),
+                                               acceptLanguage: request.headers[.acceptLanguage], available: Set(translators.keys))
+        return language.flatMap { translators[$0] } ?? .english
     }
 
     /// `en` (English), or a language with a catalog; nil for any other name.
     func translator(named name: String) -> Translator? {
         name == "en" ? .english : translators[name]
-    }
-
-    /// Where /language goes back to: the page's own path it was given, never another site
-    /// (`//host`, `/\host`, a scheme), else the family page.
-    static func back(_ path: String?) -> String {
-        guard let path, path.hasPrefix("/"), !path.hasPrefix("//"), !path.hasPrefix("/\\"), path.count <= 512,
-              path.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7f && $0 != "\\" }) else { return "/" }
-        return path
     }
 }

@@ -546,9 +546,9 @@ final class Site: Sendable {
     /// A language link: the choice kept in a cookie (400 days), then back to the page it was on.
     /// A link, not a form: it changes nothing but the words this browser is shown.
     func chooseLanguage(_ request: Request) -> Response {
-        let back = PageLanguages.back(request.uri.queryParameters.get("back"))
+        let back = LanguageChoice.back(request.uri.queryParameters.get("back"))
         guard let chosen = request.uri.queryParameters.get("to"), languages.translator(named: chosen) != nil else { return Self.redirect(back) }
-        return Self.redirect(back, cookie: cookie(PageLanguages.cookie, chosen, path: "/", seconds: 400 * 86_400))
+        return Self.redirect(back, cookie: cookie(LanguageChoice.cookie, chosen, path: "/", seconds: 400 * 86_400))
     }
 }
 

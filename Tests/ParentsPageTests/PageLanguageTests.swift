@@ -137,3 +137,29 @@ struct PageLanguageTests {
 }
 
 struct PageTestFailure: Error, CustomStringConvertible { var description: String }
+
+@Suite("Which language the page speaks")
+struct LanguageChoiceTests {
+    static let here: Set<String> = ["de", "es", "fr"]
+
+    @Test("the cookie's choice over the browser's Accept-Language, English included; a cookie naming no catalog counts for nothing; else the browser's; else English")
+    func chosen() {
+        #expect(LanguageChoice.language(cookie: "es", acceptLanguage: "de", available: Self.here) == "es")
+        #expect(LanguageChoice.language(cookie: "en", acceptLanguage: "de", available: Self.here) == nil)
+        #expect(LanguageChoice.language(cookie: "it", acceptLanguage: "de-AT, de;q=0.9", available: Self.here) == "de")
+        #expect(LanguageChoice.language(cookie: "../../etc", acceptLanguage: nil, available: Self.here) == nil)
+        #expect(LanguageChoice.language(cookie: nil, acceptLanguage: "fr-CA", available: Self.here) == "fr")
+        #expect(LanguageChoice.language(cookie: nil, acceptLanguage: nil, available: Self.here) == nil)
+        #expect(LanguageChoice.language(cookie: "de", acceptLanguage: "de", available: []) == nil)
+    }
+
+    @Test("a language link comes back to the page's own path, never to another site")
+    func back() {
+        #expect(LanguageChoice.back("/child/emma?day=2026-11-23") == "/child/emma?day=2026-11-23")
+        #expect(LanguageChoice.back("/login") == "/login")
+        for elsewhere in ["//evil.example/", "https://evil.example/", "/\\evil.example", "evil", "", "/a b", "/\u{0}x", "/\r\nSet-Cookie: x=1", nil,
+                          "/" + String(repeating: "a", count: 600)] {
+            #expect(LanguageChoice.back(elsewhere) == "/", "\(elsewhere ?? "nil")")
+        }
+    }
+}

@@ -21,18 +21,22 @@ public enum HTML {
     }
 
     /// A whole page: the phone's width, the page's own style sheet and script, nothing from elsewhere;
-    /// in the language of `tr` (`<html lang>` says which), with the choice of the others (links to
-    /// /language, which keeps the choice in a cookie and comes back to `here`, the page's own path).
-    public static func page(title: String, body: String, signedIn: Bool, csrf: String? = nil, tr: Translator = .english, here: String = "/") -> String {
+    /// in the language of `tr` (`<html lang>` says which), with the choice of the others when the
+    /// page is in each of them (links to /language, which keeps the choice in a cookie and comes
+    /// back to `here`, the page's own path; no links without it).
+    public static func page(title: String, body: String, signedIn: Bool, csrf: String? = nil, tr: Translator = .english, here: String? = nil) -> String {
         let nav = signedIn ? """
             <nav><a href="/">\(escape(tr("Family")))</a> <a href="/policy">\(escape(tr("Policy")))</a>
             <form method="post" action="/logout" class="inline"><input type="hidden" name="csrf" value="\(escape(csrf ?? ""))"><button type="submit">\(escape(tr("Log out")))</button></form></nav>
             """ : ""
         let shown = tr.language.map { String($0.prefix { $0 != "_" }) } ?? "en"
-        let choices = languages.map { code, name in
-            code == shown ? "<strong lang=\"\(code)\">\(name)</strong>"
-                : "<a href=\"/language?to=\(code)&amp;back=\(escape(urlEncoded(here)))\" lang=\"\(code)\" hreflang=\"\(code)\">\(name)</a>"
-        }.joined(separator: " ")
+        let choices = here.map { here in
+            languages.map { code, name in
+                code == shown ? "<strong lang=\"\(code)\">\(name)</strong>"
+                    : "<a href=\"/language?to=\(code)&amp;back=\(escape(urlEncoded(here)))\" lang=\"\(code)\" hreflang=\"\(code)\">\(name)</a>"
+            }.joined(separator: " ")
+        }
+        let footer = choices.map { "\n<footer><nav class=\"languages\" aria-label=\"\(escape(tr("Language")))\">\($0)</nav></footer>" } ?? ""
         return """
             <!doctype html>
             <html lang="\(escape(htmlLanguage(tr)))"\(clockWords(tr))><head><meta charset="utf-8">
@@ -43,8 +47,7 @@ public enum HTML {
             <script src="/static/page.js" defer></script>
             </head><body>
             <header><h1>\(escape(title))</h1>\(nav)</header>
-            \(body)
-            <footer><nav class="languages" aria-label="\(escape(tr("Language")))">\(choices)</nav></footer>
+            \(body)\(footer)
             </body></html>
             """
     }

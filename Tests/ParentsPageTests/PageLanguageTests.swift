@@ -163,3 +163,13 @@ struct LanguageChoiceTests {
         }
     }
 }
+
+extension PageLanguageTests {
+    @Test("the pages in English only (the policy, the first-run setup, a refusal) offer no other language; a running figure's words are the page's language for page.js")
+    func englishOnly() throws {
+        #expect(!PolicyPage.page(policy: "version = 1\n", child: "emma", children: ["emma"], csrf: "t").contains("/language?"))
+        #expect(!HTML.page(title: "Not done", body: "", signedIn: false).contains("<footer>"))
+        let family = FamilyPage.page([Self.member()], csrf: "t0k", flash: nil, tr: try Self.words("de"))
+        #expect(family.contains("data-clock-m=\"{m} Min. {ss} s\"") && family.contains("data-clock-h=\"{h} Std. {mm} Min. {ss} s\""))
+    }
+}

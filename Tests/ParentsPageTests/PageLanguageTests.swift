@@ -57,7 +57,7 @@ struct PageLanguageTests {
 
         let family = FamilyPage.page([Self.member()], csrf: "t0k", flash: nil, tr: tr)
         #expect(family.contains("<html lang=\"de\""))
-        for words in ["<title>Familie · screentime</title>", "Spielzeit heute noch übrig", "Heute gelernt", ">1.234</dd>", "Fragt nach <strong>20 Min.</strong>",
+        for words in ["<title>Familie · screentime</title>", "Spielzeit heute noch übrig", "Heute gelernt", ">1.234</dd>", "Bittet um <strong>20 Min.</strong>",
                       "Erlauben (40 Punkte)", "Schenken", "1 wartet", ">Abmelden</button>", "Tag und Woche von emma", " von 45 Min. Ziel"] {
             #expect(family.contains(words), "\(words) is not on the German family page")
         }

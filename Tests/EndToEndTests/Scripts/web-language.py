@@ -33,7 +33,7 @@ WORDS = {
     },
     "es": {
         "login": ["¿Quién de los padres eres?", "Contraseña de los padres"], "log in": "Entrar",
-        "family": "Familia", "figures": ["Tiempo de juego que queda hoy", "Puntos", "Aprendizaje de hoy", "Usando ahora"], "log out": "Cerrar sesión",
+        "family": "Familia", "figures": ["Tiempo de juego que queda hoy", "Puntos", "Aprendizaje de hoy", "Ahora usa"], "log out": "Cerrar sesión",
         "give": "Canjear o ajustar puntos", "adjusted": f"Puntos de {CHILD} ajustados en 5: ahora tiene ",
         "day": "Lunes, 23 de noviembre de 2026", "week": "La semana hasta el 23 de noviembre de 2026", "monday": "lun 23", "sunday": "dom 22",
         "learning": "Aprendizaje: lo que contó y lo que no", "legend": ["contó", "no contó"],

@@ -137,11 +137,11 @@ let package = Package(
         ]),
         // The parents' page: what it shows and how it keeps a parent's session, without a server
         // (pages are HTML from the daemon's replies; docs/web.md).
-        .target(name: "ParentsPage", dependencies: ["ControlProtocol", "ScreenTimeCore", "ScreenTimeLinux"]),
+        .target(name: "ParentsPage", dependencies: ["ControlProtocol", "ScreenTimeCore", "ScreenTimeLinux", "ScreenTimeWords"]),
         // screentime-web: the parents' page served over HTTP(S) by Hummingbird, a client of the
         // control socket like stctl (docs/web.md).
         .executableTarget(name: "screentime-web", dependencies: [
-            "ParentsPage", "ControlProtocol", "ScreenTimeCore", "ScreenTimeLinux",
+            "ParentsPage", "ControlProtocol", "ScreenTimeCore", "ScreenTimeLinux", "ScreenTimeWords",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdTLS", package: "hummingbird"),
             .product(name: "NIOCore", package: "swift-nio"),
@@ -173,7 +173,7 @@ let package = Package(
         .testTarget(name: "ScreenTimeLinuxTests", dependencies: ["ScreenTimeLinux", "ScreenTimeSystemd", "ScreenTimeCore", "TestSupport"]),
         .testTarget(name: "ControlProtocolTests", dependencies: ["ControlProtocol"]),
         .testTarget(name: "ScreenTimeDaemonTests", dependencies: ["ScreenTimeDaemon", "ScreenTimeCore", "ScreenTimePolicy", "ControlProtocol"]),
-        .testTarget(name: "ParentsPageTests", dependencies: ["ParentsPage", "ControlProtocol", "ScreenTimeCore"]),
+        .testTarget(name: "ParentsPageTests", dependencies: ["ParentsPage", "ControlProtocol", "ScreenTimeCore", "ScreenTimeWords"]),
         .testTarget(name: "HouseholdTests", dependencies: ["ScreenTimeHousehold", "TestSupport",
                                                            .product(name: "PostgresNIO", package: "postgres-nio"),
                                                            .product(name: "Logging", package: "swift-log")]),

@@ -1,17 +1,20 @@
 import ControlProtocol
+import ScreenTimeWords
 
 /// The login page: the parent passphrase, checked by the daemon (with its lock after five wrong ones).
 public enum LoginPage {
-    public static func page(csrf: String, error: String?) -> String {
+    /// In the language of `tr` (`error` is shown as it is given).
+    public static func page(csrf: String, error: String?, tr: Translator = .english) -> String {
         let problem = error.map { "<p class=\"error\" role=\"alert\">\(HTML.escape($0))</p>" } ?? ""
-        return HTML.page(title: "Parents", body: """
+        let e = { (text: String) in HTML.escape(text) }
+        return HTML.page(title: tr("Parents"), body: """
             <main class="login">\(problem)
             <form method="post" action="/login">\(HTML.csrfField(csrf))
-            <label>Which parent are you? <input type="text" name="parent" autocomplete="username" maxlength="64" autofocus></label>
-            <label>Parent passphrase <input type="password" name="passphrase" autocomplete="current-password" required></label>
-            <button type="submit">Log in</button></form>
+            <label>\(e(tr("Which parent are you?"))) <input type="text" name="parent" autocomplete="username" maxlength="64" autofocus></label>
+            <label>\(e(tr("Parent passphrase"))) <input type="password" name="passphrase" autocomplete="current-password" required></label>
+            <button type="submit">\(e(tr("Log in")))</button></form>
             </main>
-            """, signedIn: false)
+            """, signedIn: false, tr: tr, here: "/login")
     }
 }
 
@@ -142,6 +145,7 @@ public enum PageAssets {
         h1{font-size:1.4rem;margin:12px 0}
         nav{display:flex;flex-wrap:wrap;gap:12px;align-items:center}
         .inline{display:inline}
+        footer{margin-top:24px;font-size:.9rem}
         .child{background:#fff;border:1px solid #ddd;border-radius:10px;padding:8px 12px;margin:12px 0}
         .child h2{margin:4px 0;font-size:1.2rem}
         .badge{background:#c62828;color:#fff;border-radius:10px;padding:1px 8px;font-size:.85rem;vertical-align:middle}
@@ -217,11 +221,17 @@ public enum PageAssets {
         // up): counted here by the second from when the page got them; the daemon's next figures
         // set them right. The same words as HTML.clock.
         var shownAt = performance.now();
+        // In the page's language: <html>'s data-clock-s, -m and -h (HTML.clockWords).
         function clock(s) {
           function two(n) { return n < 10 ? "0" + n : "" + n; }
-          if (s < 60) return s + " s";
-          if (s < 3600) return Math.floor(s / 60) + " min " + two(s % 60) + " s";
-          return Math.floor(s / 3600) + " h " + two(Math.floor(s / 60) % 60) + " min " + two(s % 60) + " s";
+          var root = document.documentElement;
+          function words(which, fallback, values) {
+            var text = root.getAttribute("data-clock-" + which) || fallback;
+            return text.replace(/\\{(\\w+)\\}/g, function (all, name) { return name in values ? values[name] : all; });
+          }
+          if (s < 60) return words("s", "{s} s", {s: s});
+          if (s < 3600) return words("m", "{m} min {ss} s", {m: Math.floor(s / 60), ss: two(s % 60)});
+          return words("h", "{h} h {mm} min {ss} s", {h: Math.floor(s / 3600), mm: two(Math.floor(s / 60) % 60), ss: two(s % 60)});
         }
         function runOn() {
           var passed = Math.floor((performance.now() - shownAt) / 1000);

@@ -1,3 +1,5 @@
+import ScreenTimeWords
+
 /// The line the family page shows once after a form: what was done (a status, green), or why
 /// nothing was (an alert, red), so that a refusal never looks like a success.
 public enum Flash: Sendable, Equatable {
@@ -6,8 +8,8 @@ public enum Flash: Sendable, Equatable {
 
     /// The daemon's answer to a form: `done` when it carried it out, else its refusal in the
     /// page's words (`PageWords.refusal`).
-    public static func answer(ok: Bool, done: String, error: String?) -> Flash {
-        ok ? .done(done) : .refused(PageWords.refusal(error))
+    public static func answer(ok: Bool, done: String, error: String?, tr: Translator = .english) -> Flash {
+        ok ? .done(done) : .refused(PageWords.refusal(error, tr))
     }
 
     var html: String {
@@ -37,14 +39,28 @@ public enum PageWords {
         ("; or go ahead anyway", "; or tick “Even beyond today's limits” and send it again"),
     ]
 
+    /// In another language than English, the daemon's words (English, until it sends codes and
+    /// figures) follow the page's "Not done:" in the language of `tr`.
+    public static func refusal(_ error: String?, _ tr: Translator) -> String {
+        guard tr.language != nil else { return refusal(error) }
+        let why = error.map(pageWords) ?? tr("refused")
+        return tr("Not done: {why}", ["why": why + (why.hasSuffix(".") ? "" : ".")])
+    }
+
     /// "Not approved: it costs 40 points and the balance is 10: give it as a gift, or approve
     /// fewer minutes; the request still waits."
     public static func refusal(_ error: String?) -> String {
-        var text = error ?? "refused"
-        for p in phrases { text = text.replacing(p.stctl, with: p.page) }
-        text = withoutCommandWords(text)
+        var text = pageWords(error ?? "refused")
         if !text.hasPrefix("not ") && !text.hasPrefix("nothing ") { text = "not done: " + text }
         return text.prefix(1).uppercased() + text.dropFirst() + (text.hasSuffix(".") ? "" : ".")
+    }
+
+    /// The daemon's words with each stctl phrase said in the page's words, and any other
+    /// mention of a command or an option left out.
+    static func pageWords(_ error: String) -> String {
+        var text = error
+        for p in phrases { text = text.replacing(p.stctl, with: p.page) }
+        return withoutCommandWords(text)
     }
 
     /// Leaves out what a phrase above did not say in the page's words: a parenthesis that names

@@ -5,6 +5,7 @@ import NIOCore
 import ParentsPage
 import ScreenTimeCore
 import ScreenTimeLinux
+import ScreenTimeWords
 import Synchronization
 
 /// The parents' page: each route asks the daemon (through `DaemonLink`) and shows its answer.
@@ -15,6 +16,8 @@ final class Site: Sendable {
     let secure: Bool
     let sessionLifetime: Microseconds
     let sessions = Mutex(WebSessions())
+    /// The languages the page speaks besides English (its catalogs, read at start).
+    let languages: PageLanguages
 
     static let sessionCookie = "st_session"
     static let loginCookie = "st_login"
@@ -27,7 +30,8 @@ final class Site: Sendable {
     static let contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
         + "form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 
-    init(daemon: DaemonLink, secure: Bool, sessionLifetime: Microseconds) {
+    init(daemon: DaemonLink, secure: Bool, sessionLifetime: Microseconds, languages: PageLanguages = PageLanguages(folder: PageLanguages.folder())) {
+        self.languages = languages
         self.daemon = daemon
         self.secure = secure
         self.sessionLifetime = sessionLifetime
@@ -38,45 +42,46 @@ final class Site: Sendable {
         router.get("/static/style.css") { _, _ in Self.text(PageAssets.style, type: "text/css; charset=utf-8") }
         router.get("/static/page.js") { _, _ in Self.text(PageAssets.script, type: "text/javascript; charset=utf-8") }
         router.get("/login") { request, _ in self.loginPage(request) }
+        router.get("/language") { request, _ in self.chooseLanguage(request) }
         router.post("/login") { request, context in try await self.login(request, from: context.remoteAddress) }
-        router.post("/logout") { request, _ in try await self.signedIn(request, form: true) { s, _ in try await self.logout(s) } }
-        router.get("/") { request, _ in try await self.signedIn(request) { s, _ in try await self.family(s) } }
+        router.post("/logout") { request, _ in try await self.signedIn(request, form: true) { s, _, _ in try await self.logout(s) } }
+        router.get("/") { request, _ in try await self.signedIn(request) { s, _, tr in try await self.family(s, tr) } }
         router.get("/events") { request, _ in
             // Without a session: 204, which tells EventSource not to try again (a redirect would).
             guard self.session(of: request) != nil else { return Response(status: .noContent) }
-            return try await self.signedIn(request) { s, _ in self.events(s, since: request.uri.queryParameters.get("since")) }
+            return try await self.signedIn(request) { s, _, tr in self.events(s, since: request.uri.queryParameters.get("since"), tr) }
         }
         router.post("/requests/approve") { request, _ in
-            try await self.signedIn(request, form: true) { s, f in try await self.answerRequest(s, f, approve: true) }
+            try await self.signedIn(request, form: true) { s, f, tr in try await self.answerRequest(s, f, tr, approve: true) }
         }
         router.post("/requests/deny") { request, _ in
-            try await self.signedIn(request, form: true) { s, f in try await self.answerRequest(s, f, approve: false) }
+            try await self.signedIn(request, form: true) { s, f, tr in try await self.answerRequest(s, f, tr, approve: false) }
         }
         router.post("/chores/approve") { request, _ in
-            try await self.signedIn(request, form: true) { s, f in try await self.answerChore(s, f, approve: true) }
+            try await self.signedIn(request, form: true) { s, f, tr in try await self.answerChore(s, f, tr, approve: true) }
         }
         router.post("/chores/reject") { request, _ in
-            try await self.signedIn(request, form: true) { s, f in try await self.answerChore(s, f, approve: false) }
+            try await self.signedIn(request, form: true) { s, f, tr in try await self.answerChore(s, f, tr, approve: false) }
         }
-        router.post("/redeem") { request, _ in try await self.signedIn(request, form: true) { s, f in try await self.redeem(s, f) } }
-        router.post("/adjust") { request, _ in try await self.signedIn(request, form: true) { s, f in try await self.adjust(s, f) } }
-        router.post("/bonus") { request, _ in try await self.signedIn(request, form: true) { s, f in try await self.bonus(s, f) } }
-        router.post("/stop-games") { request, _ in try await self.signedIn(request, form: true) { s, f in try await self.stopGames(s, f) } }
-        router.post("/revoke") { request, _ in try await self.signedIn(request, form: true) { s, f in try await self.revoke(s, f) } }
-        router.post("/screen-bonus") { request, _ in try await self.signedIn(request, form: true) { s, f in try await self.screenBonus(s, f) } }
-        router.post("/bedtime") { request, _ in try await self.signedIn(request, form: true) { s, f in try await self.bedtime(s, f) } }
-        router.post("/free-day") { request, _ in try await self.signedIn(request, form: true) { s, f in try await self.freeDay(s, f) } }
+        router.post("/redeem") { request, _ in try await self.signedIn(request, form: true) { s, f, tr in try await self.redeem(s, f, tr) } }
+        router.post("/adjust") { request, _ in try await self.signedIn(request, form: true) { s, f, tr in try await self.adjust(s, f, tr) } }
+        router.post("/bonus") { request, _ in try await self.signedIn(request, form: true) { s, f, tr in try await self.bonus(s, f, tr) } }
+        router.post("/stop-games") { request, _ in try await self.signedIn(request, form: true) { s, f, tr in try await self.stopGames(s, f, tr) } }
+        router.post("/revoke") { request, _ in try await self.signedIn(request, form: true) { s, f, tr in try await self.revoke(s, f, tr) } }
+        router.post("/screen-bonus") { request, _ in try await self.signedIn(request, form: true) { s, f, tr in try await self.screenBonus(s, f, tr) } }
+        router.post("/bedtime") { request, _ in try await self.signedIn(request, form: true) { s, f, tr in try await self.bedtime(s, f, tr) } }
+        router.post("/free-day") { request, _ in try await self.signedIn(request, form: true) { s, f, tr in try await self.freeDay(s, f, tr) } }
         router.get("/child/{name}") { request, context in
             let name = context.parameters.get("name") ?? ""
-            return try await self.signedIn(request) { s, _ in try await self.childPage(s, name: name, day: request.uri.queryParameters.get("day")) }
+            return try await self.signedIn(request) { s, _, tr in try await self.childPage(s, name: name, day: request.uri.queryParameters.get("day"), tr) }
         }
         router.get("/policy") { request, _ in
-            try await self.signedIn(request) { s, _ in try await self.policyPage(s, child: request.uri.queryParameters.get("child")) }
+            try await self.signedIn(request) { s, _, _ in try await self.policyPage(s, child: request.uri.queryParameters.get("child")) }
         }
         router.post("/simulate") { request, _ in try await self.simulate(request) }
-        router.post("/policy/change") { request, _ in try await self.signedIn(request, form: true) { s, f in try await self.changePolicy(s, f) } }
-        router.post("/policy/sort") { request, _ in try await self.signedIn(request, form: true) { s, f in try await self.sort(s, f) } }
-        router.post("/policy/undo") { request, _ in try await self.signedIn(request, form: true) { s, f in try await self.undoPolicyChange(s, f) } }
+        router.post("/policy/change") { request, _ in try await self.signedIn(request, form: true) { s, f, _ in try await self.changePolicy(s, f) } }
+        router.post("/policy/sort") { request, _ in try await self.signedIn(request, form: true) { s, f, _ in try await self.sort(s, f) } }
+        router.post("/policy/undo") { request, _ in try await self.signedIn(request, form: true) { s, f, _ in try await self.undoPolicyChange(s, f) } }
     }
 
     // MARK: Sessions
@@ -91,9 +96,10 @@ final class Site: Sendable {
     /// Runs `body` for a parent with a session (and, for a form, its CSRF token); anyone else
     /// goes to the login page, and a form without the token is refused.
     func signedIn(_ request: Request, form: Bool = false, formBytes given: [UInt8]? = nil,
-                  _ body: (WebSessions.Session, FormFields) async throws -> Response) async throws -> Response {
+                  _ body: (WebSessions.Session, FormFields, Translator) async throws -> Response) async throws -> Response {
+        let tr = languages.translator(for: request)
         guard let session = session(of: request) else {
-            return form ? Self.refused(.forbidden, "You are not logged in (or the session ended): log in again.") : Self.redirect("/login")
+            return form ? Self.refused(.forbidden, tr("You are not logged in (or the session ended): log in again."), tr) : Self.redirect("/login")
         }
         var fields = FormFields("")
         if form {
@@ -101,16 +107,16 @@ final class Site: Sendable {
             if let given { bytes = given } else { bytes = Array(buffer: try await request.body.collect(upTo: 64 * 1024)) }
             fields = FormFields(String(decoding: bytes, as: UTF8.self))
             guard let token = fields["csrf"], WebSessions.same(token, session.csrf) else {
-                return Self.refused(.forbidden, "This form is not from this page's session (its token is missing or wrong): reload the page and try again.")
+                return Self.refused(.forbidden, tr("This form is not from this page's session (its token is missing or wrong): reload the page and try again."), tr)
             }
         }
         do {
-            return try await body(session, fields)
+            return try await body(session, fields, tr)
         } catch is SessionOver {
             _ = sessions.withLock { $0.close(session.id) }
             return Self.redirect("/login", cookie: Self.expired(Self.sessionCookie))
         } catch let e as DaemonLink.Unreachable {
-            return Self.refused(.serviceUnavailable, e.description)
+            return Self.refused(.serviceUnavailable, e.description, tr)
         }
     }
 
@@ -127,10 +133,11 @@ final class Site: Sendable {
     }
 
     func loginPage(_ request: Request, error: String? = nil) -> Response {
+        let tr = languages.translator(for: request)
         if error == nil, session(of: request) != nil { return Self.redirect("/") }
         // The login form's token is a cookie's too (double submit): a page elsewhere cannot post it.
         let nonce = WebSessions.randomToken()
-        var response = Self.html(LoginPage.page(csrf: nonce, error: error), status: error == nil ? .ok : .unauthorized)
+        var response = Self.html(LoginPage.page(csrf: nonce, error: error, tr: tr), status: error == nil ? .ok : .unauthorized)
         response.headers.append(HTTPField(name: .setCookie, value: cookie(Self.loginCookie, nonce, path: "/login", seconds: 600)))
         return response
     }
@@ -145,18 +152,19 @@ final class Site: Sendable {
 
     func login(_ request: Request, from address: SocketAddress?) async throws -> Response {
         let fields = FormFields(String(decoding: Array(buffer: try await request.body.collect(upTo: 16 * 1024)), as: UTF8.self))
+        let tr = languages.translator(for: request)
         guard let nonce = CookieHeader.value(of: Self.loginCookie, in: request.headers[.cookie]), let sent = fields["csrf"],
               WebSessions.same(nonce, sent) else {
-            return loginPage(request, error: "This login form is not from this page (or it is old): try again.")
+            return loginPage(request, error: tr("This login form is not from this page (or it is old): try again."))
         }
-        guard let phrase = fields["passphrase"], !phrase.isEmpty else { return loginPage(request, error: "Type the parent passphrase.") }
+        guard let phrase = fields["passphrase"], !phrase.isEmpty else { return loginPage(request, error: tr("Type the parent passphrase.")) }
         // Each browser waits longer after each wrong passphrase (LoginThrottle); the daemon counts
         // them per browser too, so that a child at one cannot lock the parents out of the others.
         let client = browser(of: request, address: address)
         let wait = throttle.withLock { $0.wait(client, now: SystemClock.monoMicros()) }
         if wait > 0 {
             let seconds = (wait + Seconds.micro - 1) / Seconds.micro
-            return loginPage(request, error: "Not checked: a wrong passphrase was typed here a moment ago. Wait \(seconds) second\(seconds == 1 ? "" : "s") and try again.")
+            return loginPage(request, error: tr.plural("Not checked: a wrong passphrase was typed here a moment ago. Wait {n} second and try again.", "Not checked: a wrong passphrase was typed here a moment ago. Wait {n} seconds and try again.", Int(seconds)))
         }
         // The daemon's session lasts at least as long as the page's (whole minutes).
         var asked = ControlRequest(.login, minutes: (sessionLifetime + 60 * Seconds.micro - 1) / 60 / Seconds.micro)
@@ -172,7 +180,8 @@ final class Site: Sendable {
             if (reply.error ?? "").hasPrefix("wrong parent passphrase") {
                 throttle.withLock { $0.failed(client, now: SystemClock.monoMicros()) }
             }
-            return loginPage(request, error: "Not logged in: " + (reply.error ?? "refused"))
+            // The daemon's refusal, in its words (English until it sends codes and figures).
+            return loginPage(request, error: tr("Not logged in: {why}", ["why": reply.error ?? tr("refused")]))
         }
         throttle.withLock { $0.succeeded(client) }
         var known = CookieHeader.value(of: Self.browserCookie, in: request.headers[.cookie]) ?? ""
@@ -206,17 +215,17 @@ final class Site: Sendable {
 
     // MARK: Pages
 
-    func family(_ session: WebSessions.Session) async throws -> Response {
+    func family(_ session: WebSessions.Session, _ tr: Translator) async throws -> Response {
         let reply = try await ask(session, ControlRequest(.family))
-        guard reply.ok else { return Self.refused(.forbidden, PageWords.refusal(reply.error)) }
+        guard reply.ok else { return Self.refused(.forbidden, PageWords.refusal(reply.error, tr), tr) }
         let flash = sessions.withLock { $0.takeFlash(of: session.id) }
-        return Self.html(FamilyPage.page(reply.family ?? [], csrf: session.csrf, flash: flash))
+        return Self.html(FamilyPage.page(reply.family ?? [], csrf: session.csrf, flash: flash, tr: tr))
     }
 
     /// Server-sent events: the family part again whenever it changes (the daemon asked every
     /// second while the page is open; `since`: the version the page shows), and `ended` when the
     /// session is over.
-    func events(_ session: WebSessions.Session, since: String?) -> Response {
+    func events(_ session: WebSessions.Session, since: String?, _ tr: Translator) -> Response {
         let body = ResponseBody { writer in
             var last = since
             var quiet = 0
@@ -229,8 +238,8 @@ final class Site: Sendable {
                     try await Task.sleep(for: .seconds(2))
                     continue
                 }
-                let part = FamilyPage.fragment(reply.family ?? [], csrf: session.csrf)
-                let version = FamilyPage.version(of: reply.family ?? [], csrf: session.csrf)
+                let part = FamilyPage.fragment(reply.family ?? [], csrf: session.csrf, tr: tr)
+                let version = FamilyPage.version(of: reply.family ?? [], csrf: session.csrf, tr: tr)
                 if reply.ok, version != last {
                     last = version
                     try await writer.write(ByteBuffer(string: Self.event("family", part)))
@@ -254,16 +263,16 @@ final class Site: Sendable {
         "event: \(name)\n" + data.split(separator: "\n", omittingEmptySubsequences: false).map { "data: \($0)\n" }.joined() + "\n"
     }
 
-    func childPage(_ session: WebSessions.Session, name: String, day: String?) async throws -> Response {
+    func childPage(_ session: WebSessions.Session, name: String, day: String?, _ tr: Translator) async throws -> Response {
         let sessionsReply = try await ask(session, ControlRequest(.sessions, days: nil, day: day), child: name)
-        guard sessionsReply.ok else { return Self.refused(.badRequest, PageWords.refusal(sessionsReply.error)) }
+        guard sessionsReply.ok else { return Self.refused(.badRequest, PageWords.refusal(sessionsReply.error, tr), tr) }
         let week = try await ask(session, ControlRequest(.report, days: 7, day: day), child: name)
-        guard week.ok else { return Self.refused(.badRequest, PageWords.refusal(week.error)) }
+        guard week.ok else { return Self.refused(.badRequest, PageWords.refusal(week.error, tr), tr) }
         let shown = day ?? week.report?.last?.day ?? "today"
         // The child's today, for the links to other days (the week asked ends on the day shown).
         let today = day == nil ? shown : try await ask(session, ControlRequest(.report, days: 1, day: nil), child: name).report?.last?.day
         return Self.html(ChildPage.page(child: name, day: shown, today: today, sessions: sessionsReply.sessions ?? [], week: week.report ?? [],
-                                        csrf: session.csrf))
+                                        csrf: session.csrf, tr: tr))
     }
 
     func policyPage(_ session: WebSessions.Session, child: String?, tried: String? = nil,
@@ -344,7 +353,7 @@ final class Site: Sendable {
         let parts = Multipart.parts(bytes, boundary: boundary)
         // The token is checked as for any form, from its part.
         let csrf = parts["csrf"].map { "csrf=" + Self.formEscape(String(decoding: $0, as: UTF8.self)) } ?? ""
-        return try await signedIn(request, form: true, formBytes: Array(csrf.utf8)) { session, _ in
+        return try await signedIn(request, form: true, formBytes: Array(csrf.utf8)) { session, _, _ in
             let child = parts["child"].map { String(decoding: $0, as: UTF8.self) } ?? session.children.first
             let file = parts["file"].map { String(decoding: $0, as: UTF8.self) } ?? ""
             let text = file.isEmpty ? parts["policy"].map { String(decoding: $0, as: UTF8.self) } ?? "" : file
@@ -370,13 +379,14 @@ final class Site: Sendable {
     // MARK: Answers
 
     /// Carries out a parent's answer and goes back to the family page, which says what happened.
-    func acted(_ session: WebSessions.Session, _ reply: ControlReply, done: String) -> Response {
-        sessions.withLock { $0.setFlash(.answer(ok: reply.ok, done: done, error: reply.error), of: session.id) }
+    func acted(_ session: WebSessions.Session, _ reply: ControlReply, done: String, _ tr: Translator = .english) -> Response {
+        // A refusal: the daemon's words (`reply.error`, English until it sends codes and figures).
+        sessions.withLock { $0.setFlash(.answer(ok: reply.ok, done: done, error: reply.error, tr: tr), of: session.id) }
         return Self.redirect("/")
     }
 
-    func answerRequest(_ session: WebSessions.Session, _ form: FormFields, approve: Bool) async throws -> Response {
-        guard let id = form["id"], let child = form["child"] else { return Self.refused(.badRequest, "Which request? (the form names none)") }
+    func answerRequest(_ session: WebSessions.Session, _ form: FormFields, _ tr: Translator, approve: Bool) async throws -> Response {
+        guard let id = form["id"], let child = form["child"] else { return Self.refused(.badRequest, tr("Which request? (the form names none)"), tr) }
         var asked = ControlRequest(approve ? .approve : .deny)
         asked.requestID = id
         if approve {
@@ -384,96 +394,107 @@ final class Site: Sendable {
             if form["pay"] == "bonus" { asked.bonus = true }
             if form["anyway"] == "yes" { asked.anyway = true }
             if let m = form["minutes"], !m.isEmpty {
-                guard let minutes = Int64(m) else { return Self.refused(.badRequest, "Minutes are a whole number, not \"\(m.prefix(20))\".") }
+                guard let minutes = Int64(m) else { return Self.refused(.badRequest, tr("Minutes are a whole number, not “{typed}”.", ["typed": String(m.prefix(20))]), tr) }
                 asked.minutes = minutes
             }
         } else if let why = form["reason"], !why.isEmpty {
             asked.reason = why
         }
         let reply = try await ask(session, asked, child: child)
-        let granted = reply.request?.minutesGranted.map { "\($0) min" } ?? ""
-        return acted(session, reply, done: approve ? "Approved: \(granted) for \(child)" + (asked.gift == true ? ", as a gift" : asked.bonus == true ? ", as bonus time for today"
-                                                       : form["pay"] == "screen" ? ", as screen time for today" : "")
-                                                   : "Denied \(child)'s request")
+        let granted = reply.request?.minutesGranted.map { tr("{m} min", context: "duration", ["m": String($0)]) } ?? ""
+        let done = !approve ? tr("Denied {child}'s request", ["child": child])
+            : asked.gift == true ? tr("Approved: {minutes} for {child}, as a gift", ["minutes": granted, "child": child])
+            : asked.bonus == true ? tr("Approved: {minutes} for {child}, as bonus time for today", ["minutes": granted, "child": child])
+            : form["pay"] == "screen" ? tr("Approved: {minutes} for {child}, as screen time for today", ["minutes": granted, "child": child])
+            : tr("Approved: {minutes} for {child}", ["minutes": granted, "child": child])
+        return acted(session, reply, done: done, tr)
     }
 
-    func answerChore(_ session: WebSessions.Session, _ form: FormFields, approve: Bool) async throws -> Response {
-        guard let chore = form["chore"], let child = form["child"] else { return Self.refused(.badRequest, "Which chore? (the form names none)") }
+    func answerChore(_ session: WebSessions.Session, _ form: FormFields, _ tr: Translator, approve: Bool) async throws -> Response {
+        guard let chore = form["chore"], let child = form["child"] else { return Self.refused(.badRequest, tr("Which chore? (the form names none)"), tr) }
         var asked = ControlRequest(approve ? .choreApprove : .choreReject)
         asked.chore = chore
         if !approve, let why = form["reason"], !why.isEmpty { asked.reason = why }
         let reply = try await ask(session, asked, child: child)
-        return acted(session, reply, done: approve ? "Approved the chore \(chore) of \(child)" : "Rejected the chore \(chore) of \(child)")
+        return acted(session, reply, done: approve ? tr("Approved the chore {chore} of {child}", ["chore": chore, "child": child])
+                                                   : tr("Rejected the chore {chore} of {child}", ["chore": chore, "child": child]), tr)
     }
 
-    func redeem(_ session: WebSessions.Session, _ form: FormFields) async throws -> Response {
+    func redeem(_ session: WebSessions.Session, _ form: FormFields, _ tr: Translator) async throws -> Response {
         guard let child = form["child"], let minutes = form["minutes"].flatMap({ Int64($0) }) else {
-            return Self.refused(.badRequest, "Redeem needs a child and whole minutes.")
+            return Self.refused(.badRequest, tr("Redeem needs a child and whole minutes."), tr)
         }
         var asked = ControlRequest(.redeem, minutes: minutes)
         asked.id = form["rid"]
         if form["anyway"] == "yes" { asked.anyway = true }
         let reply = try await ask(session, asked, child: child)
-        return acted(session, reply, done: "Redeemed \(minutes) min for \(child): \(reply.cost ?? 0) points; \(reply.balance ?? 0) left")
+        return acted(session, reply, done: tr("Redeemed {minutes} for {child}: {cost} points; {balance} left",
+                                              ["minutes": tr("{m} min", context: "duration", ["m": String(minutes)]), "child": child, "cost": "\(reply.cost ?? 0)", "balance": "\(reply.balance ?? 0)"]), tr)
     }
 
-    func adjust(_ session: WebSessions.Session, _ form: FormFields) async throws -> Response {
+    func adjust(_ session: WebSessions.Session, _ form: FormFields, _ tr: Translator) async throws -> Response {
         guard let child = form["child"], let points = form["points"].flatMap({ Int64($0) }) else {
-            return Self.refused(.badRequest, "Adjust needs a child and whole points.")
+            return Self.refused(.badRequest, tr("Adjust needs a child and whole points."), tr)
         }
         var asked = ControlRequest(.adjust, points: points, reason: form["reason"])
         asked.id = form["rid"]
         let reply = try await ask(session, asked, child: child)
-        return acted(session, reply, done: "Adjusted \(child)'s points by \(points): \(reply.balance ?? 0) now")
+        return acted(session, reply, done: tr("Adjusted {child}'s points by {points}: {balance} now", ["child": child, "points": "\(points)", "balance": "\(reply.balance ?? 0)"]), tr)
     }
 
-    func bonus(_ session: WebSessions.Session, _ form: FormFields) async throws -> Response {
+    func bonus(_ session: WebSessions.Session, _ form: FormFields, _ tr: Translator) async throws -> Response {
         guard let child = form["child"], let minutes = form["minutes"].flatMap({ Int64($0) }) else {
-            return Self.refused(.badRequest, "Bonus time needs a child and whole minutes.")
+            return Self.refused(.badRequest, tr("Bonus time needs a child and whole minutes."), tr)
         }
         var asked = ControlRequest(.bonus, minutes: minutes, reason: form["reason"].flatMap { $0.isEmpty ? nil : $0 })
         asked.id = form["rid"]
         let reply = try await ask(session, asked, child: child)
-        return acted(session, reply, done: reply.note ?? "Gave \(child) \(minutes) min of bonus time for today")
+        return acted(session, reply, done: tr.language == nil ? reply.note ?? "Gave \(child) \(minutes) min of bonus time for today"
+                                                              : tr("Gave {child} {minutes} of bonus time for today", ["child": child, "minutes": tr("{m} min", context: "duration", ["m": String(minutes)])]), tr)
     }
 
-    func stopGames(_ session: WebSessions.Session, _ form: FormFields) async throws -> Response {
-        guard let child = form["child"] else { return Self.refused(.badRequest, "Stop whose games? (the form names no child)") }
+    func stopGames(_ session: WebSessions.Session, _ form: FormFields, _ tr: Translator) async throws -> Response {
+        guard let child = form["child"] else { return Self.refused(.badRequest, tr("Stop whose games? (the form names no child)"), tr) }
         var asked = ControlRequest(.stopGames)
         asked.until = form["until"].flatMap { $0.isEmpty ? nil : $0 }
         asked.id = form["rid"]
         let reply = try await ask(session, asked, child: child)
-        return acted(session, reply, done: "\(child): " + (reply.note ?? "done"))
+        // The daemon's note says until when (English); in a language, what was done.
+        let stopped = asked.until == "now" ? tr("{child} may play games again", ["child": child]) : tr("{child}'s games are stopped", ["child": child])
+        return acted(session, reply, done: tr.language == nil ? "\(child): " + (reply.note ?? "done") : stopped, tr)
     }
 
-    func revoke(_ session: WebSessions.Session, _ form: FormFields) async throws -> Response {
+    func revoke(_ session: WebSessions.Session, _ form: FormFields, _ tr: Translator) async throws -> Response {
         guard let child = form["child"], let minutes = form["minutes"].flatMap({ Int64($0) }) else {
-            return Self.refused(.badRequest, "Taking minutes back needs a child and whole minutes.")
+            return Self.refused(.badRequest, tr("Taking minutes back needs a child and whole minutes."), tr)
         }
         var asked = ControlRequest(.revoke, minutes: minutes)
         asked.refund = form["refund"] == "yes"
         asked.id = form["rid"]
         let reply = try await ask(session, asked, child: child)
-        return acted(session, reply, done: "\(child): " + (reply.note ?? "done") + (reply.balance.map { " The balance is now \($0)." } ?? ""))
+        let taken = tr("{minutes} taken back from {child}.", ["minutes": tr("{m} min", context: "duration", ["m": String(minutes)]), "child": child])
+        return acted(session, reply, done: tr.language == nil ? "\(child): " + (reply.note ?? "done") + (reply.balance.map { " The balance is now \($0)." } ?? "")
+                                                              : taken + (reply.balance.map { " " + tr("The balance is now {balance}.", ["balance": "\($0)"]) } ?? ""), tr)
     }
 
     /// Minutes of screen time for today only, beyond today's screen limits (not past bedtime).
-    func screenBonus(_ session: WebSessions.Session, _ form: FormFields) async throws -> Response {
+    func screenBonus(_ session: WebSessions.Session, _ form: FormFields, _ tr: Translator) async throws -> Response {
         guard let child = form["child"], let minutes = form["minutes"].flatMap({ Int64($0) }) else {
-            return Self.refused(.badRequest, "More screen time needs a child and whole minutes.")
+            return Self.refused(.badRequest, tr("More screen time needs a child and whole minutes."), tr)
         }
         var asked = ControlRequest(.bonus, minutes: minutes, reason: form["reason"].flatMap { $0.isEmpty ? nil : $0 })
         asked.screen = true
         asked.id = form["rid"]
         let reply = try await ask(session, asked, child: child)
-        return acted(session, reply, done: reply.note ?? "Gave \(child) \(minutes) min of screen time for today")
+        return acted(session, reply, done: tr.language == nil ? reply.note ?? "Gave \(child) \(minutes) min of screen time for today"
+                                                              : tr("Gave {child} {minutes} of screen time for today", ["child": child, "minutes": tr("{m} min", context: "duration", ["m": String(minutes)])]), tr)
     }
 
     /// Tonight's bedtime, earlier or later; tomorrow the policy's hours hold again.
-    func bedtime(_ session: WebSessions.Session, _ form: FormFields) async throws -> Response {
-        guard let child = form["child"] else { return Self.refused(.badRequest, "Whose bedtime? (the form names no child)") }
+    func bedtime(_ session: WebSessions.Session, _ form: FormFields, _ tr: Translator) async throws -> Response {
+        guard let child = form["child"] else { return Self.refused(.badRequest, tr("Whose bedtime? (the form names no child)"), tr) }
         guard var until = form["until"].map({ String($0.filter { $0 != " " }) }), !until.isEmpty else {
-            sessions.withLock { $0.setFlash(.refused("Bedtime was not changed: choose a time tonight, such as 21:30."), of: session.id) }
+            sessions.withLock { $0.setFlash(.refused(tr("Bedtime was not changed: choose a time tonight, such as 21:30.")), of: session.id) }
             return Self.redirect("/")
         }
         // A time field cannot say 24:00: its 00:00 is midnight tonight (the daemon's 24:00), not
@@ -483,21 +504,22 @@ final class Site: Sendable {
         asked.until = until
         asked.id = form["rid"]
         let reply = try await ask(session, asked, child: child)
-        return acted(session, reply, done: reply.note ?? "Bedtime tonight for \(child) is \(until)")
+        return acted(session, reply, done: tr.language == nil ? reply.note ?? "Bedtime tonight for \(child) is \(until)"
+                                                              : tr("Bedtime tonight for {child} is {time}", ["child": child, "time": until == "24:00" ? "00:00" : until]), tr)
     }
 
     /// No screen or game limit for the rest of today: only with the form's tick that says so.
-    func freeDay(_ session: WebSessions.Session, _ form: FormFields) async throws -> Response {
-        guard let child = form["child"] else { return Self.refused(.badRequest, "Whose free day? (the form names no child)") }
+    func freeDay(_ session: WebSessions.Session, _ form: FormFields, _ tr: Translator) async throws -> Response {
+        guard let child = form["child"] else { return Self.refused(.badRequest, tr("Whose free day? (the form names no child)"), tr) }
         guard form["sure"] == "yes" else {
-            sessions.withLock { $0.setFlash(.refused("Not a free day yet: tick “Yes: no screen or game limit for the rest of today” and press Free day again."),
+            sessions.withLock { $0.setFlash(.refused(tr("Not a free day yet: tick “Yes: no screen or game limit for the rest of today” and press Free day again.")),
                                             of: session.id) }
             return Self.redirect("/")
         }
         var asked = ControlRequest(.freeDay, reason: form["reason"].flatMap { $0.isEmpty ? nil : $0 })
         asked.id = form["rid"]
         let reply = try await ask(session, asked, child: child)
-        return acted(session, reply, done: reply.note ?? "A free day for \(child)")
+        return acted(session, reply, done: tr.language == nil ? reply.note ?? "A free day for \(child)" : tr("A free day for {child}", ["child": child]), tr)
     }
 
     // MARK: Responses
@@ -516,9 +538,17 @@ final class Site: Sendable {
         return Response(status: .seeOther, headers: headers)
     }
 
-    static func refused(_ status: HTTPResponse.Status, _ why: String) -> Response {
-        html(HTML.page(title: "Not done", body: "<main><p class=\"error\" role=\"alert\">\(HTML.escape(why))</p><p><a href=\"/\">Back</a></p></main>",
-                       signedIn: false), status: status)
+    static func refused(_ status: HTTPResponse.Status, _ why: String, _ tr: Translator = .english) -> Response {
+        html(HTML.page(title: tr("Not done"), body: "<main><p class=\"error\" role=\"alert\">\(HTML.escape(why))</p><p><a href=\"/\">\(HTML.escape(tr("Back")))</a></p></main>",
+                       signedIn: false, tr: tr), status: status)
+    }
+
+    /// A language link: the choice kept in a cookie (400 days), then back to the page it was on.
+    /// A link, not a form: it changes nothing but the words this browser is shown.
+    func chooseLanguage(_ request: Request) -> Response {
+        let back = LanguageChoice.back(request.uri.queryParameters.get("back"))
+        guard let chosen = request.uri.queryParameters.get("to"), languages.translator(named: chosen) != nil else { return Self.redirect(back) }
+        return Self.redirect(back, cookie: cookie(LanguageChoice.cookie, chosen, path: "/", seconds: 400 * 86_400))
     }
 }
 

@@ -41,7 +41,9 @@ struct WebPageTests {
 
         /// `tls`: a certificate and key of root's; the page then runs as root, which can read them.
         /// `user`: the page's own user (another suite's, so that no two tests share one).
-        init(socket: String, lifetime: String, tls: (certificate: String, key: String)? = nil, user: UInt32 = WebPageTests.webUser) throws {
+        /// `environment`: besides the test's own (SCREENTIME_LOCALEDIR: the page's catalogs).
+        init(socket: String, lifetime: String, tls: (certificate: String, key: String)? = nil, user: UInt32 = WebPageTests.webUser,
+             environment: [String: String] = [:]) throws {
             let web = [Readable.path(".build/debug/screentime-web"), "--listen", "127.0.0.1:0", "--socket", socket, "--session-lifetime", lifetime]
             if let tls {
                 process.executableURL = URL(fileURLWithPath: web[0])
@@ -50,6 +52,7 @@ struct WebPageTests {
                 process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
                 process.arguments = ["--reuid=\(user)", "--regid=\(user)", "--clear-groups"] + web
             }
+            if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
             process.standardOutput = output
             try process.run()
             // Its first line says where it listens.

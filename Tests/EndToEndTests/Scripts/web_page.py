@@ -34,11 +34,14 @@ def expect(condition, why):
 
 options = Options()
 options.binary_location = "/usr/bin/chromium"
-# en-US: a time field is typed as hours, minutes and AM/PM ("0915PM" is 21:15).
+# en-US unless BROWSER_LANG says another (web-language.py): a time field is typed as hours, minutes
+# and AM/PM in en-US ("0915PM" is 21:15). The browser's language is what its Accept-Language says.
+BROWSER_LANG = os.environ.get("BROWSER_LANG", "en-US")
 for a in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--window-size=1280,800",
           f"--user-data-dir={SHOTS}/profile", "--no-first-run", "--disable-extensions", "--disable-background-networking",
-          "--lang=en-US"]:
+          f"--lang={BROWSER_LANG}", f"--accept-lang={BROWSER_LANG}"]:
     options.add_argument(a)
+options.add_experimental_option("prefs", {"intl.accept_languages": BROWSER_LANG})
 browser = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
 # Long enough for a loaded 2-core machine; what is waited for comes as soon as it is there.
 wait = WebDriverWait(browser, 30)

@@ -36,4 +36,24 @@ public enum ChildWords {
         default: return code
         }
     }
+
+    /// Why time was not counted, in a few words for a parent (`stctl report`, the page; the
+    /// English is `SessionLine.Refusal.words`; docs/reasons.md says more).
+    public static func short(_ code: String, _ tr: Translator = .english) -> String {
+        switch code {
+        case "idle": tr("idle", context: "not counted")
+        case "locked": tr("locked", context: "not counted")
+        case "unfocused": tr("not in front", context: "not counted")
+        case "too_short": tr("too short", context: "not counted")
+        case "daily_cap": tr("over the daily cap", context: "not counted")
+        case "untrusted_exe": tr("untrusted copy", context: "not counted")
+        case "concurrent_reward": tr("a game running too", context: "not counted")
+        case "periodic_input": tr("machine-like input", context: "not counted")
+        case "clock_jump": tr("clock changed", context: "not counted")
+        case "focus_flicker": tr("flickering focus", context: "not counted")
+        case "no_focus_hook": tr("no focus hook", context: "not counted")
+        case "hook_gap": tr("hook away", context: "not counted")
+        default: ControlReply.SessionLine.Refusal.words[code] ?? code
+        }
+    }
 }

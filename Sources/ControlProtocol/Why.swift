@@ -335,13 +335,13 @@ public enum RequestWords {
 public enum WeekdayWords {
     public static func name(_ key: String, _ tr: Translator = .english) -> String {
         switch key {
-        case "mon": return tr("Monday")
-        case "tue": return tr("Tuesday")
-        case "wed": return tr("Wednesday")
-        case "thu": return tr("Thursday")
-        case "fri": return tr("Friday")
-        case "sat": return tr("Saturday")
-        case "sun": return tr("Sunday")
+        case "mon": return tr("Monday", context: "weekday")
+        case "tue": return tr("Tuesday", context: "weekday")
+        case "wed": return tr("Wednesday", context: "weekday")
+        case "thu": return tr("Thursday", context: "weekday")
+        case "fri": return tr("Friday", context: "weekday")
+        case "sat": return tr("Saturday", context: "weekday")
+        case "sun": return tr("Sunday", context: "weekday")
         default: return key
         }
     }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import ControlProtocol
 import FoundationEssentials
+import ScreenTimeWords
 import Glibc
 
 struct Report: ParsableCommand {
@@ -47,75 +48,76 @@ struct Report: ParsableCommand {
     /// Sections of aligned bars, one line per day in each.
     static func text(_ days: [ControlReply.ReportDay]) -> String {
         guard let first = days.first, let last = days.last else { return "" }
-        var out = [days.count == 1 ? "Report for \(weekday(first.day)) \(first.day)" : "Report for \(first.day) to \(last.day)", ""]
+        var out = [days.count == 1 ? tr("Report for {weekday} {day}", ["weekday": weekday(first.day), "day": first.day])
+                                    : tr("Report for {first} to {last}", ["first": first.day, "last": last.day]), ""]
         let label = days.map { days.count == 1 ? "" : "  \(weekday($0.day)) \($0.day.suffix(5))  " }
 
         // Learning: counted and not, on one scale.
         let most = days.map { $0.learningCreditedSeconds + $0.learningRefusedSeconds }.max() ?? 0
-        out.append("Learning: █ counted, ░ not counted")
+        out.append(tr("Learning: █ counted, ░ not counted"))
         for (i, d) in days.enumerated() {
             var line = label[i] + bar([(d.learningCreditedSeconds, "█"), (d.learningRefusedSeconds, "░")], scale: most)
             if d.learningCreditedSeconds + d.learningRefusedSeconds == 0 {
-                line += "nothing"
+                line += tr("nothing")
             } else {
-                line += "\(minutes(d.learningCreditedSeconds)) counted"
+                line += tr("{time} counted", ["time": minutesWords(d.learningCreditedSeconds)])
                 if d.learningRefusedSeconds > 0 {
-                    let why = d.refused.prefix(2).map { "\(reasonWords[$0.reason] ?? $0.reason) \(minutes($0.seconds))" }
-                    line += ", \(minutes(d.learningRefusedSeconds)) not (\(why.joined(separator: ", ")))"
+                    let why = d.refused.prefix(2).map { "\(ChildWords.short($0.reason, tr)) \(minutesWords($0.seconds))" }
+                    line += ", " + tr("{time} not ({why})", ["time": minutesWords(d.learningRefusedSeconds), "why": why.joined(separator: ", ")])
                 }
             }
-            if d.goalMet == true { line += "  ★ goal met" }
+            if d.goalMet == true { line += "  ★ " + tr("goal met") }
             out.append(line)
         }
 
         // Game time, against the daily limit when there is one.
         let limit = days.compactMap(\.rewardDailyLimitSeconds).max()
         out.append("")
-        out.append(limit.map { "Game time: █ played, · left of the daily limit of \(minutes($0))" } ?? "Game time played (no daily limit)")
+        out.append(limit.map { tr("Game time: █ played, · left of the daily limit of {limit}", ["limit": minutesWords($0)]) } ?? tr("Game time played (no daily limit)"))
         let mostPlayed = max(limit ?? 0, days.compactMap(\.rewardUsedSeconds).max() ?? 0)
         for (i, d) in days.enumerated() {
             guard let used = d.rewardUsedSeconds else {
-                out.append(label[i] + String(repeating: " ", count: barWidth + 2) + "not known: the daemon did not see this day end")
+                out.append(label[i] + String(repeating: " ", count: barWidth + 2) + tr("not known: the daemon did not see this day end"))
                 continue
             }
             let left = max(0, (d.rewardDailyLimitSeconds ?? 0) - used)
             out.append(label[i] + bar([(used, "█"), (left, "·")], scale: mostPlayed)
-                       + (d.rewardDailyLimitSeconds.map { "\(minutes(used)) of \(minutes($0))" } ?? minutes(used)))
+                       + (d.rewardDailyLimitSeconds.map { tr("{used} of {limit}", ["used": minutesWords(used), "limit": minutesWords($0)]) } ?? minutesWords(used)))
         }
 
         // Screen time (a policy with [screen]), against each day's own limit and its extra minutes.
         if days.contains(where: { $0.screenUsedSeconds != nil || $0.screenLimitSeconds != nil }) {
             out.append("")
-            out.append("Screen time: █ used, · left of the day's limit")
+            out.append(tr("Screen time: █ used, · left of the day's limit"))
             let most = days.map { max(($0.screenLimitSeconds ?? 0) + ($0.screenBonusSeconds ?? 0), $0.screenUsedSeconds ?? 0) }.max() ?? 0
             for (i, d) in days.enumerated() {
                 guard let used = d.screenUsedSeconds else {
-                    out.append(label[i] + String(repeating: " ", count: barWidth + 2) + "not known: the daemon did not see this day end")
+                    out.append(label[i] + String(repeating: " ", count: barWidth + 2) + tr("not known: the daemon did not see this day end"))
                     continue
                 }
                 let bonus = d.screenBonusSeconds ?? 0
                 let limit = d.screenLimitSeconds.map { $0 + bonus }
                 var line = label[i] + bar([(used, "█"), (max(0, (limit ?? 0) - used), "·")], scale: most)
-                line += limit.map { "\(minutes(used)) of \(minutes($0))" } ?? "\(minutes(used)) (no daily limit)"
-                if bonus > 0 { line += " (\(minutes(bonus)) extra from parents)" }
+                line += limit.map { tr("{used} of {limit}", ["used": minutesWords(used), "limit": minutesWords($0)]) } ?? tr("{used} (no daily limit)", ["used": minutesWords(used)])
+                if bonus > 0 { line += " " + tr("({time} extra from parents)", ["time": minutesWords(bonus)]) }
                 out.append(line)
             }
         }
 
         // Points, as columns.
         out.append("")
-        out.append("Points")
+        out.append(tr("Points", context: "report"))
         let rows = days.map { d in
-            ["earned", signed(d.pointsEarned), " spent", signed(-d.pointsSpent), " from parents", signed(d.pointsAdjusted)]
+            [tr("earned", context: "points"), signed(d.pointsEarned), " " + tr("spent", context: "points"), signed(-d.pointsSpent), " " + tr("from parents", context: "points"), signed(d.pointsAdjusted)]
         }
         out += zip(label, table(rows, rightAligned: [1, 3, 5], gap: 1).split(separator: "\n")).map { $0 + $1 }
 
         // The apps used most.
         out.append("")
-        out.append("Most used")
+        out.append(tr("Most used"))
         for (i, d) in days.enumerated() {
-            let apps = d.topApps.prefix(3).map { "\($0.app) \(minutes($0.seconds))" }
-            out.append(label[i] + (apps.isEmpty ? "nothing" : apps.joined(separator: ", ")))
+            let apps = d.topApps.prefix(3).map { "\($0.app) \(minutesWords($0.seconds))" }
+            out.append(label[i] + (apps.isEmpty ? tr("nothing") : apps.joined(separator: ", ")))
         }
         return out.joined(separator: "\n")
     }
@@ -143,10 +145,9 @@ struct Report: ParsableCommand {
         let offsets = [0, 3, 2, 5, 0, 3, 5, 1, 4, 6, 2, 4]
         let y = parts[1] < 3 ? parts[0] - 1 : parts[0]
         let w = (y + y / 4 - y / 100 + y / 400 + offsets[parts[1] - 1] + parts[2]) % 7
-        return ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"][w]
+        return [tr("Sun", context: "weekday"), tr("Mon", context: "weekday"), tr("Tue", context: "weekday"), tr("Wed", context: "weekday"),
+                tr("Thu", context: "weekday"), tr("Fri", context: "weekday"), tr("Sat", context: "weekday")][w]
     }
-
-    static var reasonWords: [String: String] { ControlReply.SessionLine.Refusal.words }
 
     // MARK: CSV
 

@@ -470,10 +470,11 @@ struct Apps: ParsableCommand {
                 let apps = reply.apps ?? []
                 var out = ""
                 if apps.isEmpty {
-                    out = "No program was started in the last \(days) days (as saved)."
+                    out = tr.plural("No program was started in the last day (as saved).", "No program was started in the last {n} days (as saved).", Int(days))
                 } else {
-                    let rows: [[String]] = [["COUNTS AS", "APP", "STARTS", "LAST", "PROGRAM"]] + apps.map { a in
-                        let counts = a.category.map { $0 == "learning" && !a.trusted ? "learning (untrusted)" : $0 } ?? "unknown"
+                    let head = [tr("COUNTS AS", context: "column"), tr("APP", context: "column"), tr("STARTS", context: "column"), tr("LAST", context: "column"), tr("PROGRAM", context: "column")]
+                    let rows: [[String]] = [head] + apps.map { a in
+                        let counts = a.category.map { $0 == "learning" && !a.trusted ? tr("learning (untrusted)") : categoryWords($0) } ?? tr("unknown", context: "category")
                         let program = a.exe + (a.flatpak.map { " (flatpak \($0))" } ?? "")
                         return [counts, a.app ?? "-", String(a.starts), String(a.lastStarted.prefix(16)).replacing("T", with: " "), program]
                     }
@@ -483,12 +484,13 @@ struct Apps: ParsableCommand {
                 if let sites = reply.sites {
                     out += "\n\n"
                     if sites.isEmpty {
-                        out += "No website was reported in the last \(days) days (as saved)."
+                        out += tr.plural("No website was reported in the last day (as saved).", "No website was reported in the last {n} days (as saved).", Int(days))
                     } else {
-                        let rows: [[String]] = [["COUNTS AS", "SITE", "SEEN", "LAST", "WEBSITE"]] + sites.map { s in
-                            [s.category ?? "unnamed", s.site ?? "-", String(s.reports), String(s.lastSeen.prefix(16)).replacing("T", with: " "), s.domain]
+                        let head = [tr("COUNTS AS", context: "column"), tr("SITE", context: "column"), tr("SEEN", context: "column"), tr("LAST", context: "column"), tr("WEBSITE", context: "column")]
+                        let rows: [[String]] = [head] + sites.map { s in
+                            [s.category.map(categoryWords) ?? tr("unnamed", context: "category"), s.site ?? "-", String(s.reports), String(s.lastSeen.prefix(16)).replacing("T", with: " "), s.domain]
                         }
-                        out += table(rows) + "\nA website no [[sites]] entry names counts as [browsers] unnamed_sites (docs/websites.md)."
+                        out += table(rows) + "\n" + tr("A website no [[sites]] entry names counts as [browsers] unnamed_sites (docs/websites.md).")
                     }
                 }
                 return out
@@ -522,16 +524,18 @@ struct History: ParsableCommand {
         try reporting {
             try client.finish(try client.send(ControlRequest(.history, days: days, day: nil))) { reply in
                 let lines = reply.history ?? []
-                guard !lines.isEmpty else { return "Nothing in the ledger in the last \(days) days." }
-                let rows: [[String]] = [["WHEN", "WHAT", "POINTS", "BALANCE", "NOTE"]] + lines.map { e in
+                guard !lines.isEmpty else { return tr.plural("Nothing in the ledger in the last day.", "Nothing in the ledger in the last {n} days.", Int(days)) }
+                let head = [tr("WHEN", context: "column"), tr("WHAT", context: "column"), tr("POINTS", context: "column"), tr("BALANCE", context: "column"), tr("NOTE", context: "column")]
+                let rows: [[String]] = [head] + lines.map { e in
                     let what: String
+                    let time = ["time": minutesWords(e.rewardSeconds ?? 0)]
                     switch e.kind {
-                    case "earned": what = "earned"
-                    case "redeemed": what = "bought \(minutes(e.rewardSeconds ?? 0)) of game time" + (e.note == "child" ? " (yourself)" : "")
-                    case "expired": what = "\(minutes(e.rewardSeconds ?? 0)) of game time expired"
-                    case "gifted": what = "given \(minutes(e.rewardSeconds ?? 0)) of game time"
-                    case "chore": what = "chore done"
-                    default: what = e.points >= 0 ? "bonus" : "penalty"
+                    case "earned": what = tr("earned", context: "ledger")
+                    case "redeemed": what = e.note == "child" ? tr("bought {time} of game time (yourself)", time) : tr("bought {time} of game time", time)
+                    case "expired": what = tr("{time} of game time expired", time)
+                    case "gifted": what = tr("given {time} of game time", time)
+                    case "chore": what = tr("chore done", context: "ledger")
+                    default: what = e.points >= 0 ? tr("bonus", context: "ledger") : tr("penalty", context: "ledger")
                     }
                     return [String(e.at.prefix(16)).replacing("T", with: " "), what,
                             e.points > 0 ? "+\(e.points)" : String(e.points), String(e.balanceAfter), e.note ?? ""]

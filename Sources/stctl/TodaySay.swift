@@ -1,5 +1,6 @@
 import ArgumentParser
 import ControlProtocol
+import ScreenTimeWords
 
 /// A parent's say over today: bonus time, games stopped until a time, minutes taken back.
 struct BonusCommand: ParsableCommand {

@@ -29,3 +29,14 @@ func everyWords(_ every: String) -> String {
         return tr("on {days}", ["days": days.joined(separator: ", ")])
     }
 }
+
+/// A category as the policy names it (`learning`, `reward`, `neutral`, `blocked`), in the caller's words.
+func categoryWords(_ category: String) -> String {
+    switch category {
+    case "learning": return tr("learning", context: "category")
+    case "reward": return tr("reward", context: "category")
+    case "neutral": return tr("neutral", context: "category")
+    case "blocked": return tr("blocked", context: "category")
+    default: return category
+    }
+}

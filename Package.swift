@@ -179,7 +179,7 @@ let package = Package(
                                                            .product(name: "Logging", package: "swift-log")]),
         // Every input in Fuzz/*/corpus and Fuzz/*/regressions, through its fuzz target.
         .testTarget(name: "FuzzCorpusTests", dependencies: ["ScreenTimeFuzz"]),
-        .testTarget(name: "DesktopHooksTests", dependencies: ["DesktopHooks", "ScreenTimeCore"]),
+        .testTarget(name: "DesktopHooksTests", dependencies: ["DesktopHooks", "ScreenTimeCore", "ControlProtocol"]),
         .testTarget(name: "EndToEndTests", dependencies: ["ScreenTimeCore", "ScreenTimePolicy", "ScreenTimeLinux", "ScreenTimeSystemd", "TestSupport"], exclude: ["Scripts"]),
     ]
 )

@@ -1,3 +1,4 @@
+import ControlProtocol
 import ScreenTimeWords
 
 /// The line the family page shows once after a form: what was done (a status, green), or why
@@ -10,6 +11,11 @@ public enum Flash: Sendable, Equatable {
     /// page's words (`PageWords.refusal`).
     public static func answer(ok: Bool, done: String, error: String?, tr: Translator = .english) -> Flash {
         ok ? .done(done) : .refused(PageWords.refusal(error, tr))
+    }
+
+    /// The same from the daemon's reply: its refusal's code and figures in the language of `tr`.
+    public static func answer(_ reply: ControlReply, done: String, tr: Translator = .english) -> Flash {
+        reply.ok ? .done(done) : .refused(PageWords.refusal(reply, tr))
     }
 
     var html: String {
@@ -39,8 +45,17 @@ public enum PageWords {
         ("; or go ahead anyway", "; or tick “Even beyond today's limits” and send it again"),
     ]
 
-    /// In another language than English, the daemon's words (English, until it sends codes and
-    /// figures) follow the page's "Not done:" in the language of `tr`.
+    /// A refusal of the daemon's, from its code and figures (`Why`), in the language of `tr`: in
+    /// English with the page's phrases above; in another language after the page's "Not done:",
+    /// any mention of a command or an option left out as in English.
+    public static func refusal(_ reply: ControlReply, _ tr: Translator) -> String {
+        guard tr.language != nil else { return refusal(reply.error) }
+        let why = withoutCommandWords(reply.refusalWords(tr))
+        return tr("Not done: {why}", ["why": why + (why.hasSuffix(".") ? "" : ".")])
+    }
+
+    /// In another language than English, words the daemon sent as they are (a reader older than
+    /// its codes) follow the page's "Not done:" in the language of `tr`.
     public static func refusal(_ error: String?, _ tr: Translator) -> String {
         guard tr.language != nil else { return refusal(error) }
         let why = error.map(pageWords) ?? tr("refused")

@@ -128,7 +128,7 @@ final class Site: Sendable {
         request.token = session.daemonToken
         request.user = child
         let reply = try await daemon.send(request)
-        if !reply.ok, reply.error?.hasPrefix("the parent session is over") == true { throw SessionOver(description: reply.error ?? "") }
+        if !reply.ok, reply.code == Why.Code.parentSessionOver.rawValue { throw SessionOver(description: reply.error ?? "") }
         return reply
     }
 
@@ -177,11 +177,11 @@ final class Site: Sendable {
         }
         guard reply.ok, let token = reply.token else {
             // Only a wrong passphrase counts (not a parent's name left out).
-            if (reply.error ?? "").hasPrefix("wrong parent passphrase") {
+            if reply.code == Why.Code.wrongPassphrase.rawValue {
                 throttle.withLock { $0.failed(client, now: SystemClock.monoMicros()) }
             }
-            // The daemon's refusal, in its words (English until it sends codes and figures).
-            return loginPage(request, error: tr("Not logged in: {why}", ["why": reply.error ?? tr("refused")]))
+            // The daemon's refusal, from its code and figures, in the page's language.
+            return loginPage(request, error: tr("Not logged in: {why}", ["why": reply.refusalWords(tr)]))
         }
         throttle.withLock { $0.succeeded(client) }
         var known = CookieHeader.value(of: Self.browserCookie, in: request.headers[.cookie]) ?? ""
@@ -217,7 +217,7 @@ final class Site: Sendable {
 
     func family(_ session: WebSessions.Session, _ tr: Translator) async throws -> Response {
         let reply = try await ask(session, ControlRequest(.family))
-        guard reply.ok else { return Self.refused(.forbidden, PageWords.refusal(reply.error, tr), tr) }
+        guard reply.ok else { return Self.refused(.forbidden, PageWords.refusal(reply, tr), tr) }
         let flash = sessions.withLock { $0.takeFlash(of: session.id) }
         return Self.html(FamilyPage.page(reply.family ?? [], csrf: session.csrf, flash: flash, tr: tr))
     }
@@ -265,9 +265,9 @@ final class Site: Sendable {
 
     func childPage(_ session: WebSessions.Session, name: String, day: String?, _ tr: Translator) async throws -> Response {
         let sessionsReply = try await ask(session, ControlRequest(.sessions, days: nil, day: day), child: name)
-        guard sessionsReply.ok else { return Self.refused(.badRequest, PageWords.refusal(sessionsReply.error, tr), tr) }
+        guard sessionsReply.ok else { return Self.refused(.badRequest, PageWords.refusal(sessionsReply, tr), tr) }
         let week = try await ask(session, ControlRequest(.report, days: 7, day: day), child: name)
-        guard week.ok else { return Self.refused(.badRequest, PageWords.refusal(week.error, tr), tr) }
+        guard week.ok else { return Self.refused(.badRequest, PageWords.refusal(week, tr), tr) }
         let shown = day ?? week.report?.last?.day ?? "today"
         // The child's today, for the links to other days (the week asked ends on the day shown).
         let today = day == nil ? shown : try await ask(session, ControlRequest(.report, days: 1, day: nil), child: name).report?.last?.day
@@ -292,7 +292,7 @@ final class Site: Sendable {
 
     /// Back to a child's policy page, which says what the change did.
     func changed(_ session: WebSessions.Session, child: String, _ reply: ControlReply, done: String) -> Response {
-        sessions.withLock { $0.setFlash(.answer(ok: reply.ok, done: done, error: reply.error), of: session.id) }
+        sessions.withLock { $0.setFlash(.answer(reply, done: done), of: session.id) }
         return Self.redirect("/policy?child=" + Self.formEscape(child))
     }
 
@@ -380,8 +380,8 @@ final class Site: Sendable {
 
     /// Carries out a parent's answer and goes back to the family page, which says what happened.
     func acted(_ session: WebSessions.Session, _ reply: ControlReply, done: String, _ tr: Translator = .english) -> Response {
-        // A refusal: the daemon's words (`reply.error`, English until it sends codes and figures).
-        sessions.withLock { $0.setFlash(.answer(ok: reply.ok, done: done, error: reply.error, tr: tr), of: session.id) }
+        // A refusal: its code and figures in the page's language (`PageWords.refusal`).
+        sessions.withLock { $0.setFlash(.answer(reply, done: done, tr: tr), of: session.id) }
         return Self.redirect("/")
     }
 

@@ -131,7 +131,7 @@ struct Approve: ParsableCommand {
                 guard let r = reply.request else { return "" }
                 var figures = ["minutes": "\(r.minutesGranted ?? r.minutes)", "child": r.child ?? tr("the child"), "id": r.id]
                 figures["balance"] = reply.balance.map(String.init)
-                if r.screen == true { return tr("Approved {minutes} min of screen time for today for {child} (request {id}).", figures) }
+                if r.screen == true { return tr("Approved {minutes} min for {child} (request {id}) of screen time for today.", figures) }
                 if r.pay == "gift" { return tr("Approved {minutes} min for {child} (request {id}) as a gift.", figures) }
                 if r.pay == "bonus" { return tr("Approved {minutes} min for {child} (request {id}) as bonus time for today.", figures) }
                 if reply.balance != nil { return tr("Approved {minutes} min for {child} (request {id}) for points; the balance is now {balance}.", figures) }

@@ -196,7 +196,7 @@ parents_browser = {"st_browser": browser.split(";")[0].split("=", 1)[1]}
 # browser (its address) wait longer, 1 s, 2 s, 4 s, 8 s; a try too soon is not even checked.
 for left, wait in [(4, 1), (3, 2), (2, 4), (1, 8)]:
     status, _, body = login("not the passphrase", source="127.0.0.2")
-    expect(status == 401 and f"({left} more tries before a 15-minute lock)" in body, f"wrong passphrase with {left} left: {status} {body[:400]}")
+    expect(status == 401 and f"({left} more {'try' if left == 1 else 'tries'} before a 15-minute lock)" in body, f"wrong passphrase with {left} left: {status} {body[:400]}")
     status, _, body = login("too soon", source="127.0.0.2")
     expect(status == 401 and f"Wait {wait} second" in body, f"a try at once after a wrong one: {status} {body[:400]}")
     time.sleep(wait + 0.2)

@@ -56,4 +56,15 @@ public enum ChildWords {
         default: ControlReply.SessionLine.Refusal.words[code] ?? code
         }
     }
+
+    /// How the app in front counts, for the child ("learning: earns points while you use it").
+    public static func counts(_ category: String, trusted: Bool, _ tr: Translator = .english) -> String {
+        switch category {
+        case "learning": trusted ? tr("learning: earns points while you use it") : tr("learning, but not from a place the policy trusts: earns nothing")
+        case "reward": tr("a game: uses your game time")
+        case "neutral": tr("neither learning nor a game: not counted")
+        case "blocked": tr("blocked: it is closed")
+        default: category
+        }
+    }
 }

@@ -204,6 +204,7 @@ extension ControlReply {
             w.key("current_category"); text(s.currentCategory)
             w.key("current_counts"); text(s.currentCounts)
             if let site = s.currentSite { w.key("current_site"); w.string(site) }
+            if let trusted = s.currentTrusted { w.key("current_trusted"); w.bool(trusted) }
             if let g = s.gamesStoppedUntil { w.key("games_stopped_until"); w.string(g) }
             if let g = s.goalSeconds { w.key("goal_seconds"); w.int(g) }
             w.key("hooks"); w.beginArray(); for h in s.hooks { w.string(h) }; w.endArray()
@@ -900,6 +901,10 @@ public struct ControlReply: Codable, Sendable, Equatable {
         /// With `[[sites]]`: the host in the focused browser window's tab, as its extension
         /// reported it (nil: no reporting browser in front, or no web page in its tab).
         public var currentSite: String? = nil
+        /// With `current_app`: false when it is a copy the policy does not trust (its learning
+        /// earns nothing); `current_counts` in words, for readers in other languages
+        /// (`ChildWords.counts`).
+        public var currentTrusted: Bool? = nil
         /// What the daemon observes right now.
         public var observers: Observers
         /// The desktop hooks connected now ("x11", "sway").
@@ -1040,6 +1045,7 @@ public struct ControlReply: Codable, Sendable, Equatable {
             try c.encode(currentCategory, forKey: .currentCategory)
             try c.encode(currentCounts, forKey: .currentCounts)
             try c.encodeIfPresent(currentSite, forKey: .currentSite)
+            try c.encodeIfPresent(currentTrusted, forKey: .currentTrusted)
             try c.encode(observers, forKey: .observers)
             try c.encode(hooks, forKey: .hooks)
             try c.encode(blindSpots, forKey: .blindSpots)

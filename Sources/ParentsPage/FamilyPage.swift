@@ -56,7 +56,7 @@ public enum FamilyPage {
         var learning = running(s.learningTodaySeconds, counting: s.learningCounting == true ? "up" : nil, steady: steady, tr)
         if let goal = s.goalSeconds { learning += e(tr(" of the {goal} goal", ["goal": duration(goal)])) + (s.learningTodaySeconds >= goal ? " ★" : "") }
         let now = s.currentApp.map { app in
-            HTML.escape(app) + (s.currentSite.map { " (\(HTML.escape($0)))" } ?? "") + (s.currentCounts.map { " <small>(\(HTML.escape($0)))</small>" } ?? "")
+            HTML.escape(app) + (s.currentSite.map { " (\(HTML.escape($0)))" } ?? "") + ((s.currentCategory.map { ChildWords.counts($0, trusted: s.currentTrusted ?? true, tr) } ?? s.currentCounts).map { " <small>(\(HTML.escape($0)))</small>" } ?? "")
         } ?? e(tr("nothing the policy names"))
         var out = """
             <section class="child" id="child-\(name)" data-child="\(name)">

@@ -23,6 +23,7 @@ public enum StatusFigures {
         status.notices = notices
         if policy.rewards.childMayRedeem { status.childMayRedeem = true }
         status.currentSite = engine.focusedHost
+        status.currentTrusted = app?.trusted
         status.asOf = RFC3339.format(micros: engine.calendarNow, utcOffsetSeconds: engine.utcOffset(at: engine.calendarNow))
         status.rewardCounting = engine.rewardCountingNow
         status.learningCounting = engine.learningCountingNow
@@ -50,12 +51,5 @@ public enum StatusFigures {
     }
 
     /// How the app in front counts, in the child's words.
-    public static func counts(_ category: AppCategory, trusted: Bool) -> String {
-        switch category {
-        case .learning: trusted ? "learning: earns points while you use it" : "learning, but not from a place the policy trusts: earns nothing"
-        case .reward: "a game: uses your game time"
-        case .neutral: "neither learning nor a game: not counted"
-        case .blocked: "blocked: it is closed"
-        }
-    }
+    public static func counts(_ category: AppCategory, trusted: Bool) -> String { ChildWords.counts(category.rawValue, trusted: trusted) }
 }

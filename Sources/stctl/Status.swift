@@ -157,7 +157,7 @@ struct Status: ParsableCommand {
             rows.append(Row(key: "App", label: a.app, value: tr("{left} left today   (its own limit)", ["left": minutesWords(a.seconds)])))
         }
         if let app = s.currentApp {
-            rows.append(Row(key: "In use", label: tr("In use"), value: "\(app)\(s.currentSite.map { " (\($0))" } ?? ""): \(s.currentCounts ?? s.currentCategory ?? "")"))
+            rows.append(Row(key: "In use", label: tr("In use"), value: "\(app)\(s.currentSite.map { " (\($0))" } ?? ""): \(s.currentCategory.map { ChildWords.counts($0, trusted: s.currentTrusted ?? true, tr) } ?? s.currentCounts ?? "")"))
         }
         for r in s.requests ?? [] {
             rows.append(Row(key: "Request", label: "Request \(r.id)", value: "\(r.minutes) min: \(Requests.state(r))" + (r.answer.map { " “\($0)”" } ?? "")))

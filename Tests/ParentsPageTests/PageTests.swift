@@ -30,7 +30,11 @@ struct PageTests {
         var site = Self.status()
         site.currentSite = "<b>.example"
         let withSite = FamilyPage.fragment([.init(child: "emma", status: site)], csrf: "t0k")
-        #expect(withSite.contains("data-figure=\"now\">&lt;GCompris&gt; (&lt;b&gt;.example) <small>(counts)</small></dd>"), "\(withSite)")
+        #expect(withSite.contains("data-figure=\"now\">&lt;GCompris&gt; (&lt;b&gt;.example) <small>(learning: earns points while you use it)</small></dd>"), "\(withSite)")
+        // A copy the policy does not trust: said so, from the category and the trust (not the daemon's English).
+        site.currentTrusted = false
+        #expect(FamilyPage.fragment([.init(child: "emma", status: site)], csrf: "t0k")
+                    .contains("<small>(learning, but not from a place the policy trusts: earns nothing)</small>"))
     }
 
     @Test("a child's card: game time left, points, learning against the goal, and a pending request with its answers and their cost")

@@ -285,7 +285,7 @@ struct ChoreReject: ParsableCommand {
 func clock(_ at: String?) -> String {
     guard let at, at.count >= 16 else { return "?" }
     let day = String(at.prefix(10)), time = String(at.dropFirst(11).prefix(5))
-    return day == today() ? time : "\(day) \(time)"
+    return day == today() ? time : "\(dateWords(day)) \(time)"
 }
 
 private func today() -> String {

@@ -48,9 +48,9 @@ struct Report: ParsableCommand {
     /// Sections of aligned bars, one line per day in each.
     static func text(_ days: [ControlReply.ReportDay]) -> String {
         guard let first = days.first, let last = days.last else { return "" }
-        var out = [days.count == 1 ? tr("Report for {weekday} {day}", ["weekday": weekday(first.day), "day": first.day])
-                                    : tr("Report for {first} to {last}", ["first": first.day, "last": last.day]), ""]
-        let label = days.map { days.count == 1 ? "" : "  \(weekday($0.day)) \($0.day.suffix(5))  " }
+        var out = [days.count == 1 ? tr("Report for {weekday} {day}", ["weekday": weekday(first.day), "day": dateWords(first.day)])
+                                    : tr("Report for {first} to {last}", ["first": dateWords(first.day), "last": dateWords(last.day)]), ""]
+        let label = days.map { days.count == 1 ? "" : "  \(weekday($0.day)) \(dayWords($0.day))  " }
 
         // Learning: counted and not, on one scale.
         let most = days.map { $0.learningCreditedSeconds + $0.learningRefusedSeconds }.max() ?? 0

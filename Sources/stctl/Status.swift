@@ -476,7 +476,7 @@ struct Apps: ParsableCommand {
                     let rows: [[String]] = [head] + apps.map { a in
                         let counts = a.category.map { $0 == "learning" && !a.trusted ? tr("learning (untrusted)") : categoryWords($0) } ?? tr("unknown", context: "category")
                         let program = a.exe + (a.flatpak.map { " (flatpak \($0))" } ?? "")
-                        return [counts, a.app ?? "-", String(a.starts), String(a.lastStarted.prefix(16)).replacing("T", with: " "), program]
+                        return [counts, a.app ?? "-", String(a.starts), dateAndTimeWords(a.lastStarted), program]
                     }
                     out = table(rows)
                 }
@@ -488,7 +488,7 @@ struct Apps: ParsableCommand {
                     } else {
                         let head = [tr("COUNTS AS", context: "column"), tr("SITE", context: "column"), tr("SEEN", context: "column"), tr("LAST", context: "column"), tr("WEBSITE", context: "column")]
                         let rows: [[String]] = [head] + sites.map { s in
-                            [s.category.map(categoryWords) ?? tr("unnamed", context: "category"), s.site ?? "-", String(s.reports), String(s.lastSeen.prefix(16)).replacing("T", with: " "), s.domain]
+                            [s.category.map(categoryWords) ?? tr("unnamed", context: "category"), s.site ?? "-", String(s.reports), dateAndTimeWords(s.lastSeen), s.domain]
                         }
                         out += table(rows) + "\n" + tr("A website no [[sites]] entry names counts as [browsers] unnamed_sites (docs/websites.md).")
                     }
@@ -537,7 +537,7 @@ struct History: ParsableCommand {
                     case "chore": what = tr("chore done", context: "ledger")
                     default: what = e.points >= 0 ? tr("bonus", context: "ledger") : tr("penalty", context: "ledger")
                     }
-                    return [String(e.at.prefix(16)).replacing("T", with: " "), what,
+                    return [dateAndTimeWords(e.at), what,
                             e.points > 0 ? "+\(e.points)" : String(e.points), String(e.balanceAfter), e.note ?? ""]
                 }
                 return table(rows)

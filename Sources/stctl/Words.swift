@@ -40,3 +40,24 @@ func categoryWords(_ category: String) -> String {
     default: return category
     }
 }
+
+/// A date, `YYYY-MM-DD`, as the caller's language writes it in figures (23.11.2026, 23/11/2026);
+/// as it is when it is not one.
+func dateWords(_ day: some StringProtocol) -> String {
+    let parts = day.split(separator: "-")
+    guard parts.count == 3, parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy(\.isNumber) }) else { return String(day) }
+    return tr("{year}-{month}-{day}", context: "date", ["year": String(parts[0]), "month": String(parts[1]), "day": String(parts[2])])
+}
+
+/// "2026-11-23 16:06" of an RFC 3339 time, the date as the caller's language writes it.
+func dateAndTimeWords(_ at: String) -> String {
+    guard at.count >= 16 else { return at }
+    return dateWords(at.prefix(10)) + " " + at.dropFirst(11).prefix(5)
+}
+
+/// A day of this year, `YYYY-MM-DD`, month and day only (23.11., 23/11), for a report's rows.
+func dayWords(_ day: some StringProtocol) -> String {
+    let parts = day.split(separator: "-")
+    guard parts.count == 3 else { return String(day) }
+    return tr("{month}-{day}", context: "date", ["month": String(parts[1]), "day": String(parts[2])])
+}

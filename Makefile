@@ -23,7 +23,9 @@ DEBIAN_PKGS  = python3 openssl tzdata publicsuffix sqlite3 libsqlite3-dev libsys
 # systemd-analyze (systemd) to verify the unit files, libfaketime (faketime) to set the
 # daemon's wall clock ahead while it runs, GNOME Shell headless (gnome-shell; gjs to load the
 # extension's 45+ form, which Debian 12's shell cannot; gdbus and gsettings
-# from libglib2.0-bin, dconf-cli for the system-mode locks, pkill from procps) and KWin headless
+# from libglib2.0-bin, dconf-cli for the system-mode locks, pkill from procps; locales, whose
+# definitions the extension's language tests compile with localedef into a folder of their own,
+# as GJS translates only in a locale the machine has) and KWin headless
 # (kwin-wayland, with Xwayland for its X11 test windows), strace, to see that a parent's
 # answer is synced to disk before it is sent, gcc, to build the power-cut shim
 # (Tests/EndToEndTests/Scripts/powercut-vfs.c, against libsqlite3-dev), and what builds and checks
@@ -35,7 +37,7 @@ DEBIAN_PKGS  = python3 openssl tzdata publicsuffix sqlite3 libsqlite3-dev libsys
 # their own, never the system's). After the tests,
 # tools/check-leftovers fails the run when a test user's process is still running.
 TEST_PKGS    = dbus-daemon dbus-bin python3-dbusmock xvfb xserver-xephyr xauth openbox xdotool xterm x11-utils sway foot swayidle swaylock grim whois systemd faketime \
-               gnome-shell gjs libglib2.0-bin dconf-cli procps kwin-wayland xwayland \
+               gnome-shell gjs libglib2.0-bin dconf-cli procps locales kwin-wayland xwayland \
                strace gcc debootstrap lintian dpkg-dev binutils chromium chromium-driver firefox-esr python3-selenium python3-pip openssl postgresql iproute2
 
 .PHONY: all build release-build run demo test fuzz fuzz-build sanitize sanitize-build sanitize-run bench install install-gnome-lock uninstall deb deps test-deps clean

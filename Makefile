@@ -23,7 +23,9 @@ DEBIAN_PKGS  = python3 openssl tzdata publicsuffix sqlite3 libsqlite3-dev libsys
 # systemd-analyze (systemd) to verify the unit files, libfaketime (faketime) to set the
 # daemon's wall clock ahead while it runs, GNOME Shell headless (gnome-shell; gjs to load the
 # extension's 45+ form, which Debian 12's shell cannot; gdbus and gsettings
-# from libglib2.0-bin, dconf-cli for the system-mode locks, pkill from procps) and KWin headless
+# from libglib2.0-bin, dconf-cli for the system-mode locks, pkill from procps; locales, whose
+# definitions make the machine's German, Spanish and French locales, TEST_LOCALES, for the
+# extension's language tests) and KWin headless
 # (kwin-wayland, with Xwayland for its X11 test windows), strace, to see that a parent's
 # answer is synced to disk before it is sent, gcc, to build the power-cut shim
 # (Tests/EndToEndTests/Scripts/powercut-vfs.c, against libsqlite3-dev), and what builds and checks
@@ -35,7 +37,7 @@ DEBIAN_PKGS  = python3 openssl tzdata publicsuffix sqlite3 libsqlite3-dev libsys
 # their own, never the system's). After the tests,
 # tools/check-leftovers fails the run when a test user's process is still running.
 TEST_PKGS    = dbus-daemon dbus-bin python3-dbusmock xvfb xserver-xephyr xauth openbox xdotool xterm x11-utils sway foot swayidle swaylock grim whois systemd faketime \
-               gnome-shell gjs libglib2.0-bin dconf-cli procps kwin-wayland xwayland \
+               gnome-shell gjs libglib2.0-bin dconf-cli procps locales kwin-wayland xwayland \
                strace gcc debootstrap lintian dpkg-dev binutils chromium chromium-driver firefox-esr python3-selenium python3-pip openssl postgresql iproute2
 
 .PHONY: all build release-build run demo test fuzz fuzz-build sanitize sanitize-build sanitize-run bench install install-gnome-lock uninstall deb deps test-deps clean
@@ -56,9 +58,20 @@ endef
 deps:
 	$(call install_missing,$(DEBIAN_PKGS))
 
+# GNOME Shell translates through glibc (GJS's gettext), and glibc only in a locale the machine
+# has: these are added to its locale archive when missing (a fresh Debian has only C.UTF-8), as a
+# family's machine has its own language's. (Into the archive, not a private LOCPATH: system mode
+# rightly does not believe a GNOME Shell started with LOCPATH.)
+TEST_LOCALES = de_DE es_ES fr_FR
+
 test-deps:
 	$(call install_missing,$(DEBIAN_PKGS) $(TEST_PKGS))
 	tools/fetch-axe
+	@for l in $(TEST_LOCALES); do \
+	  locale -a 2>/dev/null | grep -qx "$$l.utf8" && continue; \
+	  if [ "$$(id -u)" = 0 ]; then localedef -i $$l -c -f UTF-8 -A /usr/share/locale/locale.alias $$l.UTF-8 || exit 1; \
+	  else echo "make: the locale $$l.UTF-8 is missing (run: sudo localedef -i $$l -c -f UTF-8 $$l.UTF-8)" >&2; exit 1; fi; \
+	done
 
 build: deps
 	$(SWIFT) build

@@ -14,7 +14,12 @@ import {createScreenTime} from './core.js';
 
 export default class ScreenTimeExtension extends Extension {
     enable() {
-        this._screentime = createScreenTime({GLib, Gio, St, Clutter, Meta, Main, PanelMenu, PopupMenu, MessageTray});
+        // The extension's words: its own gettext domain (metadata.json's gettext-domain), read
+        // from the catalogs in its locale/ folder, in the language of the session.
+        this.initTranslations();
+        const gettext = text => this.gettext(text);
+        const ngettext = (one, other, n) => this.ngettext(one, other, n);
+        this._screentime = createScreenTime({GLib, Gio, St, Clutter, Meta, Main, PanelMenu, PopupMenu, MessageTray, gettext, ngettext});
         this._screentime.enable();
     }
 

@@ -170,7 +170,7 @@ function indicatorView(s, passed) {
     if (s.current_app) {
         const app = s.current_site ? `${s.current_app} (${s.current_site})` : s.current_app;
         // TRANSLATORS: the program in front (as the policy names it), and how it counts
-        lines.push(fill(_('{app}: {counts}'), {app, counts: countsWords(s.current_counts || s.current_category)}));
+        lines.push(fill(_('{app}: {counts}'), {app, counts: countsWords(s)}));
     }
     for (const blind of s.blind_spots || [])
         lines.push(blind);
@@ -179,19 +179,20 @@ function indicatorView(s, passed) {
     return {text, gameSecondsLeft: now, screenText, screenSecondsLeft, lines};
 }
 
-// The daemon's words for how the program in front counts (`current_counts`, from its
-// StatusFigures.counts), in the child's language where they are known here; others as they came.
-// (A code on the wire, as issue #41 wants of the daemon, would make this table needless.)
-const COUNTS_WORDS = [
-    N_('learning: earns points while you use it'),
-    N_('learning, but not from a place the policy trusts: earns nothing'),
-    N_('a game: uses your game time'),
-    N_('neither learning nor a game: not counted'),
-    N_('blocked: it is closed'),
-];
-
-function countsWords(counts) {
-    return COUNTS_WORDS.includes(counts) ? _(counts) : counts;
+// How the program in front counts, from its category and whether the policy trusts this copy
+// of it (`current_category`, `current_trusted`), in the child's words; the daemon's English
+// (`current_counts`) for a category not known here.
+function countsWords(s) {
+    switch (s.current_category) {
+    case 'learning':
+        return s.current_trusted === false
+            ? _('learning, but not from a place the policy trusts: earns nothing')
+            : _('learning: earns points while you use it');
+    case 'reward': return _('a game: uses your game time');
+    case 'neutral': return _('neither learning nor a game: not counted');
+    case 'blocked': return _('blocked: it is closed');
+    default: return s.current_counts || s.current_category || '';
+    }
 }
 
 // What the child is told when a request went out but its answer never came.

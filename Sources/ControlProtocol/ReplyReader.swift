@@ -55,6 +55,7 @@ private enum HandReader {
         var hooks: [String]?, blindSpots: [String]?
         var texts: [String: String?] = ["current_app": nil, "current_category": nil, "current_counts": nil, "current_site": nil, "schedule": nil]
         var notices: [ControlReply.Status.Notice]?
+        var currentTrusted: Bool?
         var appTimeLeft: [ControlReply.Status.AppTime]?
         let required = ["balance", "reward_available_seconds", "reward_remaining_seconds", "reward_today_remaining_seconds",
                         "reward_used_today_seconds", "learning_today_seconds", "points_today", "points_per_reward_minute"]
@@ -79,6 +80,7 @@ private enum HandReader {
                           let notifications = flags["notifications"] else { return nil }
                     observers = .init(proc: proc, logind: logind, focusHook: focus, notifications: notifications)
                 case "hooks": guard let a = strings(value) else { return nil }; hooks = a
+                case "current_trusted": guard case .bool(let b) = value else { return nil }; currentTrusted = b
                 case "blind_spots": guard let a = strings(value) else { return nil }; blindSpots = a
                 case "notices":
                     if value == .null { continue }
@@ -116,6 +118,7 @@ private enum HandReader {
                                     currentCounts: texts["current_counts"]!, observers: observers, hooks: hooks, blindSpots: blindSpots)
         s.schedule = texts["schedule"]!
         s.currentSite = texts["current_site"]!
+        s.currentTrusted = currentTrusted
         s.notices = notices
         s.goalSeconds = ints["goal_seconds"]
         s.streakDays = ints["streak_days"]

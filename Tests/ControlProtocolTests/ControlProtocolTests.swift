@@ -102,6 +102,7 @@ struct ControlProtocolTests {
         full.status?.notices = [.init(id: 3, summary: "5 min", body: "Game time ends", urgency: "critical", shown: false)]
         full.status?.goalSeconds = 1800; full.status?.streakDays = 2; full.status?.schedule = "school day"
         full.status?.currentSite = "www.khanacademy.org"
+        full.status?.currentTrusted = false
         full.status?.allowanceLeftSeconds = 60; full.status?.allowanceTodaySeconds = 600
         full.status?.appTimeLeft = [.init(app: "Minecraft", seconds: 300)]
         full.note = "n"; full.balance = 3; full.cost = 4; full.error = "e"
@@ -109,7 +110,7 @@ struct ControlProtocolTests {
         var variants = [text]
         // Each value in turn replaced: by null, by a string, by a fraction, by an object; and an unknown key added.
         for key in ["\"v\"", "\"ok\"", "\"status\"", "\"balance\"", "\"observers\"", "\"hooks\"", "\"current_app\"", "\"notices\"",
-                    "\"goal_seconds\"", "\"app_time_left\"", "\"shown\"", "\"seconds\"", "\"focus_hook\"", "\"schedule\"", "\"current_site\""] {
+                    "\"goal_seconds\"", "\"app_time_left\"", "\"shown\"", "\"seconds\"", "\"focus_hook\"", "\"schedule\"", "\"current_site\"", "\"current_trusted\""] {
             for replacement in ["null", "\"x\"", "1.5", "2.0", "{}", "[]", "true"] {
                 guard let r = text.range(of: key + ":") else { Issue.record("\(key) is not in \(text)"); continue }
                 let rest = text[r.upperBound...]

@@ -307,10 +307,8 @@ struct FamilyTests {
     @Test("system mode: each user's notifications in their own language while root's is English: the child's session in German (an answered request, a game's warning and stop), her parent's in Spanish (her request)")
     func notificationsInTheirLanguage() throws {
         _ = (Self.lena, Self.padre)
-        let locales = NSTemporaryDirectory() + "screentime-locale-\(UUID().uuidString)"
+        let locales = try LanguageTests.compiledLocales()
         defer { try? FileManager.default.removeItem(atPath: locales) }
-        let compiled = try LanguageTests.messages(["compile", locales])
-        try #require(compiled.status == 0, "\(compiled.stderr)")
         let apps = try AppCopies.folder()
         let game = "\(apps)/supertuxkart"
         // Her session's processes run in German, his in Spanish; root's daemon in English.

@@ -13,6 +13,15 @@ struct LanguageTests {
         try ReplayBinaryTests.runBinary("/usr/bin/env", (po.map { ["SCREENTIME_PO=\($0)"] } ?? []) + [tool] + args)
     }
 
+    /// The catalogs compiled from po/ into a folder of their own (`SCREENTIME_LOCALEDIR`); the
+    /// caller removes it.
+    static func compiledLocales() throws -> String {
+        let locales = NSTemporaryDirectory() + "screentime-locale-\(UUID().uuidString)"
+        let compiled = try messages(["compile", locales])
+        try #require(compiled.status == 0, "\(compiled.stderr)")
+        return locales
+    }
+
     /// A copy of po/ to break.
     static func copyOfPo() throws -> String {
         let folder = NSTemporaryDirectory() + "screentime-po-\(UUID().uuidString)"
@@ -54,10 +63,8 @@ struct LanguageTests {
 
     @Test("stctl status, sessions and ask in German and in Spanish from the real daemon's figures, a session's reasons in the child's words; LANGUAGE before LANG; C and an unknown language in English")
     func statusInGermanAndSpanish() throws {
-        let locales = NSTemporaryDirectory() + "screentime-locale-\(UUID().uuidString)"
+        let locales = try LanguageTests.compiledLocales()
         defer { try? FileManager.default.removeItem(atPath: locales) }
-        let compiled = try Self.messages(["compile", locales])
-        try #require(compiled.status == 0, "\(compiled.stderr)")
         let apps = try AppCopies.folder()
         defer { try? FileManager.default.removeItem(atPath: apps) }
         let d = try ControlSocketTests.RunningDaemon(policy: """
@@ -164,10 +171,8 @@ struct LanguageTests {
 
     @Test("a refused command in German and in Spanish: the daemon sends a code and its figures, stctl says it in the caller's language (a refusal inside a refusal too); English for C")
     func refusalsInGermanAndSpanish() throws {
-        let locales = NSTemporaryDirectory() + "screentime-locale-\(UUID().uuidString)"
+        let locales = try LanguageTests.compiledLocales()
         defer { try? FileManager.default.removeItem(atPath: locales) }
-        let compiled = try Self.messages(["compile", locales])
-        try #require(compiled.status == 0, "\(compiled.stderr)")
         let d = try ControlSocketTests.RunningDaemon(policy: """
             version = 1
             timezone = "UTC"

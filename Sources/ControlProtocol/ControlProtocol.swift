@@ -427,8 +427,9 @@ public struct ControlReply: Codable, Sendable, Equatable {
     public var v: Int = ControlProtocol.version
     public var ok: Bool
     public var error: String?
-    /// A refusal a client may act on, by name: `beyond_today` (today's limits leave no room for
-    /// all the minutes: ask, then send again with `anyway`, or give bonus time instead).
+    /// A refusal's code (`Why`), said in the reader's words with `figures`; one a client acts on
+    /// by itself: `beyond_today` (today's limits leave no room for all the minutes: ask, then send
+    /// again with `anyway`, or give bonus time instead).
     public var code: String?
     /// With `code`: what varies in the refusal (minutes, an id, a name), by name (`Why`); with
     /// `told`, in what the daemon tells it did.

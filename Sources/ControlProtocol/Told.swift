@@ -28,11 +28,7 @@ public struct Told: Sendable, Equatable {
         var f = figures
         for key in ["left", "taken"] { if let s = f[key].flatMap(Int64.init) { f[key] = DurationWords.words(seconds: s, tr) } }
         if let clock = f["until"] {
-            switch f["ahead"] {
-            case "0", nil: break
-            case "1": f["until"] = tr("{time} tomorrow", ["time": clock])
-            default: f["until"] = tr("{weekday} {time}", ["weekday": WeekdayWords.name(f["weekday"] ?? "", tr), "time": clock])
-            }
+            f["until"] = ClockWords.words(clock, daysAhead: f["ahead"].flatMap(Int64.init) ?? 0, weekday: f["weekday"] ?? "", tr)
         }
         let named = f["child"] != nil
         switch code {

@@ -163,6 +163,9 @@ public struct Why: Sendable, Equatable {
             f["because"] = Why(inner, rest).words(tr)
         }
         if let s = f["expires"].flatMap(Int64.init) { f["expires"] = DurationWords.words(seconds: s, tr) }
+        // The commands a request may name: the reader's own list (not sent: a client that sends
+        // frames without reading its replies must not fill its socket sooner than before).
+        if code == .notARequest, f["commands"] == nil { f["commands"] = ControlRequest.Command.allCases.map(\.rawValue).joined(separator: ", ") }
         if let days = f["days"] { f["days"] = days.split(separator: " ").map { WeekdayWords.name(String($0), tr) }.joined(separator: ", ") }
         return sentence(f, tr)
     }
@@ -284,10 +287,10 @@ public struct Why: Sendable, Equatable {
         case .changeNotRecordedNorBack: return tr("the policy file was changed but the change could not be recorded ({detail}), nor the file put back: check {file}", f)
         case .changeNotTaken: return tr("the policy file was changed (change {id}), but the daemon did not take it: {detail}", f)
         case .asSaid: return f["detail"] ?? ""
-        case .insufficientPoints: return tr("it costs {cost} points and the balance is {balance}", f)
+        case .insufficientPoints: return tr.plural("it costs {cost} point and the balance is {balance}", "it costs {cost} points and the balance is {balance}", Int(f["cost"] ?? "") ?? 0, f)
         case .childRedeemLimit: return tr("a child may redeem {most} min a day, and {already} min were redeemed today", f)
         case .childMayNotRedeem: return tr("the policy lets only a parent redeem points (a child may ask: stctl ask)", f)
-        case .requestsPerDay: return tr("a child may ask {most} times a day, and asked {today} times today", f)
+        case .requestsPerDay: return tr.plural("a child may ask {most} time a day, and asked {today} times today", "a child may ask {most} times a day, and asked {today} times today", Int(f["most"] ?? "") ?? 0, f)
         case .requestExists: return tr("a request with id {id} exists already", f)
         case .requestNotKnown: return tr("request {id} is not known", f)
         case .requestNotPending:
@@ -347,6 +350,17 @@ public enum WeekdayWords {
     }
 }
 
+/// "19:00" today, "07:00 tomorrow", "Monday 07:00" further on: a clock time in the reader's words.
+public enum ClockWords {
+    public static func words(_ clock: String, daysAhead: Int64, weekday: String, _ tr: Translator = .english) -> String {
+        switch daysAhead {
+        case 0: return clock
+        case 1: return tr("{time} tomorrow", ["time": clock])
+        default: return tr("{weekday} {time}", ["weekday": WeekdayWords.name(weekday, tr), "time": clock])
+        }
+    }
+}
+
 /// "40 s", "20 min", "1 h 05 min", "7 days": a duration in the reader's words (whole days from two days on).
 public enum DurationWords {
     public static func words(seconds s: Int64, _ tr: Translator = .english) -> String {
@@ -371,7 +385,10 @@ extension ControlReply {
 
     /// Why it was refused, in the words of `tr`; the daemon's English when the code is not known here.
     public func refusalWords(_ tr: Translator) -> String {
-        if let code, let why = Why(code: code, figures: figures ?? [:]) { return why.words(tr) }
+        // Known only when the refusal it wraps (`because`) is known too.
+        if let code, let why = Why(code: code, figures: figures ?? [:]), why.figures["because"].map({ Why.Code(rawValue: $0) != nil }) ?? true {
+            return why.words(tr)
+        }
         return error ?? tr("the daemon refused, and did not say why")
     }
 }

@@ -91,15 +91,15 @@ public struct Refusal: Sendable, Equatable {
     /// For readers in other languages: the code of its words (`code`, or a finer one where the
     /// words differ: `chore_unknown`, `chore_paid`, …) and the figures in them, by name
     /// (`cost`, `balance`). ControlProtocol's `Why` puts them in words.
-    public var words: String
+    public var whyCode: String
     public var figures: [String: String]
 
-    public init(at: Microseconds, request: String, code: RefusalCode, reason: String, words: String? = nil, figures: [String: String] = [:]) {
+    public init(at: Microseconds, request: String, code: RefusalCode, reason: String, whyCode: String? = nil, figures: [String: String] = [:]) {
         self.at = at
         self.request = request
         self.code = code
         self.reason = reason
-        self.words = words ?? code.rawValue
+        self.whyCode = whyCode ?? code.rawValue
         self.figures = figures
     }
 }

@@ -45,7 +45,7 @@ extension Engine {
     public var childRedeemedToday: Microseconds { family.childRedeemed(on: day.key) }
 
     /// Whether a chore may be claimed today, and if not, why (nil: it may).
-    public func choreNotDue(_ chore: Chore) -> (reason: String, words: String, figures: [String: String])? {
+    public func choreNotDue(_ chore: Chore) -> (reason: String, whyCode: String, figures: [String: String])? {
         guard let period = period(of: chore) else {
             var days: [Weekday] = []
             if case .weekdays(let list) = chore.every { days = list }
@@ -113,7 +113,7 @@ extension Engine {
         guard let k = family.requests.firstIndex(where: { $0.id == d.id }), family.requests[k].state == .pending else {
             let known = family.requests.first { $0.id == d.id }
             let state = known.map { "was \($0.state.rawValue) already" } ?? "is not known"
-            refuse(what, .requestNotPending, "request \(d.id) \(state)", words: known == nil ? "request_not_known" : nil,
+            refuse(what, .requestNotPending, "request \(d.id) \(state)", whyCode: known == nil ? "request_not_known" : nil,
                    ["id": d.id, "state": known?.state.rawValue ?? ""], at: t)
             return
         }
@@ -170,11 +170,11 @@ extension Engine {
         guard let chore = policy.chores.first(where: { $0.name == name }) else {
             let like = closest(to: name, among: policy.chores.map(\.name))
             refuse(what, .choreNotDue, "there is no chore called \(name)" + (like.map { " (did you mean '\($0)'?)" } ?? " (stctl chores lists them)"),
-                   words: "chore_unknown", like.map { ["chore": name, "like": $0] } ?? ["chore": name], at: t)
+                   whyCode: "chore_unknown", like.map { ["chore": name, "like": $0] } ?? ["chore": name], at: t)
             return
         }
         if let why = choreNotDue(chore) {
-            refuse(what, .choreNotDue, why.reason, words: why.words, why.figures, at: t)
+            refuse(what, .choreNotDue, why.reason, whyCode: why.whyCode, why.figures, at: t)
             return
         }
         let claim = ChoreClaim(chore: name, at: clock.wall(at: t), state: .pending, period: period(of: chore)!, day: day.key)

@@ -85,8 +85,8 @@ extension Engine {
         return true
     }
 
-    mutating func refuse(_ request: String, _ code: RefusalCode, _ reason: String, words: String? = nil, _ figures: [String: String] = [:], at t: Microseconds) {
-        out.append(.refused(Refusal(at: clock.wall(at: t), request: request, code: code, reason: reason, words: words, figures: figures)))
+    mutating func refuse(_ request: String, _ code: RefusalCode, _ reason: String, whyCode: String? = nil, _ figures: [String: String] = [:], at t: Microseconds) {
+        out.append(.refused(Refusal(at: clock.wall(at: t), request: request, code: code, reason: reason, whyCode: whyCode, figures: figures)))
     }
 
     mutating func enforce(at t: Microseconds) {

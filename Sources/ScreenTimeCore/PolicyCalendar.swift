@@ -65,20 +65,8 @@ struct PolicyCalendar: Sendable {
 }
 
 extension Policy {
-    /// "19:00" today, "07:00 tomorrow", or "Monday 07:00" further on, in the policy's zone, as seen at `from`.
-    public func localClock(_ wall: Microseconds, from: Microseconds) -> String {
-        let parts = localClockParts(wall, from: from)
-        switch parts.daysAhead {
-        case 0: return parts.clock
-        case 1: return "\(parts.clock) tomorrow"
-        default:
-            let names = ["mon": "Monday", "tue": "Tuesday", "wed": "Wednesday", "thu": "Thursday", "fri": "Friday", "sat": "Saturday", "sun": "Sunday"]
-            return "\(names[parts.weekday] ?? parts.weekday) \(parts.clock)"
-        }
-    }
-
-    /// `localClock`'s parts, for words in other languages: "HH:MM", how many days after `from`'s
-    /// day, and the weekday's key (`mon` … `sun`).
+    /// A moment as a clock tells it, for words in any language (`Notice.clock`, `Told`): "HH:MM",
+    /// how many days after `from`'s day, and the weekday's key (`mon` … `sun`).
     public func localClockParts(_ wall: Microseconds, from: Microseconds) -> (clock: String, daysAhead: Int64, weekday: String) {
         let calendar = PolicyCalendar(zone: timeZone)
         let day = calendar.day(containing: wall, allowedHours: nil), today = calendar.day(containing: from, allowedHours: nil)

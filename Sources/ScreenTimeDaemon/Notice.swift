@@ -109,17 +109,17 @@ public struct Notice: Equatable, Sendable {
             switch r.state {
             case .approved where r.screen == true:
                 let minutes = r.minutesGranted ?? r.minutes
+                let given = tr.plural("{minutes} was given by {by}", "{minutes} were given by {by}", Int(minutes), ["minutes": "\(minutes)", "by": by])
                 return Notice(summary: tr.plural("Yes: {minutes} more minute of screen time today", "Yes: {minutes} more minutes of screen time today", Int(minutes), ["minutes": "\(minutes)"]),
-                              body: tr.plural("You asked for {asked} minute; {minutes} were given by {by}.", "You asked for {asked} minutes; {minutes} were given by {by}.", Int(r.minutes),
-                                              ["asked": "\(r.minutes)", "minutes": "\(minutes)", "by": by]), urgency: .normal)
+                              body: askedAndGiven(r.minutes, given, tr), urgency: .normal)
             case .approved:
                 let minutes = r.minutesGranted ?? r.minutes
-                let figures = ["asked": "\(r.minutes)", "minutes": "\(minutes)", "by": by]
+                let figures = ["minutes": "\(minutes)", "by": by]
+                let given = r.pay == .gift
+                    ? tr.plural("{minutes} was given, a gift from {by}", "{minutes} were given, a gift from {by}", Int(minutes), figures)
+                    : tr.plural("{minutes} was given, paid with your points", "{minutes} were given, paid with your points", Int(minutes), figures)
                 return Notice(summary: tr.plural("Yes: {minutes} more minute of game time", "Yes: {minutes} more minutes of game time", Int(minutes), ["minutes": "\(minutes)"]),
-                              body: r.pay == .gift
-                                  ? tr.plural("You asked for {asked} minute; {minutes} were given, a gift from {by}.", "You asked for {asked} minutes; {minutes} were given, a gift from {by}.", Int(r.minutes), figures)
-                                  : tr.plural("You asked for {asked} minute; {minutes} were given, paid with your points.", "You asked for {asked} minutes; {minutes} were given, paid with your points.", Int(r.minutes), figures),
-                              urgency: .normal)
+                              body: askedAndGiven(r.minutes, given, tr), urgency: .normal)
             case .denied:
                 let figures = ["asked": "\(r.minutes)", "answer": r.answer ?? ""]
                 return Notice(summary: r.screen == true ? tr("No more screen time this time") : tr("No more game time this time"),
@@ -152,14 +152,17 @@ public struct Notice: Equatable, Sendable {
         }
     }
 
+    /// "You asked for 5 minutes; 3 were given by mum.": what was asked and what was given, each
+    /// with the plural of its own number.
+    static func askedAndGiven(_ asked: Int64, _ given: String, _ tr: Translator) -> String {
+        let asked = tr.plural("You asked for {asked} minute", "You asked for {asked} minutes", Int(asked), ["asked": "\(asked)"])
+        return tr("{asked}; {given}.", ["asked": asked, "given": given])
+    }
+
     /// "19:00", "07:00 tomorrow", "Monday 07:00" in the words of `tr`.
     static func clock(_ policy: Policy, _ wall: Microseconds, from: Microseconds, _ tr: Translator) -> String {
         let parts = policy.localClockParts(wall, from: from)
-        switch parts.daysAhead {
-        case 0: return parts.clock
-        case 1: return tr("{time} tomorrow", ["time": parts.clock])
-        default: return tr("{weekday} {time}", ["weekday": WeekdayWords.name(parts.weekday, tr), "time": parts.clock])
-        }
+        return ClockWords.words(parts.clock, daysAhead: parts.daysAhead, weekday: parts.weekday, tr)
     }
 
     /// What a child's parents are told: a new request, a chore claimed (nil for anything else), in

@@ -130,10 +130,11 @@ public final class ProcFS {
         return ProcFS.readAll(fd, into: &buffer)
     }
 
-    /// A process's environment (`/proc/PID/environ`); empty when it cannot be read.
-    public static func environment(of pid: Int32) -> [String: String] {
+    /// A process's environment (`/proc/PID/environ`); empty when it cannot be read. `within`:
+    /// only so many of its first bytes are read (what a child's process holds may be large).
+    public static func environment(of pid: Int32, within: Int = 1 << 20) -> [String: String] {
         var out: [String: String] = [:]
-        for entry in (contents(of: "/proc/\(pid)/environ") ?? []).split(separator: 0) {
+        for entry in (contents(of: "/proc/\(pid)/environ", within: within) ?? []).split(separator: 0) {
             let text = String(decoding: entry, as: UTF8.self)
             guard let eq = text.firstIndex(of: "=") else { continue }
             out[String(text[..<eq])] = String(text[text.index(after: eq)...])
@@ -160,12 +161,12 @@ public final class ProcFS {
     }
 
     /// A small file by its path (/proc/PID/stat, a cgroup's cgroup.procs); nil when it cannot be read.
-    public static func contents(of path: String) -> [UInt8]? {
+    public static func contents(of path: String, within: Int = 1 << 20) -> [UInt8]? {
         let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { Glibc.close(fd) }
         var buffer: [UInt8] = []
-        return readAll(fd, into: &buffer) ? buffer : nil
+        return readAll(fd, into: &buffer, within: within) ? buffer : nil
     }
 
     /// A regular file's bytes by a path that someone else may control (a file in a child's
@@ -187,12 +188,12 @@ public final class ProcFS {
     }
 
     /// Reads to the end (at most 1 MiB) straight into `buffer`, which keeps its capacity from call to call.
-    private static func readAll(_ fd: Int32, into buffer: inout [UInt8]) -> Bool {
+    private static func readAll(_ fd: Int32, into buffer: inout [UInt8], within: Int = 1 << 20) -> Bool {
         buffer.removeAll(keepingCapacity: true)
         var used = 0
-        while used < 1 << 20 {
+        while used < within {
             if buffer.count < used + 4096 { buffer.append(contentsOf: repeatElement(0, count: used + 4096 - buffer.count)) }
-            let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + used, 4096) }
+            let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + used, min(4096, within - used)) }
             if n < 0 { buffer.removeAll(keepingCapacity: true); return false }
             if n == 0 { break }
             used += n

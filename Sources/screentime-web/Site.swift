@@ -450,7 +450,7 @@ final class Site: Sendable {
         asked.id = form["rid"]
         let reply = try await ask(session, asked, child: child)
         return acted(session, reply, done: tr.language == nil ? reply.note ?? "Gave \(child) \(minutes) min of bonus time for today"
-                                                              : tr("Gave {child} {minutes} of bonus time for today", ["child": child, "minutes": tr("{m} min", context: "duration", ["m": String(minutes)])]), tr)
+                                                              : reply.told != nil ? reply.noteWords(tr) : tr("Gave {child} {minutes} of bonus time for today", ["child": child, "minutes": tr("{m} min", context: "duration", ["m": String(minutes)])]), tr)
     }
 
     func stopGames(_ session: WebSessions.Session, _ form: FormFields, _ tr: Translator) async throws -> Response {
@@ -459,9 +459,9 @@ final class Site: Sendable {
         asked.until = form["until"].flatMap { $0.isEmpty ? nil : $0 }
         asked.id = form["rid"]
         let reply = try await ask(session, asked, child: child)
-        // The daemon's note says until when (English); in a language, what was done.
+        // The daemon's note says until when: in the parent's language from its code (`Told`).
         let stopped = asked.until == "now" ? tr("{child} may play games again", ["child": child]) : tr("{child}'s games are stopped", ["child": child])
-        return acted(session, reply, done: tr.language == nil ? "\(child): " + (reply.note ?? "done") : stopped, tr)
+        return acted(session, reply, done: tr.language == nil ? "\(child): " + (reply.note ?? "done") : reply.told != nil ? reply.noteWords(tr) : stopped, tr)
     }
 
     func revoke(_ session: WebSessions.Session, _ form: FormFields, _ tr: Translator) async throws -> Response {
@@ -474,7 +474,7 @@ final class Site: Sendable {
         let reply = try await ask(session, asked, child: child)
         let taken = tr("{minutes} taken back from {child}.", ["minutes": tr("{m} min", context: "duration", ["m": String(minutes)]), "child": child])
         return acted(session, reply, done: tr.language == nil ? "\(child): " + (reply.note ?? "done") + (reply.balance.map { " The balance is now \($0)." } ?? "")
-                                                              : taken + (reply.balance.map { " " + tr("The balance is now {balance}.", ["balance": "\($0)"]) } ?? ""), tr)
+                                                              : (reply.told != nil ? reply.noteWords(tr) : taken) + (reply.balance.map { " " + tr("The balance is now {balance}.", ["balance": "\($0)"]) } ?? ""), tr)
     }
 
     /// Minutes of screen time for today only, beyond today's screen limits (not past bedtime).
@@ -487,7 +487,7 @@ final class Site: Sendable {
         asked.id = form["rid"]
         let reply = try await ask(session, asked, child: child)
         return acted(session, reply, done: tr.language == nil ? reply.note ?? "Gave \(child) \(minutes) min of screen time for today"
-                                                              : tr("Gave {child} {minutes} of screen time for today", ["child": child, "minutes": tr("{m} min", context: "duration", ["m": String(minutes)])]), tr)
+                                                              : reply.told != nil ? reply.noteWords(tr) : tr("Gave {child} {minutes} of screen time for today", ["child": child, "minutes": tr("{m} min", context: "duration", ["m": String(minutes)])]), tr)
     }
 
     /// Tonight's bedtime, earlier or later; tomorrow the policy's hours hold again.
@@ -505,7 +505,7 @@ final class Site: Sendable {
         asked.id = form["rid"]
         let reply = try await ask(session, asked, child: child)
         return acted(session, reply, done: tr.language == nil ? reply.note ?? "Bedtime tonight for \(child) is \(until)"
-                                                              : tr("Bedtime tonight for {child} is {time}", ["child": child, "time": until == "24:00" ? "00:00" : until]), tr)
+                                                              : reply.told != nil ? reply.noteWords(tr) : tr("Bedtime tonight for {child} is {time}", ["child": child, "time": until == "24:00" ? "00:00" : until]), tr)
     }
 
     /// No screen or game limit for the rest of today: only with the form's tick that says so.
@@ -519,7 +519,8 @@ final class Site: Sendable {
         var asked = ControlRequest(.freeDay, reason: form["reason"].flatMap { $0.isEmpty ? nil : $0 })
         asked.id = form["rid"]
         let reply = try await ask(session, asked, child: child)
-        return acted(session, reply, done: tr.language == nil ? reply.note ?? "A free day for \(child)" : tr("A free day for {child}", ["child": child]), tr)
+        return acted(session, reply, done: tr.language == nil ? reply.note ?? "A free day for \(child)"
+                                                              : reply.told != nil ? reply.noteWords(tr) : tr("A free day for {child}", ["child": child]), tr)
     }
 
     // MARK: Responses

@@ -543,7 +543,9 @@ struct Child {
         var request = ControlRequest(.ask, minutes: ask.minutes, reason: "asked from a warning's button")
         request.screen = ask.screen ? true : nil
         let caller = ControlServer.Caller(credentials: PeerCredentials(pid: 0, uid: uid, gid: 0), name: name)
-        let reply = (try? answerFamily(request, from: caller, role: .child, strangerRefused: .refused(.stranger, ["who": name]))) ?? .refused(.notSaved, ["detail": "it could not be saved"])
+        let reply: ControlReply
+        do { reply = try answerFamily(request, from: caller, role: .child, strangerRefused: .refused(.stranger, ["who": name])) }
+        catch { reply = .refused(.notSaved, ["detail": "\(error)"]) }
         let what = ask.screen ? "screen time" : "game time"
         let tr = words(for: uid)
         if reply.ok {

@@ -212,7 +212,7 @@ struct ControlServer {
 
     private func reply(to line: [UInt8], for client: inout Client, _ answer: (ControlRequest, Caller) -> Answer) -> [UInt8] {
         guard let caller = client.caller, let request = try? ControlRequest.read(line: line) else {
-            return ControlReply.refused(.notARequest, ["version": "\(ControlProtocol.version)", "commands": ControlRequest.Command.allCases.map(\.rawValue).joined(separator: ", ")]).line
+            return ControlReply.refused(.notARequest, ["version": "\(ControlProtocol.version)"]).line
         }
         guard request.v == ControlProtocol.version else {
             return ControlReply.refused(.otherVersion, ["version": "\(ControlProtocol.version)", "asked": "\(request.v)"]).line

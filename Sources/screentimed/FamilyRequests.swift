@@ -157,7 +157,7 @@ extension Child {
 
     /// The engine's refusal as the reply says it: its code and figures.
     static func why(_ r: Refusal) -> Why {
-        Why(code: r.words, figures: r.figures) ?? Why(.asSaid, ["detail": r.reason])
+        Why(code: r.whyCode, figures: r.figures) ?? Why(.asSaid, ["detail": r.reason])
     }
 
     // MARK: What the lists show

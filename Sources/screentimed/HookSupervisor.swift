@@ -149,19 +149,8 @@ struct HookSupervisor {
     }
 
     /// Something of the session's environment: from its leader, else from the first process of
-    /// the child's that has it (nil: none has).
+    /// the child's that has it (nil: none has; `SessionEnvironment`).
     static func fromSession(leader: Int32, uid: UInt32, _ pick: ([String: String]) -> String?) -> String? {
-        if leader > 0, let found = pick(ProcFS.environment(of: leader)) { return found }
-        let fs = ProcFS()
-        var pids: [Int32] = []
-        fs.pids(into: &pids)
-        for pid in pids {
-            guard let folder = fs.open(pid) else { continue }
-            let owner = fs.owner(of: folder)
-            fs.release(folder)
-            guard owner == uid else { continue }
-            if let found = pick(ProcFS.environment(of: pid)) { return found }
-        }
-        return nil
+        SessionEnvironment.first(leader: leader, uid: uid, pick)
     }
 }

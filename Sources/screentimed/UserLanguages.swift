@@ -10,11 +10,13 @@ import ScreenTimeWords
 /// computer's (`/etc/default/locale`, `/etc/locale.conf`), else English.
 ///
 /// A child may set their own language to any they like: it changes only the words they read.
-/// Looked up at most once a minute for each user (notices are few; a look reads /proc).
+/// Looked up at most once a minute for each user (notices are few; a look reads /proc, bounded
+/// by `SessionEnvironment`); each language's catalog is read once.
 final class UserLanguages {
     let system: Bool
     let folder: String
     private var known: [UInt32: (translator: Translator, at: Microseconds)] = [:]
+    private var catalogs: [[String]: Translator] = [:]
     private let own: Translator
     static let lookAgainAfter = Seconds.of(60)
     /// Where AccountsService keeps each user's file.
@@ -31,14 +33,16 @@ final class UserLanguages {
     func translator(for uid: UInt32, now: Microseconds) -> Translator {
         guard system else { return own }
         if let k = known[uid], now - k.at < Self.lookAgainAfter { return k.translator }
-        let translator = Translator.forLanguages(Self.languages(of: uid), folder: folder)
+        let languages = Self.languages(of: uid)
+        let translator = catalogs[languages] ?? Translator.forLanguages(languages, folder: folder)
+        if catalogs.count < 32 { catalogs[languages] = translator }
         known[uid] = (translator, now)
         return translator
     }
 
     static func languages(of uid: UInt32) -> [String] {
         if let name = UserAccount.name(of: uid), !name.contains("/"),
-           let text = ProcFS.contents(of: "\(accountsFolder)/\(name)").map({ String(decoding: $0, as: UTF8.self) }) {
+           let text = ProcFS.regularFileContents(of: "\(accountsFolder)/\(name)").map({ String(decoding: $0, as: UTF8.self) }) {
             let picked = Translator.languages(accountsService: text)
             if !picked.isEmpty { return picked }
         }
@@ -54,19 +58,9 @@ final class UserLanguages {
 
     /// The languages the first of the user's processes that names one runs with.
     private static func sessionLanguages(of uid: UInt32) -> [String]? {
-        let fs = ProcFS()
-        var pids: [Int32] = []
-        fs.pids(into: &pids)
-        for pid in pids.sorted() {
-            guard let folder = fs.open(pid) else { continue }
-            let owner = fs.owner(of: folder)
-            fs.release(folder)
-            guard owner == uid else { continue }
-            let environment = ProcFS.environment(of: pid)
-            if ["LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG"].contains(where: { environment[$0]?.isEmpty == false }) {
-                return Translator.languages(environment: environment)
-            }
+        SessionEnvironment.first(leader: 0, uid: uid) { environment in
+            ["LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG"].contains(where: { environment[$0]?.isEmpty == false })
+                ? Translator.languages(environment: environment) : nil
         }
-        return nil
     }
 }

@@ -327,7 +327,7 @@ struct FamilyTests {
 
         #expect(try d.stctl(Self.padre, ["approve", "stkid65056-1", "--anyway", "--gift"]).status == 0)
         let answer = lenaBus.waitFor("Ja: 5 Minuten mehr Spielzeit")
-        #expect(answer.last == #""screentime" 0 "screentime" "Ja: 5 Minuten mehr Spielzeit" "Du hast um 5 Minuten gebeten und 5 bekommen, als Geschenk von stparent65057." [] {"urgency": 1} -1"#,
+        #expect(answer.last == #""screentime" 0 "screentime" "Ja: 5 Minuten mehr Spielzeit" "Du hast um 5 Minuten gebeten; du bekommst 5, als Geschenk von stparent65057." [] {"urgency": 1} -1"#,
                 "\(answer)")
 
         // Her game: the warning, with its button, and the stop, in German.

@@ -32,12 +32,12 @@ import Testing
         tl.add(24 * 3600 + 20, .bonusGiven(minutes: 10, by: "mum", reason: nil))   // bonus_too_long
         tl.add(24 * 3600 + 40, .redeem(minutes: 5, by: "child"))  // child_may_not_redeem
         let r = tl.replay(testPolicy(["requests.max_per_day": "2"], apps: FamilyScenarioTests.chores))
-        #expect(r.refusals.map(\.words) == ["request_exists", "requests_per_day", "request_not_pending", "request_not_known", "insufficient_points",
+        #expect(r.refusals.map(\.whyCode) == ["request_exists", "requests_per_day", "request_not_pending", "request_not_known", "insufficient_points",
                                             "chore_unknown", "chore_unknown", "chore_waits", "chore_waits", "chore_paid", "chore_not_claimed",
                                             "nothing_to_revoke", "chore_not_today", "bonus_too_long", "child_may_not_redeem"])
         for refusal in r.refusals {
-            let why = Why(code: refusal.words, figures: refusal.figures)
-            #expect(why?.words() == refusal.reason, "\(refusal.words): \(refusal.figures)")
+            let why = Why(code: refusal.whyCode, figures: refusal.figures)
+            #expect(why?.words() == refusal.reason, "\(refusal.whyCode): \(refusal.figures)")
         }
         // The child's own redemptions over the day's cap, and the English for a weekday list.
         var capped = Timeline()
@@ -45,7 +45,7 @@ import Testing
         capped.add(10, .redeem(minutes: 20, by: "child"))
         capped.add(20, .redeem(minutes: 20, by: "child"))
         let c = capped.replay(testPolicy(["rewards.child_may_redeem": "true", "rewards.child_redeem_daily_max": "\"30m\""]))
-        #expect(c.refusals.map(\.words) == ["child_redeem_limit"])
-        #expect(c.refusals.first.flatMap { Why(code: $0.words, figures: $0.figures)?.words() } == c.refusals.first?.reason)
+        #expect(c.refusals.map(\.whyCode) == ["child_redeem_limit"])
+        #expect(c.refusals.first.flatMap { Why(code: $0.whyCode, figures: $0.figures)?.words() } == c.refusals.first?.reason)
     }
 }

@@ -261,10 +261,7 @@ function answerWords(command, reply) {
         return {title: _('screentime is not running'), body: _('Nothing was sent. Try again in a moment, or tell a parent.')};
     if (!reply.ok) {
         const title = {ask: N_('Not asked'), chore_done: N_('Chore not sent'), redeem: N_('Not redeemed')}[command] || N_('Not done');
-        // The daemon's reason, as it says it (in its words: a code on the wire would let this
-        // say it in the child's).
-        const error = reply.error || _('the daemon said no');
-        return {title: _(title), body: `${error.charAt(0).toUpperCase()}${error.slice(1)}${error.endsWith('.') ? '' : '.'}`};
+        return {title: _(title), body: reasonWords(reply)};
     }
     if (command === 'ask') {
         const r = reply.request || {};
@@ -278,6 +275,44 @@ function answerWords(command, reply) {
     }
     return {title: _('Game time redeemed'),
         body: fill(ngettext('It cost {n} point; you have {balance} left.', 'It cost {n} points; you have {balance} left.', reply.cost), {n: reply.cost, balance: reply.balance})};
+}
+
+// Why the daemon said no to the menu's ask, chore or redemption, from its code and figures
+// (docs/protocol.md), in the child's words: the refusals a child meets there. "Not asked: …" names
+// the reason it wraps (`because`): the title says the rest. Any other refusal: the daemon's English
+// (`error`), as it said it.
+function reasonWords(reply) {
+    const f = reply.figures || {};
+    const number = name => Number(f[name]) || 0;
+    switch (f.because || reply.code) {
+    case 'insufficient_points':
+        return fill(ngettext('It costs {cost} point, and you have {balance}.', 'It costs {cost} points, and you have {balance}.', number('cost')), f);
+    case 'child_redeem_limit':
+        return fill(_('You may redeem {most} min a day, and you redeemed {already} min today.'), f);
+    case 'child_may_not_redeem':
+    case 'for_parents':
+        return _('Only your parents can redeem points here: ask them for the time instead.');
+    case 'requests_per_day':
+        return fill(ngettext('You may ask {most} time a day, and you asked {today} times today.', 'You may ask {most} times a day, and you asked {today} times today.', number('most')), f);
+    case 'asked_enough_today':
+        return _('You have asked very often today: that is all for today. Ask your parents, or try again tomorrow.');
+    case 'screen_not_limited':
+        return _('Your screen time has no limit on this computer: there is nothing to ask for.');
+    case 'chore_unknown':
+        return fill(_('There is no chore called {chore}.'), f);
+    case 'chore_not_today':
+        return fill(_('{chore} is not due today.'), f);
+    case 'chore_waits':
+        return fill(_('You already said {chore} is done: it waits for your parents.'), f);
+    case 'chore_paid':
+        return fill(_('{chore} is done and paid already.'), f);
+    case 'reason_too_long':
+        return fill(_('Your reason is too long: at most {most} letters, please.'), f);
+    default: {
+        const error = reply.error || _('the daemon said no');
+        return `${error.charAt(0).toUpperCase()}${error.slice(1)}${error.endsWith('.') ? '' : '.'}`;
+    }
+    }
 }
 
 // One connection to the daemon: JSON lines out (queued, one write at a time), replies in order.

@@ -33,7 +33,8 @@ final class UserLanguages {
     func translator(for uid: UInt32, now: Microseconds) -> Translator {
         guard system else { return own }
         if let k = known[uid], now - k.at < Self.lookAgainAfter { return k.translator }
-        let languages = Self.languages(of: uid)
+        // (A list is the user's to make: the first few are tried, as a person names one or two.)
+        let languages = Array(Self.languages(of: uid).prefix(8))
         let translator = catalogs[languages] ?? Translator.forLanguages(languages, folder: folder)
         if catalogs.count < 32 { catalogs[languages] = translator }
         known[uid] = (translator, now)

@@ -160,14 +160,17 @@ struct Status: ParsableCommand {
             rows.append(Row(key: "In use", label: tr("In use"), value: "\(app)\(s.currentSite.map { " (\($0))" } ?? ""): \(s.currentCategory.map { ChildWords.counts($0, trusted: s.currentTrusted ?? true, tr) } ?? s.currentCounts ?? "")"))
         }
         for r in s.requests ?? [] {
-            rows.append(Row(key: "Request", label: "Request \(r.id)", value: "\(r.minutes) min: \(Requests.state(r))" + (r.answer.map { " “\($0)”" } ?? "")))
+            rows.append(Row(key: "Request", label: tr("Request {id}", ["id": r.id]),
+                            value: tr("{minutes} min: {state}", ["minutes": "\(r.minutes)", "state": Requests.state(r)]) + (r.answer.map { " " + tr("“{reason}”", ["reason": $0]) } ?? "")))
         }
         for c in s.chores ?? [] {
-            rows.append(Row(key: "Chore", label: "Chore", value: "\(c.chore): \(choreState(c))"))
+            rows.append(Row(key: "Chore", label: tr("Chore", context: "status"), value: "\(c.chore): \(choreState(c))"))
         }
         if let h = s.household {
-            rows.append(Row(key: "Family", label: "Family", value: "points and game time shared by \(h.child)'s computers (this one is \(h.machine))"
-                            + (h.reachable ? "" : "; the family database is out of reach") + (h.unsent > 0 ? "; \(h.unsent) entries to send" : "")))
+            rows.append(Row(key: "Family", label: tr("Family", context: "status"),
+                            value: tr("points and game time shared by {child}'s computers (this one is {machine})", ["child": h.child, "machine": h.machine])
+                            + (h.reachable ? "" : "; " + tr("the family database is out of reach"))
+                            + (h.unsent > 0 ? "; " + tr.plural("{n} entry to send", "{n} entries to send", Int(h.unsent)) : "")))
         }
         return rows
     }

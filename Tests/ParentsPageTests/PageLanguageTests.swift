@@ -12,22 +12,25 @@ import Testing
 struct PageLanguageTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
 
-    /// po/ compiled into a folder of this test's own; fails (never passes silently) when it cannot be.
-    static let catalogs: Result<String, PageTestFailure> = {
+    /// po/ compiled into a folder of this test's own and read (a catalog is read whole), the
+    /// folder then removed; fails (never passes silently) when it cannot be.
+    static let catalogs: Result<[String: Translator], PageTestFailure> = {
         let folder = NSTemporaryDirectory() + "screentime-page-locale-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: folder) }
         let p = Process()
         p.executableURL = URL(fileURLWithPath: root + "/tools/messages")
         p.arguments = ["compile", folder]
         do { try p.run() } catch { return .failure(PageTestFailure(description: "tools/messages compile did not start: \(error)")) }
         p.waitUntilExit()
         guard p.terminationStatus == 0 else { return .failure(PageTestFailure(description: "tools/messages compile \(folder) failed")) }
-        return .success(folder)
+        var read: [String: Translator] = [:]
+        for language in ["de", "es", "fr"] { read[language] = Translator.forLanguages([language], folder: folder) }
+        return .success(read)
     }()
 
     static func words(_ language: String) throws -> Translator {
-        let folder = try catalogs.get()
-        let tr = Translator.forLanguages([language], folder: folder)
-        try #require(tr.language == language, "no \(language) catalog in \(folder)")
+        let tr = try catalogs.get()[language] ?? .english
+        try #require(tr.language == language, "no \(language) catalog compiled from po/")
         return tr
     }
 

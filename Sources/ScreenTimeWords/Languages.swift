@@ -6,6 +6,12 @@ extension Translator {
     /// The catalogs for the running program: `SCREENTIME_LOCALEDIR` when set; else those `make
     /// build` compiles beside it (`<its folder>/locale`), or those installed beside it
     /// (`<its folder>/../share/locale`: `make install`, the .deb); else `systemFolder`.
+    /// The same for this process: its environment and its program (`/proc/self/exe`).
+    public static func catalogFolder() -> String {
+        catalogFolder(environment: ProcessInfo.processInfo.environment,
+                      executable: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? "")
+    }
+
     public static func catalogFolder(environment: [String: String], executable: String) -> String {
         if let folder = environment["SCREENTIME_LOCALEDIR"], !folder.isEmpty { return folder }
         let folder = executable.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")

@@ -19,17 +19,6 @@ struct PageLanguages: Sendable {
         translators = found
     }
 
-    /// The catalogs' folder, as stctl finds its own: `SCREENTIME_LOCALEDIR`, else beside the program
-    /// (`locale`, where `make build` compiles them for a build that is not installed, or
-    /// `../share/locale`, where `make install` and the .deb put them), else the system's.
-    static func folder() -> String {
-        if let folder = ProcessInfo.processInfo.environment["SCREENTIME_LOCALEDIR"], !folder.isEmpty { return folder }
-        let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? ""
-        let folder = exe.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
-        for candidate in [folder + "/locale", folder + "/../share/locale"] where FileManager.default.fileExists(atPath: candidate) { return candidate }
-        return Translator.systemFolder
-    }
-
     /// The words for `request` (LanguageChoice: its cookie, else its Accept-Language, else English).
     func translator(for request: Request) -> Translator {
         let language = LanguageChoice.language(cookie: CookieHeader.value(of: LanguageChoice.cookie, in: request.headers[.cookie]),

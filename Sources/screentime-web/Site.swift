@@ -30,7 +30,7 @@ final class Site: Sendable {
     static let contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
         + "form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 
-    init(daemon: DaemonLink, secure: Bool, sessionLifetime: Microseconds, languages: PageLanguages = PageLanguages(folder: PageLanguages.folder())) {
+    init(daemon: DaemonLink, secure: Bool, sessionLifetime: Microseconds, languages: PageLanguages = PageLanguages(folder: Translator.catalogFolder())) {
         self.languages = languages
         self.daemon = daemon
         self.secure = secure

@@ -135,22 +135,16 @@ struct HookSupervisor {
     private func plan(for s: LoginSession, child: (uid: UInt32, name: String)) -> Plan? {
         if s.wantsX11Hook {
             var environment = ["DISPLAY": s.display, "PATH": "/usr/bin:/bin"]
-            let cookie = Self.fromSession(leader: s.leader, uid: child.uid) { $0["DISPLAY"] == s.display ? $0["XAUTHORITY"] : nil }
+            let cookie = SessionEnvironment.first(leader: s.leader, uid: child.uid) { $0["DISPLAY"] == s.display ? $0["XAUTHORITY"] : nil }
             if let cookie { environment["XAUTHORITY"] = cookie }
             return Plan(path: hookPath, arguments: ["--socket", socketPath, "--user", child.name, "--leave-out-xtest"], environment: environment,
                         what: "X11 hook of session \(s.id) on \(s.display)")
         }
-        let sway = Self.fromSession(leader: s.leader, uid: child.uid) { env in
+        let sway = SessionEnvironment.first(leader: s.leader, uid: child.uid) { env in
             env["SWAYSOCK"].flatMap { FileManager.default.fileExists(atPath: $0) ? $0 : nil }
         }
         guard let sway else { return nil }
         return Plan(path: stctlPath, arguments: ["hook", "sway", "--socket", socketPath, "--user", child.name, "--swaysock", sway],
                     environment: ["PATH": "/usr/bin:/bin"], what: "sway hook of session \(s.id) at \(sway)")
-    }
-
-    /// Something of the session's environment: from its leader, else from the first process of
-    /// the child's that has it (nil: none has; `SessionEnvironment`).
-    static func fromSession(leader: Int32, uid: UInt32, _ pick: ([String: String]) -> String?) -> String? {
-        SessionEnvironment.first(leader: leader, uid: uid, pick)
     }
 }

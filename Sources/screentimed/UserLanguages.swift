@@ -24,8 +24,7 @@ final class UserLanguages {
 
     init(system: Bool, environment: [String: String] = ProcessInfo.processInfo.environment) {
         self.system = system
-        let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? ""
-        folder = Translator.catalogFolder(environment: environment, executable: exe)
+        folder = Translator.catalogFolder()
         own = Translator.forLanguages(Translator.languages(environment: environment), folder: folder)
     }
 

@@ -30,7 +30,8 @@ DEBIAN_PKGS  = python3 openssl tzdata publicsuffix sqlite3 libsqlite3-dev libsys
 # answer is synced to disk before it is sent, gcc, to build the power-cut shim
 # (Tests/EndToEndTests/Scripts/powercut-vfs.c, against libsqlite3-dev), and what builds and checks
 # the Debian package in a Debian 12 without Swift (debootstrap, lintian, dpkg-dev, binutils), and a
-# real browser for the parents' page (chromium, chromium-driver, python3-selenium; python3-pip fetches axe-core
+# real browser for the parents' page and the websites (chromium, chromium-driver, python3-selenium;
+# chromium-l10n: Chromium in the child's language, which the extension's page follows; python3-pip fetches axe-core
 # for its accessibility check, tools/fetch-axe; openssl makes its
 # test certificate), Firefox ESR for the websites (firefox-esr: without its recommended video
 # drivers, as everything here, which once kept headless GNOME Shell from starting), and PostgreSQL for the family ledger (postgresql: the tests run clusters of
@@ -38,7 +39,7 @@ DEBIAN_PKGS  = python3 openssl tzdata publicsuffix sqlite3 libsqlite3-dev libsys
 # tools/check-leftovers fails the run when a test user's process is still running.
 TEST_PKGS    = dbus-daemon dbus-bin python3-dbusmock xvfb xserver-xephyr xauth openbox xdotool xterm x11-utils sway foot swayidle swaylock grim whois systemd faketime \
                gnome-shell gjs libglib2.0-bin dconf-cli procps locales kwin-wayland xwayland \
-               strace gcc debootstrap lintian dpkg-dev binutils chromium chromium-driver firefox-esr python3-selenium python3-pip openssl postgresql iproute2
+               strace gcc debootstrap lintian dpkg-dev binutils chromium chromium-l10n chromium-driver firefox-esr python3-selenium python3-pip openssl postgresql iproute2
 
 .PHONY: all build release-build run demo test fuzz fuzz-build sanitize sanitize-build sanitize-run bench install install-gnome-lock uninstall deb deps test-deps clean
 

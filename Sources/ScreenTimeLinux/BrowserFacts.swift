@@ -87,7 +87,7 @@ public struct BrowserFacts: Sendable {
             return "Chromium's managed policy names no folder of root's that the child cannot change to install screentime's extension from"
         }
         let fm = FileManager.default
-        guard let names = try? fm.contentsOfDirectory(atPath: package), names.contains("manifest.json") else {
+        guard let names = files(under: package), names.contains("manifest.json") else {
             return "the package's copy of screentime's extension (\(package)) cannot be read"
         }
         guard profiles.count <= mostProfiles else { return "Chromium's user data folder has more than \(mostProfiles) profiles to look at" }
@@ -102,8 +102,8 @@ public struct BrowserFacts: Sendable {
         }
         guard !copies.isEmpty else { return "Chromium's copy of screentime's extension was not found in the child's profiles" }
         for copy in copies {
-            let present = Set((try? fm.contentsOfDirectory(atPath: copy)) ?? []).subtracting(["_metadata"])
-            if present != Set(names) { return "the copy of screentime's extension in Chromium's profile (\(copy)) does not hold the package's files (\(package))" }
+            let present = files(under: copy, leavingOut: "_metadata")
+            if present.map(Set.init) != Set(names) { return "the copy of screentime's extension in Chromium's profile (\(copy)) does not hold the package's files (\(package))" }
             for name in names {
                 guard let packaged = ProcFS.regularFileContents(of: package + "/" + name) else {
                     return "the package's copy of screentime's extension (\(package)/\(name)) cannot be read"
@@ -118,6 +118,30 @@ public struct BrowserFacts: Sendable {
             }
         }
         return nil
+    }
+
+    /// What is in `folder` and the folders in it (the words of each language are in
+    /// `_locales/LANG/`), as paths relative to it; `leavingOut` a name at the top (Chromium's own
+    /// `_metadata`). Anything but a folder is listed, not entered: a link or a device is named
+    /// here and refused when its contents are compared (never followed or opened). Nil for more
+    /// than `most` entries or 3 levels, or a folder that cannot be read.
+    static func files(under folder: String, leavingOut: String? = nil, most: Int = 64) -> [String]? {
+        var found: [String] = [], seen = 0
+        func walk(_ relative: String, depth: Int) -> Bool {
+            guard depth <= 3, let names = try? FileManager.default.contentsOfDirectory(atPath: folder + relative) else { return false }
+            for name in names.sorted() where !(relative.isEmpty && name == leavingOut) {
+                seen += 1
+                guard seen <= most, let mode = ProcFS.mode(of: folder + relative + "/" + name)?.mode else { return false }
+                let path = relative.isEmpty ? name : String(relative.dropFirst()) + "/" + name
+                if mode & S_IFMT == S_IFDIR {
+                    guard walk(relative + "/" + name, depth: depth + 1) else { return false }
+                } else {
+                    found.append(path)
+                }
+            }
+            return true
+        }
+        return walk("", depth: 0) ? found : nil
     }
 
     /// Why the profile's preferences would load screentime's extension from somewhere other than

@@ -177,7 +177,8 @@ struct BrowserSiteTests {
         let window: String
         let home: String
 
-        init(_ x: X11Session, files: ChromiumFiles, etc: String? = nil, socket: String, port: Int, urls: [String]) throws {
+        /// `language`: the child's (LANGUAGE and LANG), which Chromium and the extension's page speak.
+        init(_ x: X11Session, files: ChromiumFiles, etc: String? = nil, socket: String, port: Int, urls: [String], language: String? = nil) throws {
             let fm = FileManager.default
             home = files.base + "/home-\(UUID().uuidString)"
             try fm.createDirectory(atPath: home, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
@@ -190,7 +191,9 @@ struct BrowserSiteTests {
                         "--host-resolver-rules=MAP * 127.0.0.1:\(port)", "--window-position=0,0", "--window-size=1200,760"] + urls
             let before = Set(x.output("/usr/bin/xdotool", ["search", "--onlyvisible", "--class", "chromium"]).split(separator: "\n").map(String.init))
             let command = files.seeing(etc) + ["/usr/bin/setpriv", "--reuid=\(child)", "--regid=\(child)", "--clear-groups", "/usr/bin/chromium"] + args
-            let started = try x.spawn(command[0], Array(command.dropFirst()), environment: ["HOME": home, "SCREENTIME_SOCKET": socket])
+            var environment = ["HOME": home, "SCREENTIME_SOCKET": socket]
+            if let language { environment["LANGUAGE"] = language; environment["LANG"] = language + ".UTF-8" }
+            let started = try x.spawn(command[0], Array(command.dropFirst()), environment: environment)
             process = started
             var found = ""
             Wait.whether(within: 30) {
@@ -219,14 +222,14 @@ struct BrowserSiteTests {
         let files: ChromiumFiles
         let browser: Chromium
 
-        init(policy: String, urls: [String]) throws {
+        init(policy: String, urls: [String], language: String? = nil) throws {
             x = try X11Session()
             d = try LiveDaemon(policy: policy, arguments: ["--sample-every", "250ms", "--no-logind"], uid: child)
             _ = try d.waitFor("watching uid")
             try pages(in: d.base + "/www")
             server = try PageServer(folder: d.base + "/www")
             files = try ChromiumFiles()
-            browser = try Chromium(x, files: files, socket: d.socket, port: server.port, urls: urls)
+            browser = try Chromium(x, files: files, socket: d.socket, port: server.port, urls: urls, language: language)
         }
     }
 
@@ -395,10 +398,10 @@ struct BrowserSiteTests {
         #expect(d.process.terminationStatus == 0)
     }
 
-    @Test("privacy: a host no rule names is logged only as its domain, yet a stop of it reaches the very tab (unnamed_sites = \"blocked\"); a named host is logged as it is")
+    @Test("privacy: a host no rule names is logged only as its domain, yet a stop of it reaches the very tab (unnamed_sites = \"blocked\"), its page in the child's German; a named host is logged as it is")
     func unnamedHostsKeptAsDomain() throws {
         let chromium = try UserModeChromium(policy: Self.sitesPolicy(browsers: "unnamed_sites = \"blocked\""),
-                                       urls: ["https://play.arcade.test/", "https://www.khanacademy.org/"])
+                                       urls: ["https://play.arcade.test/", "https://www.khanacademy.org/"], language: "de_DE")
         let (x, d, browser) = (chromium.x, chromium.d, chromium.browser)
         defer { browser.end(); Self.noneLeft(); withExtendedLifetime(chromium) {} }   // the page server and the files until here
         func title() -> String { x.output("/usr/bin/xdotool", ["getwindowname", browser.window]) }
@@ -407,7 +410,8 @@ struct BrowserSiteTests {
         // suffix: its last label is), and the tab shows the extension's page: the daemon told the
         // extension the host it said.
         let arcade = try Self.report(d, host: "arcade.test")
-        #expect(Wait.whether(within: 10) { title().hasPrefix("Not now") }, "the blocked tab shows \(title())")
+        // In the child's language (a Chromium in German: the extension's words from po/browser/de.po).
+        #expect(Wait.whether(within: 10) { title().hasPrefix("Jetzt nicht: ") }, "the blocked tab shows \(title())")
         let log = try String(contentsOfFile: d.log, encoding: .utf8)
         #expect(log.contains("(arcade.test) in the browser (pid \(browser.process.processIdentifier)): blocked"), "\(log)")
         // Khan Academy, named by a rule, as it is.

@@ -188,6 +188,8 @@ struct GnomeIndicatorViewTests {
             "answerWords('chore_done', {ok: false, error: 'Dishes is already claimed today.'})",
             "answerWords('redeem', {ok: true, cost: 15, balance: 5})",
             "answerWords('redeem', null)",
+            "answerWords('redeem', {ok: false, code: 'not_redeemed', figures: {because: 'beyond_today', room: '10'}, error: 'not redeemed: today\\'s limits…'})",
+            "answerWords('ask', {ok: false, code: 'request_id_reused', error: 'this request id was used for another request'})",
         ], folder: folder)
         #expect(w[0] as? NSDictionary == ["title": "You asked for 15 more minutes of screen time", "body": "A parent will see it and answer; the answer comes here."])
         #expect(w[1] as? NSDictionary == ["title": "Not asked", "body": "You have asked 3 times today, the most a day."])
@@ -195,5 +197,9 @@ struct GnomeIndicatorViewTests {
         #expect(w[3] as? NSDictionary == ["title": "Chore not sent", "body": "Dishes is already claimed today."])
         #expect(w[4] as? NSDictionary == ["title": "Game time redeemed", "body": "It cost 15 points; you have 5 left."])
         #expect(w[5] as? NSDictionary == ["title": "screentime is not running", "body": "Nothing was sent. Try again in a moment, or tell a parent."])
+        // A refusal with a code: the child's words for it; a code the menu has no words for: a
+        // plain sentence, never the daemon's English for programs.
+        #expect(w[6] as? NSDictionary == ["title": "Not redeemed", "body": "Today leaves room for 10 more minutes of games: redeem fewer, or ask your parents."])
+        #expect(w[7] as? NSDictionary == ["title": "Not asked", "body": "That did not work this time. Ask your parents."])
     }
 }

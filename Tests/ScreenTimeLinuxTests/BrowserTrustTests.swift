@@ -253,6 +253,8 @@ struct BrowserTrustTests {
         try fm.createDirectory(atPath: package, withIntermediateDirectories: true)
         try manifest.write(toFile: package + "/manifest.json", atomically: true, encoding: .utf8)
         try "report();\n".write(toFile: package + "/background.js", atomically: true, encoding: .utf8)
+        try fm.createDirectory(atPath: package + "/_locales/de", withIntermediateDirectories: true)
+        try #"{"notNow": {"message": "Jetzt nicht"}}"#.write(toFile: package + "/_locales/de/messages.json", atomically: true, encoding: .utf8)
         let profile = dir + "/data/Default"
         let copy = profile + "/Extensions/\(ManagedBrowserPolicy.chromiumExtensionID)/0.1_0"
         try fm.createDirectory(atPath: copy + "/_metadata", withIntermediateDirectories: true)
@@ -261,9 +263,18 @@ struct BrowserTrustTests {
             .write(toFile: copy + "/manifest.json", atomically: true, encoding: .utf8)
         try "report();\n".write(toFile: copy + "/background.js", atomically: true, encoding: .utf8)
         try "{}".write(toFile: copy + "/_metadata/computed_hashes.json", atomically: true, encoding: .utf8)
+        try fm.createDirectory(atPath: copy + "/_locales/de", withIntermediateDirectories: true)
+        try #"{"notNow": {"message": "Jetzt nicht"}}"#.write(toFile: copy + "/_locales/de/messages.json", atomically: true, encoding: .utf8)
         func problem() -> String? { BrowserFacts.chromiumCopyProblem(profiles: [dir + "/data/System Profile", profile], package: package) }
         #expect(problem() == nil)
 
+        // The words of a language are the package's too (a page of the extension's shows them).
+        try #"{"notNow": {"message": "Du darfst alles"}}"#.write(toFile: copy + "/_locales/de/messages.json", atomically: true, encoding: .utf8)
+        #expect(problem() == "the copy of screentime's extension in Chromium's profile (\(copy)/_locales/de/messages.json) is not the package's (\(package))")
+        try fm.removeItem(atPath: copy + "/_locales/de/messages.json")
+        #expect(problem() == "the copy of screentime's extension in Chromium's profile (\(copy)) does not hold the package's files (\(package))")
+        try #"{"notNow": {"message": "Jetzt nicht"}}"#.write(toFile: copy + "/_locales/de/messages.json", atomically: true, encoding: .utf8)
+        #expect(problem() == nil)
         try "report(); lie();\n".write(toFile: copy + "/background.js", atomically: true, encoding: .utf8)
         #expect(problem() == "the copy of screentime's extension in Chromium's profile (\(copy)/background.js) is not the package's (\(package))")
         try "report();\n".write(toFile: copy + "/background.js", atomically: true, encoding: .utf8)

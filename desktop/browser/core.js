@@ -58,17 +58,17 @@ const screentimeCore = (() => {
         return out;
     }
 
-    /// What the extension's page says, in a child's words, for why a site is not shown.
-    function words(reason, site) {
-        switch (reason) {
-        case 'blocked': return `${site} is not for you on this computer. Ask a parent if you think it should be.`;
-        case 'app_limit': return `Your time on ${site} is used up for today.`;
-        case 'daily_limit': return `Your game time is used up for today. ${site} counts as game time.`;
-        case 'weekly_limit': return `Your game time is used up for this week. ${site} counts as game time.`;
-        case 'outside_hours': return `It is not game time now. ${site} counts as game time.`;
-        case 'stopped_by_parent': return `A parent stopped games for now. ${site} counts as game time.`;
-        default: return `You have no game time left now. ${site} counts as game time.`;
-        }
+    /// The message (in _locales/, the browser's own way to translate an extension) that says, in
+    /// a child's words, why a site is not shown.
+    const WHY = {
+        blocked: 'blocked', app_limit: 'appLimit', daily_limit: 'dailyLimit', weekly_limit: 'weeklyLimit',
+        outside_hours: 'outsideHours', stopped_by_parent: 'stoppedByParent',
+    };
+
+    /// What the extension's page says for why a site is not shown, in the browser's language:
+    /// `say(name, [site])` is the browser's `i18n.getMessage` (any other reason: no game time).
+    function words(reason, site, say) {
+        return say(WHY[reason] ?? 'noGameTime', [site]);
     }
 
     /// Whether asking for game time can help, for why a site is not shown (a blocked site stays
@@ -78,10 +78,8 @@ const screentimeCore = (() => {
     }
 
     /// What the page says once it asked, for the host's answer (`{asked: true}` or `{error}`).
-    function askWords(answer) {
-        return answer && answer.asked === true
-            ? 'Asked! A parent will see it and answer.'
-            : 'That did not work. Ask a parent yourself.';
+    function askWords(answer, say) {
+        return say(answer && answer.asked === true ? 'asked' : 'askFailed');
     }
 
     /// The host answers each message once, in the order it got them: this keeps who waits for

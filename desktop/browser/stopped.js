@@ -2,11 +2,17 @@
 // when game time is what is missing, a form to ask a parent for more (background.js passes it on).
 'use strict';
 const api = globalThis.browser ?? globalThis.chrome;
+// The page's words in the browser's language (_locales/): each element with data-words gets its
+// message; the English in stopped.html is only what a browser without them would show.
+const say = (name, fills) => api.i18n.getMessage(name, fills);
+document.documentElement.lang = api.i18n.getUILanguage();
+for (const e of document.querySelectorAll('[data-words]'))
+    e.textContent = say(e.dataset.words) || e.textContent;
 const q = new URLSearchParams(location.search);
 const reason = q.get('reason') ?? '';
-const site = q.get('site') ?? 'This site';
-document.getElementById('why').textContent = screentimeCore.words(reason, site);
-document.title = `Not now: ${site}`;
+const site = q.get('site') ?? say('thisSite');
+document.getElementById('why').textContent = screentimeCore.words(reason, site, say);
+document.title = say('notNowSite', [site]);
 
 if (screentimeCore.canAsk(reason)) {
     const form = document.getElementById('ask');
@@ -25,7 +31,7 @@ if (screentimeCore.canAsk(reason)) {
                 reason: document.getElementById('reason').value,
             });
         } catch (_) { /* the extension's background is gone: said below */ }
-        said.textContent = screentimeCore.askWords(answer);
+        said.textContent = screentimeCore.askWords(answer, say);
         // Once asked, the page says so; after a failure the child may try again.
         send.disabled = answer !== null && answer !== undefined && answer.asked === true;
     });

@@ -279,8 +279,9 @@ function answerWords(command, reply) {
 
 // Why the daemon said no to the menu's ask, chore or redemption, from its code and figures
 // (docs/protocol.md), in the child's words: the refusals a child meets there. "Not asked: …" names
-// the reason it wraps (`because`): the title says the rest. Any other refusal: the daemon's English
-// (`error`), as it said it.
+// the reason it wraps (`because`): the title says the rest. Any other code: a plain sentence in
+// the child's language (the daemon's `error` is English, for programs, and a child of eight may
+// not read it); a reply with no code at all (a daemon older than codes): its `error`, all there is.
 function reasonWords(reply) {
     const f = reply.figures || {};
     const number = name => Number(f[name]) || 0;
@@ -308,9 +309,27 @@ function reasonWords(reply) {
         return fill(_('{chore} is done and paid already.'), f);
     case 'reason_too_long':
         return fill(_('Your reason is too long: at most {most} letters, please.'), f);
+    case 'request_exists':
+        return _('You asked already: your parents will answer that first.');
+    case 'ask_minutes':
+        return _('Ask for at least 1 minute.');
+    case 'beyond_today':
+        return fill(_('Today leaves room for {room} more minutes of games: redeem fewer, or ask your parents.'), f);
+    case 'family_out_of_reach':
+    case 'family_no_answer':
+    case 'family_failed':
+        return _('The family\'s points could not be reached just now. Try again later.');
+    case 'too_many_connections':
+    case 'too_many_of_yours':
+        return _('screentime is busy just now. Try again in a moment.');
+    case 'not_saved':
+        return _('This computer could not keep it just now. Tell a parent.');
     default: {
-        const error = reply.error || _('the daemon said no');
-        return `${error.charAt(0).toUpperCase()}${error.slice(1)}${error.endsWith('.') ? '' : '.'}`;
+        if (!reply.code && reply.error) {
+            const error = reply.error;
+            return `${error.charAt(0).toUpperCase()}${error.slice(1)}${error.endsWith('.') ? '' : '.'}`;
+        }
+        return _('That did not work this time. Ask your parents.');
     }
     }
 }

@@ -1,9 +1,23 @@
 // Checks desktop/browser/core.js in gjs (Debian's JavaScript engine of GNOME, as the GNOME
-// extension's core is checked): run as `gjs browser-core-check.js CORE_JS`; prints "ok" or throws.
+// extension's core is checked): run as `gjs browser-core-check.js CORE_JS LOCALES` (LOCALES: the
+// _locales folder tools/messages compile-browser wrote); prints "ok" or throws.
 const {GLib} = imports.gi;
 const [, bytes] = GLib.file_get_contents(ARGV[0]);
 (0, eval)(new TextDecoder().decode(bytes));
 const c = globalThis.screentimeCore;
+// The browser's i18n.getMessage over ARGV[1]/LANGUAGE/messages.json: a message's $NAME$ is its
+// placeholder's content, $1 the first fill.
+function sayIn(language) {
+    const [, json] = GLib.file_get_contents(`${ARGV[1]}/${language}/messages.json`);
+    const messages = JSON.parse(new TextDecoder().decode(json));
+    return (name, fills = []) => {
+        const m = messages[name];
+        if (!m) throw new Error(`no message ${name} in ${language}`);
+        return m.message.replace(/\$([A-Za-z0-9_]+)\$/g, (_, p) =>
+            m.placeholders[p.toLowerCase()].content.replace(/\$(\d)/g, (__, i) => fills[Number(i) - 1]));
+    };
+}
+const say = sayIn('en');
 function expect(got, want, what) {
     const g = JSON.stringify(got), w = JSON.stringify(want);
     if (g !== w) throw new Error(`${what}: got ${g}, want ${w}`);
@@ -34,14 +48,20 @@ expect(c.same(null, c.report(tabs, 10, 10)), false, 'no report yet');
 const stopped = c.tabsToStop(tabs, {stops: [{host: 'www.youtube.com', site: 'YouTube', reason: 'daily_limit'}]}, s => `page:${s.site}:${s.reason}`);
 expect(stopped, [{tabId: 2, url: 'page:YouTube:daily_limit'}, {tabId: 4, url: 'page:YouTube:daily_limit'}], 'stopped tabs');
 expect(c.tabsToStop(tabs, {error: 'screentime is not running'}, () => 'x'), [], 'an error stops nothing');
-expect(c.words('blocked', 'Poki'), 'Poki is not for you on this computer. Ask a parent if you think it should be.', 'blocked words');
-expect(c.words('no_reward_time', 'YouTube'), 'You have no game time left now. YouTube counts as game time.', 'no time words');
+expect(c.words('blocked', 'Poki', say), 'Poki is not for you on this computer. Ask a parent if you think it should be.', 'blocked words');
+expect(c.words('no_reward_time', 'YouTube', say), 'You have no game time left now. YouTube counts as game time.', 'no time words');
 // Asking for game time helps unless the site is blocked; the page's words for the host's answer.
 expect(c.canAsk('blocked'), false, 'a blocked site: no asking');
 for (const r of ['no_reward_time', 'daily_limit', 'app_limit', 'outside_hours']) expect(c.canAsk(r), true, `asking when ${r}`);
-expect(c.askWords({asked: true}), 'Asked! A parent will see it and answer.', 'asked');
-expect(c.askWords({error: 'not asked: x'}), 'That did not work. Ask a parent yourself.', 'refused');
-expect(c.askWords(undefined), 'That did not work. Ask a parent yourself.', 'no answer');
+expect(c.askWords({asked: true}, say), 'Asked! A parent will see it and answer.', 'asked');
+expect(c.askWords({error: 'not asked: x'}, say), 'That did not work. Ask a parent yourself.', 'refused');
+expect(c.askWords(undefined, say), 'That did not work. Ask a parent yourself.', 'no answer');
+// In German and Spanish, as a browser in that language shows them (the catalogs po/browser/*.po).
+const de = sayIn('de'), es = sayIn('es');
+expect(c.words('blocked', 'Poki', de), 'Poki ist auf diesem Computer nicht für dich. Frag deine Eltern, wenn du findest, dass es anders sein sollte.', 'blocked in German');
+expect(c.words('daily_limit', 'YouTube', es), 'Tu tiempo de juego se ha acabado por hoy. YouTube cuenta como tiempo de juego.', 'daily limit in Spanish');
+expect(de('notNowSite', ['YouTube']), 'Jetzt nicht: YouTube', 'the title in German');
+expect(c.askWords({asked: true}, es), '¡Pedido! Tus padres lo verán y te responderán.', 'asked in Spanish');
 // Answers in the order the messages went: a report's to the tabs, an ask's to whoever asked.
 const q = c.answerQueue();
 const asker = a => a;

@@ -66,17 +66,17 @@ public final class GnomeShellSession {
         if let socket { environment["SCREENTIME_SOCKET"] = socket }
         if systemWide || !dataFoldersFirst.isEmpty { environment["XDG_DATA_DIRS"] = (dataFoldersFirst + [share, "/usr/share"]).joined(separator: ":") }
         environment.merge(extra) { $1 }
+        try Self.writeSessionBus(into: dir)
         _ = fm.createFile(atPath: dir + "/shell.log", contents: nil)
         // Through Spawn: every signal at its default and none blocked. The test runner blocks most
         // signals in its threads, and Foundation's Process passes that on: a session bus started
         // so never hears its activated services end, and hangs.
         // In the child's home: the test runner's folder (the clone) may be one the child cannot enter.
         shell = try Spawn.start("/bin/sh", ["-c", "cd \(home) && exec \"$0\" \"$@\" >\(dir)/shell.log 2>&1", "/usr/bin/setpriv", "--reuid=\(uid)", "--regid=\(uid)",
-                                           "--clear-groups", "/usr/bin/dbus-run-session", "--", dir + "/shell.sh"], environment: environment)
+                                           "--clear-groups", "/usr/bin/dbus-run-session", "--config-file=\(dir)/session.conf", "--", dir + "/shell.sh"], environment: environment)
         // Ready when the screentime extension runs (state 1: enabled) and the driver answers.
         // 240 s at most: each look makes two bus calls, slow on a loaded machine (300 looks 100 ms
-        // apart, before #37); and a CI run saw the shell's start wait out the session bus's 120-s
-        // activation timeout of its Screencast service (a gjs program, not started in time under load).
+        // apart, before #37).
         var ready = false
         Wait.whether(within: 240, every: 0.1) {
             if sessionBus.isEmpty, let address = try? String(contentsOfFile: run + "/session-bus", encoding: .utf8) {
@@ -97,6 +97,50 @@ public final class GnomeShellSession {
         let tail = (try? String(contentsOfFile: dir + "/shell.log", encoding: .utf8))?.suffix(3000) ?? ""
         stop()
         throw FixtureFailure("GNOME Shell did not start with the extension enabled (\(ended); \(reached)):\n\(tail)")
+    }
+
+    /// The shell's session bus: Debian's session.conf and its session services, but for systemd's
+    /// user manager, which answers as in a GNOME session that systemd runs (here none does): IBus
+    /// is its unit (org.freedesktop.IBus.session.GNOME.service), so the shell leaves ibus-daemon to
+    /// it. Otherwise GNOME Shell 43 starts ibus-daemon itself with GLib.spawn_async and a child
+    /// setup written in JavaScript, which runs in the forked child: when another of the shell's
+    /// threads held GObject's type lock at the fork, the child waits for it for good, and the
+    /// shell with it, reading the child's exec report (seen here: the shell's main thread in
+    /// g_spawn_async, its child in g_type_get_qdata; three CI runs lost the lock test to it).
+    static func writeSessionBus(into dir: String) throws {
+        let fm = FileManager.default
+        let installed = "/usr/share/dbus-1/services", ours = dir + "/services"
+        try fm.createDirectory(atPath: ours, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        for name in try fm.contentsOfDirectory(atPath: installed) where name.hasSuffix(".service") && name != "org.freedesktop.systemd1.service" {
+            try fm.copyItem(atPath: installed + "/" + name, toPath: ours + "/" + name)
+        }
+        try """
+            #!/usr/bin/python3
+            # systemd's user manager, as much as GNOME Shell asks of it: whether a unit exists (GetUnit).
+            from gi.repository import Gio, GLib
+            NODE = Gio.DBusNodeInfo.new_for_xml('<node><interface name="org.freedesktop.systemd1.Manager"><method name="GetUnit">'
+                                                '<arg type="s" direction="in"/><arg type="o" direction="out"/></method></interface></node>')
+            UNITS = {"org.freedesktop.IBus.session.GNOME.service": "/org/freedesktop/systemd1/unit/ibus"}
+            def call(connection, sender, path, interface, method, parameters, invocation):
+                name = parameters.unpack()[0]
+                if name in UNITS:
+                    invocation.return_value(GLib.Variant("(o)", (UNITS[name],)))
+                else:
+                    invocation.return_dbus_error("org.freedesktop.systemd1.NoSuchUnit", "Unit " + name + " not loaded.")
+            def connected(connection, name):
+                connection.register_object("/org/freedesktop/systemd1", NODE.interfaces[0], call, None, None)
+            loop = GLib.MainLoop()
+            Gio.bus_own_name(Gio.BusType.SESSION, "org.freedesktop.systemd1", Gio.BusNameOwnerFlags.NONE, connected, None, lambda *_: loop.quit())
+            loop.run()
+            """.write(toFile: dir + "/systemd-user.py", atomically: true, encoding: .utf8)
+        try "[D-BUS Service]\nName=org.freedesktop.systemd1\nExec=/usr/bin/python3 \(dir)/systemd-user.py\n"
+            .write(toFile: ours + "/org.freedesktop.systemd1.service", atomically: true, encoding: .utf8)
+        let debian = try String(contentsOfFile: "/usr/share/dbus-1/session.conf", encoding: .utf8)
+        guard debian.contains("<standard_session_servicedirs />") else {
+            throw FixtureFailure("/usr/share/dbus-1/session.conf has no <standard_session_servicedirs />: the test's session bus needs another way to name its services")
+        }
+        try debian.replacingOccurrences(of: "<standard_session_servicedirs />", with: "<servicedir>\(ours)</servicedir>")
+            .write(toFile: dir + "/session.conf", atomically: true, encoding: .utf8)
     }
 
     deinit { stop() }

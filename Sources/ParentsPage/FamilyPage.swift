@@ -152,8 +152,9 @@ public enum FamilyPage {
         let used = screen.usedTodaySeconds
         var of = screen.dailyLimitSeconds.map { e(tr(" of {limit}", ["limit": HTML.duration($0, tr)])) } ?? ""
         if screen.bonusSeconds > 0 { of += e(tr(" + {bonus} bonus", ["bonus": HTML.duration(screen.bonusSeconds, tr)])) }
-        out += "<div><dt>\(e(tr("Screen time used today")))</dt><dd data-figure=\"screen-used\" data-seconds=\"\(steady && screen.counting ? used / 60 * 60 : used)\""
-            + " data-bonus=\"\(screen.bonusSeconds)\">" + running(used, counting: screen.counting ? "up" : nil, steady: steady, tr) + of + "</dd></div>"
+        let seconds = steady && screen.counting ? used / 60 * 60 : used
+        out += "<div><dt>\(e(tr("Screen time used today")))</dt><dd data-figure=\"screen-used\" data-seconds=\"\(seconds)\" data-bonus=\"\(screen.bonusSeconds)\">"
+            + running(used, counting: screen.counting ? "up" : nil, steady: steady, tr) + of + "</dd></div>"
         let bedtime: String
         if screen.freeDay {
             bedtime = tr("none: a free day")

@@ -54,6 +54,7 @@ public enum HTML {
 
     /// The languages the page offers, each in its own words (not translated: a parent looks for
     /// their own language's name).
+    // not shown translated: each language's own name, the same on every page (no message)
     public static let languages = [("en", "English"), ("de", "Deutsch"), ("es", "Español"), ("fr", "Français")]
 
     /// `<html lang>`: `en`, `de`, `es-MX`.

@@ -25,35 +25,38 @@ public enum PolicyPage {
     /// `summary`: the policy in figures (the daemon's); the file itself is behind a disclosure.
     /// `editing`: what the page may change (the apps and sites the child used, the changes made
     /// so far), nil for a page without forms; `flash`: what the last change did.
+    /// In the language of `tr` (`error` is shown as it is given); `here`: the page's own path, for
+    /// the links to the other languages (none without it).
     public static func page(policy: String, summary: ControlReply.PolicySummary? = nil, child: String, children: [String], csrf: String,
                             tried: String? = nil, simulation: [ControlReply.SimulatedDay]? = nil, error: String? = nil,
-                            editing: Editing? = nil, flash: Flash? = nil) -> String {
+                            editing: Editing? = nil, flash: Flash? = nil, tr: Translator = .english, here: String? = nil) -> String {
+        let e = { (text: String) in HTML.escape(text) }
         var body = "<main class=\"policy\">" + (flash?.html ?? "")
         if children.count > 1 {
             body += "<p class=\"children\">" + children.map { c in
                 c == child ? "<strong>\(HTML.escape(c))</strong>" : "<a href=\"/policy?child=\(HTML.escape(c))\">\(HTML.escape(c))</a>"
             }.joined(separator: " · ") + "</p>"
         }
-        body += "<h2>\(HTML.escape(child))'s rules</h2>" + (summary.map(Self.summary) ?? "")
+        body += "<h2>\(e(tr("{child}'s rules", ["child": child])))</h2>" + (summary.map { Self.summary($0, tr) } ?? "")
         if let editing, let summary {
-            body += "<h2>Change the rules</h2>"
-                + PolicyEditing.sortSection(apps: editing.apps, sites: editing.sites, child: child, csrf: csrf)
-                + PolicyEditing.settingsSection(summary.settings ?? [], child: child, csrf: csrf)
-                + PolicyEditing.choresSection(summary.chores, child: child, csrf: csrf)
-                + PolicyEditing.historySection(editing.history, child: child, csrf: csrf)
+            body += "<h2>\(e(tr("Change the rules")))</h2>"
+                + PolicyEditing.sortSection(apps: editing.apps, sites: editing.sites, child: child, csrf: csrf, tr: tr)
+                + PolicyEditing.settingsSection(summary.settings ?? [], child: child, csrf: csrf, tr: tr)
+                + PolicyEditing.choresSection(summary.chores, child: child, csrf: csrf, tr: tr)
+                + PolicyEditing.historySection(editing.history, child: child, csrf: csrf, tr: tr)
         }
-        body += "<details id=\"policy-file\"\(summary == nil ? " open" : "")><summary>The policy file as written</summary>"
+        body += "<details id=\"policy-file\"\(summary == nil ? " open" : "")><summary>\(e(tr("The policy file as written")))</summary>"
             + "<pre id=\"policy-text\">\(HTML.escape(hidingPassphrase(policy)))</pre></details>"
-        body += "<h2>Try another policy</h2>"
+        body += "<h2>\(e(tr("Try another policy")))</h2>"
         if let error { body += "<p class=\"error\" role=\"alert\">\(HTML.escape(error))</p>" }
-        if let simulation { body += table(simulation) }
+        if let simulation { body += table(simulation, tr) }
         body += """
             <form method="post" action="/simulate" enctype="multipart/form-data">\(HTML.csrfField(csrf))<input type="hidden" name="child" value="\(HTML.escape(child))">
-            <label>A policy file <input type="file" name="file" accept=".toml,text/plain"></label>
-            <label>or its text <textarea name="policy" rows="10">\(HTML.escape(tried ?? ""))</textarea></label>
-            <button type="submit">Simulate \(HTML.escape(child))'s last 7 days</button></form></main>
+            <label>\(e(tr("A policy file"))) <input type="file" name="file" accept=".toml,text/plain"></label>
+            <label>\(e(tr("or its text"))) <textarea name="policy" rows="10">\(HTML.escape(tried ?? ""))</textarea></label>
+            <button type="submit">\(e(tr("Simulate {child}'s last 7 days", ["child": child])))</button></form></main>
             """
-        return HTML.page(title: "Policy", body: body, signedIn: true, csrf: csrf)
+        return HTML.page(title: tr("Policy"), body: body, signedIn: true, csrf: csrf, tr: tr, here: here)
     }
 
     /// What the page's forms need besides the policy: the programs and websites the child used
@@ -68,49 +71,73 @@ public enum PolicyPage {
     }
 
     /// The policy read at a glance: points, the coming week's limits day by day, what it names
-    /// in each category, the chores.
-    static func summary(_ p: ControlReply.PolicySummary) -> String {
+    /// in each category, the chores; in the language of `tr`.
+    static func summary(_ p: ControlReply.PolicySummary, _ tr: Translator = .english) -> String {
         func figure(_ term: String, _ value: String) -> String { "<div><dt>\(HTML.escape(term))</dt><dd>\(HTML.escape(value))</dd></div>" }
+        let duration = { (seconds: Int64) in HTML.duration(seconds, tr) }
+        let list = tr(", ", context: "list")
         var out = "<section id=\"policy-summary\"><dl class=\"figures\">"
-        out += figure("Learning earns", "\(p.learningPerHour) points an hour")
-        out += figure("A minute of games costs", p.pointsPerRewardMinute == 1 ? "1 point" : "\(p.pointsPerRewardMinute) points")
-        if let goal = p.dailyGoalSeconds { out += figure("Learning goal", "\(HTML.duration(goal)) a day") }
-        if let week = p.gameWeeklyLimitSeconds { out += figure("Games in a week", "at most \(HTML.duration(week))") }
-        if let week = p.screenWeeklyLimitSeconds { out += figure("Screen time in a week", "at most \(HTML.duration(week))") }
-        out += "</dl><h3>The coming week</h3>"
+        out += figure(tr("Learning earns"), tr.plural("{n} point an hour", "{n} points an hour", Int(p.learningPerHour), ["n": WeekCharts.number(p.learningPerHour, tr)]))
+        out += figure(tr("A minute of games costs"), tr.plural("{n} point", "{n} points", Int(p.pointsPerRewardMinute), ["n": WeekCharts.number(p.pointsPerRewardMinute, tr)]))
+        if let goal = p.dailyGoalSeconds { out += figure(tr("Learning goal"), tr("{duration} a day", ["duration": duration(goal)])) }
+        if let week = p.gameWeeklyLimitSeconds { out += figure(tr("Games in a week"), tr("at most {duration}", ["duration": duration(week)])) }
+        if let week = p.screenWeeklyLimitSeconds { out += figure(tr("Screen time in a week"), tr("at most {duration}", ["duration": duration(week)])) }
+        out += "</dl><h3>\(HTML.escape(tr("The coming week")))</h3>"
         let screen = p.week.contains { $0.screenDailyLimitSeconds != nil || $0.screenHours != nil }
-        out += "<table class=\"week\"><thead><tr><th scope=\"col\">Day</th><th scope=\"col\">Games</th>"
-            + (screen ? "<th scope=\"col\">Screen time</th>" : "") + "</tr></thead><tbody>"
+        out += "<table class=\"week\"><thead><tr><th scope=\"col\">\(HTML.escape(tr("Day")))</th><th scope=\"col\">\(HTML.escape(tr("Games", context: "page")))</th>"
+            + (screen ? "<th scope=\"col\">\(HTML.escape(tr("Screen time", context: "page")))</th>" : "") + "</tr></thead><tbody>"
+        // A day's limit, then its hours ("at no hour" when it has none that day).
+        func rules(_ limit: Int64?, _ hours: [String]?) -> [String] {
+            [limit.map { tr("{duration} a day", ["duration": duration($0)]) } ?? tr("no daily limit")]
+                + (hours.map { $0.isEmpty ? [tr("at no hour")] : $0 } ?? [])
+        }
         for d in p.week {
-            var games = d.gameDailyLimitSeconds.map { "\(HTML.duration($0)) a day" } ?? "no daily limit"
-            if let h = d.gameHours { games += h.isEmpty ? ", at no hour" : ", " + h.joined(separator: ", ") }
-            if d.gameFreeSeconds > 0 { games += ", \(HTML.duration(d.gameFreeSeconds)) free" }
-            out += "<tr data-day=\"\(HTML.escape(d.date))\"><th scope=\"row\">\(HTML.escape(WeekCharts.dayName(d.date)))"
-                + (d.schedule.map { " <small>(\(HTML.escape($0)))</small>" } ?? "") + "</th><td>\(HTML.escape(games))</td>"
+            var games = rules(d.gameDailyLimitSeconds, d.gameHours)
+            if d.gameFreeSeconds > 0 { games.append(tr("{duration} free", ["duration": duration(d.gameFreeSeconds)])) }
+            out += "<tr data-day=\"\(HTML.escape(d.date))\"><th scope=\"row\">\(HTML.escape(WeekCharts.dayName(d.date, tr)))"
+                + (d.schedule.map { " <small>(\(HTML.escape($0)))</small>" } ?? "") + "</th><td>\(HTML.escape(games.joined(separator: list)))</td>"
             if screen {
-                var time = d.screenDailyLimitSeconds.map { "\(HTML.duration($0)) a day" } ?? "no daily limit"
-                if let h = d.screenHours {
-                    time += h.isEmpty ? ", at no hour" : ", " + h.joined(separator: ", ")
-                    if let end = h.last?.split(separator: "-").last { time += "; bedtime \(end)" }
-                }
+                var time = rules(d.screenDailyLimitSeconds, d.screenHours).joined(separator: list)
+                if let end = d.screenHours?.last?.split(separator: "-").last { time = tr("{rules}; bedtime {time}", ["rules": time, "time": String(end)]) }
                 out += "<td>\(HTML.escape(time))</td>"
             }
             out += "</tr>"
         }
         out += "</tbody></table>"
-        let kinds = [("learning", "Learning"), ("reward", "Games"), ("blocked", "Blocked"), ("neutral", "Neither (not counted)")]
+        let kinds = [("learning", tr("Learning", context: "page")), ("reward", tr("Games", context: "page")), ("blocked", tr("Blocked", context: "page")),
+                     ("neutral", tr("Neither (not counted)"))]
         let named = kinds.compactMap { kind, words -> String? in
             let entries = p.entries.filter { $0.category == kind }
             guard !entries.isEmpty else { return nil }
-            return figure(words, entries.map { $0.site ? "\($0.name) (website)" : $0.name }.joined(separator: ", "))
+            return figure(words, entries.map { $0.site ? tr("{name} (website)", ["name": $0.name]) : $0.name }.joined(separator: list))
         }
-        if !named.isEmpty { out += "<h3>Apps and websites</h3><dl class=\"named\">" + named.joined() + "</dl>" }
+        if !named.isEmpty { out += "<h3>\(HTML.escape(tr("Apps and websites")))</h3><dl class=\"named\">" + named.joined() + "</dl>" }
         if !p.chores.isEmpty {
-            out += "<h3>Chores</h3><ul class=\"chores\">" + p.chores.map {
-                "<li>\(HTML.escape($0.name)): \($0.points) points, \(HTML.escape($0.every))</li>"
-            }.joined() + "</ul>"
+            out += "<h3>\(HTML.escape(tr("Chores")))</h3><ul class=\"chores\">" + p.chores.map { "<li>\(HTML.escape(chore($0, tr)))</li>" }.joined() + "</ul>"
         }
-        return out + "<p class=\"note\">Times are in \(HTML.escape(p.timeZone)).</p></section>"
+        return out + "<p class=\"note\">\(HTML.escape(tr("Times are in {zone}.", ["zone": p.timeZone])))</p></section>"
+    }
+
+    /// "Dishes: 20 points, every day".
+    static func chore(_ c: ControlReply.PolicySummary.Chore, _ tr: Translator = .english) -> String {
+        tr.plural("{chore}: {n} point, {every}", "{chore}: {n} points, {every}", Int(c.points),
+                  ["chore": c.name, "n": WeekCharts.number(c.points, tr), "every": every(c.every, tr)])
+    }
+
+    /// A chore's period as the daemon names it from the policy (`Chore.Every`: "every day", "once a
+    /// week", "once", "on mon, thu"), fixed names used as codes, in the words of `tr`; as it is
+    /// when it is none of these.
+    static func every(_ every: String, _ tr: Translator = .english) -> String {
+        switch every {
+        // not shown: the daemon's fixed names of a period, matched to be said in the page's words
+        case "every day": return tr("every day")
+        case "once a week": return tr("once a week")
+        case "once": return tr("once", context: "chore")
+        default:
+            guard every.hasPrefix("on ") else { return every }
+            let days = every.dropFirst(3).split(separator: ",").map { WeekdayWords.name($0.filter { $0 != " " }, tr) }
+            return tr("on {days}", ["days": days.joined(separator: tr(", ", context: "list"))])
+        }
     }
 
     /// The passphrase's hash is the parents' secret's shadow: not shown on a screen.
@@ -121,16 +148,19 @@ public enum PolicyPage {
         }.joined(separator: "\n")
     }
 
-    static func table(_ days: [ControlReply.SimulatedDay]) -> String {
-        var out = "<table class=\"simulation\"><thead><tr><th>Day</th><th>Points</th><th>Learning counted</th><th>Game time</th></tr></thead><tbody>"
+    static func table(_ days: [ControlReply.SimulatedDay], _ tr: Translator = .english) -> String {
+        let e = { (text: String) in HTML.escape(text) }
+        var out = "<table class=\"simulation\"><thead><tr><th>\(e(tr("Day")))</th><th>\(e(tr("Points", context: "page")))</th><th>\(e(tr("Learning counted")))</th>"
+            + "<th>\(e(tr("Game time", context: "page")))</th></tr></thead><tbody>"
+        let duration = { (seconds: Int64) in HTML.duration(seconds, tr) }
         for d in days {
             func change(_ old: Int64, _ new: Int64, _ text: (Int64) -> String) -> String {
                 old == new ? text(new) : "\(text(old)) → <strong>\(text(new))</strong>"
             }
             out += "<tr data-day=\"\(HTML.escape(d.day))\"><td>\(HTML.escape(String(d.day.suffix(5))))</td>"
-            out += "<td>\(change(d.old.points, d.new.points) { "\($0)" })</td>"
-            out += "<td>\(change(d.old.learningCreditedSeconds, d.new.learningCreditedSeconds, HTML.duration))</td>"
-            out += "<td>\(change(d.old.gameSeconds, d.new.gameSeconds, HTML.duration))</td></tr>"
+            out += "<td>\(change(d.old.points, d.new.points) { HTML.escape(WeekCharts.number($0, tr)) })</td>"
+            out += "<td>\(change(d.old.learningCreditedSeconds, d.new.learningCreditedSeconds) { HTML.escape(duration($0)) })</td>"
+            out += "<td>\(change(d.old.gameSeconds, d.new.gameSeconds) { HTML.escape(duration($0)) })</td></tr>"
         }
         return out + "</tbody></table>"
     }
@@ -138,6 +168,7 @@ public enum PolicyPage {
 
 /// The page's own style sheet and script (the Content-Security-Policy allows nothing else).
 public enum PageAssets {
+    // not shown: the style sheet (CSS)
     public static let style = """
         *{box-sizing:border-box}
         body{font:16px/1.4 system-ui,sans-serif;margin:0;padding:0 12px 24px;max-width:720px;margin-inline:auto;color:#1b1b1b;background:#fafafa}
@@ -215,6 +246,7 @@ public enum PageAssets {
 
     /// Follows the daemon: /events sends the family part again whenever it changed, and says when
     /// the session is over (then back to the login page). It decides nothing.
+    // not shown: the page's script (its words are <html>'s data-clock-…, in the page's language)
     public static let script = """
         "use strict";
         // Figures that run on between two updates (game time left counting down, learning today

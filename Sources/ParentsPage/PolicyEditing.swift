@@ -1,5 +1,6 @@
 import ControlProtocol
 import ScreenTimeCore
+import ScreenTimeWords
 
 /// The policy page's forms (issue 40): the apps and websites the child used that no rule names,
 /// sorted in one tap each; the limits, bedtime, goal and points; the chores; and the history of
@@ -63,6 +64,7 @@ public enum PolicyEditing {
                     .init(key: "sites[\(name)].domains", value: "[\(tomlString(domain))]")]
         }
         let wanted = trimmed(form["name"] ?? "")
+        // not shown: the name of the policy file's new entry when the form gives none (the file's, not the page's words)
         let name = unique(wanted.isEmpty ? "an app" : wanted, taken: taken)
         var out: [ControlRequest.PolicyChange] = [.init(key: "apps[\(name)].category", value: tomlString(category))]
         if let flatpak = form["flatpak"].map(trimmed), !flatpak.isEmpty {
@@ -122,117 +124,173 @@ public enum PolicyEditing {
 
     // MARK: - The page's parts
 
-    /// The sort buttons for what the child used that no rule names.
-    public static func sortSection(apps: [ControlReply.SeenApp], sites: [ControlReply.SeenSite], child: String, csrf: String) -> String {
+    /// The sort buttons for what the child used that no rule names, in the language of `tr`.
+    public static func sortSection(apps: [ControlReply.SeenApp], sites: [ControlReply.SeenSite], child: String, csrf: String,
+                                   tr: Translator = .english) -> String {
+        let e = { (text: String) in HTML.escape(text) }
         let unnamedApps = apps.filter { $0.app == nil }.prefix(20)
         let unnamedSites = sites.filter { $0.site == nil }.prefix(20)
-        var out = "<section id=\"sort\"><h3>Sort what \(HTML.escape(child)) used</h3>"
+        var out = "<section id=\"sort\"><h3>\(e(tr("Sort what {child} used", ["child": child])))</h3>"
         guard !unnamedApps.isEmpty || !unnamedSites.isEmpty else {
-            return out + "<p>Every app \(HTML.escape(child)) used this week is sorted already.</p></section>"
+            return out + "<p>\(e(tr("Every app {child} used this week is sorted already.", ["child": child])))</p></section>"
         }
-        out += "<p>These count as neither learning nor games until you sort them. One tap sorts one; the history below can undo it.</p><ul class=\"sort\">"
+        out += "<p>\(e(tr("These count as neither learning nor games until you sort them. One tap sorts one; the history below can undo it.")))</p><ul class=\"sort\">"
+        let choices = [("learning", tr("Learning", context: "sort")), ("reward", tr("Game", context: "sort")), ("neutral", tr("Neither", context: "sort")),
+                       ("blocked", tr("Blocked", context: "sort"))]
         func buttons(helping: Bool = true) -> String {
-            [("learning", "Learning"), ("reward", "Game"), ("neutral", "Neither"), ("blocked", "Blocked")]
-                .filter { helping || $0.0 == "reward" || $0.0 == "blocked" }.map { value, words in
-                    "<button type=\"submit\" name=\"category\" value=\"\(value)\">\(words)</button>"
-                }.joined()
+            choices.filter { helping || $0.0 == "reward" || $0.0 == "blocked" }.map { value, words in
+                "<button type=\"submit\" name=\"category\" value=\"\(value)\">\(e(words))</button>"
+            }.joined()
         }
         let hidden = HTML.csrfField(csrf) + "<input type=\"hidden\" name=\"child\" value=\"\(HTML.escape(child))\">"
         for app in unnamedApps {
             // Named by what identifies it (the child chooses a program's name, not its path).
             let name = app.flatpak ?? (app.exe.split(separator: "/").last.map(String.init) ?? app.comm)
             let helping = mayHelp(exe: app.exe, flatpak: app.flatpak, trusted: app.trusted)
-            let why = helping ? "" : " <small class=\"note\">(only game or blocked: \(app.trusted ? "it runs other programs, or its name is a pattern" : "\(HTML.escape(child)) can change this program"))</small>"
+            let because = app.trusted ? tr("it runs other programs, or its name is a pattern") : tr("{child} can change this program", ["child": child])
+            let why = helping ? "" : " <small class=\"note\">\(e(tr("(only game or blocked: {why})", ["why": because])))</small>"
             let which = app.flatpak.map { "<input type=\"hidden\" name=\"flatpak\" value=\"\(HTML.escape($0))\">" }
                 ?? "<input type=\"hidden\" name=\"exe\" value=\"\(HTML.escape(app.exe))\">"
-            out += "<li class=\"unsorted\" data-name=\"\(HTML.escape(name))\"><span><strong>\(HTML.escape(name))</strong> <small>\(HTML.escape(app.flatpak ?? app.exe)), "
-                + "started \(app.starts) \(app.starts == 1 ? "time" : "times")</small></span>"
-                + "<form method=\"post\" action=\"/policy/sort\" class=\"choices\" aria-label=\"Sort \(HTML.escape(name))\">\(hidden)"
+            let started = tr.plural("{program}, started {n} time", "{program}, started {n} times", Int(app.starts), ["program": app.flatpak ?? app.exe])
+            out += "<li class=\"unsorted\" data-name=\"\(HTML.escape(name))\"><span><strong>\(HTML.escape(name))</strong> <small>\(e(started))</small></span>"
+                + "<form method=\"post\" action=\"/policy/sort\" class=\"choices\" aria-label=\"\(e(tr("Sort {name}", ["name": name])))\">\(hidden)"
                 + "<input type=\"hidden\" name=\"name\" value=\"\(HTML.escape(name))\">\(which)\(buttons(helping: helping))</form>\(why)</li>"
         }
         for site in unnamedSites {
-            out += "<li class=\"unsorted\" data-name=\"\(HTML.escape(site.domain))\"><span><strong>\(HTML.escape(site.domain))</strong> <small>website, "
-                + "\(site.reports) \(site.reports == 1 ? "visit" : "visits")</small></span>"
-                + "<form method=\"post\" action=\"/policy/sort\" class=\"choices\" aria-label=\"Sort \(HTML.escape(site.domain))\">\(hidden)"
+            let visits = tr.plural("website, {n} visit", "website, {n} visits", Int(site.reports))
+            out += "<li class=\"unsorted\" data-name=\"\(HTML.escape(site.domain))\"><span><strong>\(HTML.escape(site.domain))</strong> <small>\(e(visits))</small></span>"
+                + "<form method=\"post\" action=\"/policy/sort\" class=\"choices\" aria-label=\"\(e(tr("Sort {name}", ["name": site.domain])))\">\(hidden)"
                 + "<input type=\"hidden\" name=\"domain\" value=\"\(HTML.escape(site.domain))\">\(buttons())</form></li>"
         }
         return out + "</ul></section>"
     }
 
-    /// The limits, hours, goal and points as fields, each with its value now.
-    public static func settingsSection(_ settings: [ControlReply.PolicySummary.Setting], child: String, csrf: String) -> String {
-        var out = "<section id=\"limits\"><h3>Limits, bedtime and points</h3>"
-            + "<p>Durations like 90m or 1h30m; hours like 07:00-20:30 (several with commas). Empty: no such rule.</p>"
+    /// The limits, hours, goal and points as fields, each with its value now; each named by its
+    /// key in the language of `tr` (`rule`), else as the daemon names it.
+    public static func settingsSection(_ settings: [ControlReply.PolicySummary.Setting], child: String, csrf: String, tr: Translator = .english) -> String {
+        let e = { (text: String) in HTML.escape(text) }
+        var out = "<section id=\"limits\"><h3>\(e(tr("Limits, bedtime and points")))</h3>"
+            + "<p>\(e(tr("Durations like 90m or 1h30m; hours like 07:00-20:30 (several with commas). Empty: no such rule.")))</p>"
             + "<form method=\"post\" action=\"/policy/change\">\(HTML.csrfField(csrf))<input type=\"hidden\" name=\"child\" value=\"\(HTML.escape(child))\">"
             + "<input type=\"hidden\" name=\"step\" value=\"preview\">"
         for (i, s) in settings.prefix(most).enumerated() {
             let value = shown(s.value)
-            out += "<label>\(HTML.escape(s.label)) <input name=\"value.\(i)\" value=\"\(HTML.escape(value))\" data-key=\"\(HTML.escape(s.key))\""
-                + (s.kind == "number" ? " inputmode=\"numeric\"" : "") + "></label>"
+            let numeric = s.kind == "number" ? " inputmode=\"numeric\"" : ""
+            out += "<label>\(e(rule(s.key, tr) ?? s.label)) <input name=\"value.\(i)\" value=\"\(HTML.escape(value))\" data-key=\"\(HTML.escape(s.key))\"\(numeric)></label>"
                 + "<input type=\"hidden\" name=\"key.\(i)\" value=\"\(HTML.escape(s.key))\"><input type=\"hidden\" name=\"was.\(i)\" value=\"\(HTML.escape(value))\">"
                 + (s.kind == "hours" ? "<input type=\"hidden\" name=\"kind.\(i)\" value=\"hours\">" : "")
         }
-        return out + "<button type=\"submit\">Show the change</button></form></section>"
+        return out + "<button type=\"submit\">\(e(tr("Show the change")))</button></form></section>"
     }
 
-    /// The chores, each with a remove button, and a form for a new one.
-    public static func choresSection(_ chores: [ControlReply.PolicySummary.Chore], child: String, csrf: String) -> String {
+    /// The chores, each with a remove button, and a form for a new one, in the language of `tr`.
+    public static func choresSection(_ chores: [ControlReply.PolicySummary.Chore], child: String, csrf: String, tr: Translator = .english) -> String {
+        let e = { (text: String) in HTML.escape(text) }
         let hidden = HTML.csrfField(csrf) + "<input type=\"hidden\" name=\"child\" value=\"\(HTML.escape(child))\"><input type=\"hidden\" name=\"step\" value=\"preview\">"
-        var out = "<section id=\"chore-rules\"><h3>Chores</h3><ul class=\"chores\">"
+        var out = "<section id=\"chore-rules\"><h3>\(e(tr("Chores")))</h3><ul class=\"chores\">"
         for c in chores {
-            out += "<li>\(HTML.escape(c.name)): \(c.points) points, \(HTML.escape(c.every))"
+            out += "<li>\(e(PolicyPage.chore(c, tr)))"
                 + "<form method=\"post\" action=\"/policy/change\" class=\"inline\">\(hidden)<input type=\"hidden\" name=\"key.0\" value=\"chores[\(HTML.escape(c.name))]\">"
-                + "<input type=\"hidden\" name=\"unset.0\" value=\"yes\"><button type=\"submit\" aria-label=\"Remove the chore \(HTML.escape(c.name))\">Remove</button></form></li>"
+                + "<input type=\"hidden\" name=\"unset.0\" value=\"yes\"><button type=\"submit\" aria-label=\"\(e(tr("Remove the chore {chore}", ["chore": c.name])))\">\(e(tr("Remove")))</button></form></li>"
         }
         return out + "</ul><form method=\"post\" action=\"/policy/change\" id=\"new-chore\">\(hidden)"
-            + "<label>A new chore <input name=\"chore-name\" required maxlength=\"60\"></label>"
-            + "<label>Points <input name=\"chore-points\" inputmode=\"numeric\" required value=\"10\"></label>"
-            + "<label>How often <select name=\"chore-every\"><option value=\"day\">every day</option><option value=\"week\">every week</option>"
-            + "<option value=\"once\">once</option></select></label><button type=\"submit\">Show the change</button></form></section>"
+            + "<label>\(e(tr("A new chore"))) <input name=\"chore-name\" required maxlength=\"60\"></label>"
+            + "<label>\(e(tr("Points", context: "page"))) <input name=\"chore-points\" inputmode=\"numeric\" required value=\"10\"></label>"
+            + "<label>\(e(tr("How often"))) <select name=\"chore-every\"><option value=\"day\">\(e(tr("every day")))</option><option value=\"week\">\(e(tr("every week")))</option>"
+            + "<option value=\"once\">\(e(tr("once", context: "chore")))</option></select></label><button type=\"submit\">\(e(tr("Show the change")))</button></form></section>"
     }
 
-    /// The changes made through screentime, newest first, each with undo while it stands.
-    public static func historySection(_ history: [ControlReply.PolicyChangeLine], child: String, csrf: String) -> String {
-        var out = "<section id=\"history\"><h3>Changes</h3>"
-        guard !history.isEmpty else { return out + "<p>No change was made here or with stctl yet.</p></section>" }
+    /// The changes made through screentime, newest first, each with undo while it stands; in the
+    /// language of `tr` (who made it is as the daemon recorded it).
+    public static func historySection(_ history: [ControlReply.PolicyChangeLine], child: String, csrf: String, tr: Translator = .english) -> String {
+        let e = { (text: String) in HTML.escape(text) }
+        var out = "<section id=\"history\"><h3>\(e(tr("Changes")))</h3>"
+        guard !history.isEmpty else { return out + "<p>\(e(tr("No change was made here or with stctl yet.")))</p></section>" }
         out += "<ol class=\"history\" reversed>"
         for c in history.prefix(20) {
             let when = c.at.map { String($0.prefix(16)).replacingFirst("T", with: " ") } ?? ""
-            var line = "<li class=\"change\" data-change=\"\(c.id ?? 0)\"><p>\(HTML.escape(when)), <strong>\(HTML.escape(c.by ?? "?"))</strong>"
-            if let undone = c.undoes { line += " (undid change \(undone))" }
-            line += "</p>" + linesTable(c.changes)
+            // Who made it in bold: the words around it are the translation's.
+            var f = ["when": when, "parent": "\u{1}"]
+            f["id"] = c.undoes.map(String.init)
+            let head = c.undoes == nil ? tr("{when}, {parent}", f) : tr("{when}, {parent} (undid change {id})", f)
+            var line = "<li class=\"change\" data-change=\"\(c.id ?? 0)\"><p>" + e(head).replacing("\u{1}", with: "<strong>\(HTML.escape(c.by ?? "?"))</strong>")
+            line += "</p>" + linesTable(c.changes, tr)
             if let later = c.undoneBy {
-                line += "<p class=\"note\">Undone by change \(later).</p>"
+                line += "<p class=\"note\">\(e(tr("Undone by change {id}.", ["id": String(later)])))</p>"
             } else if let id = c.id {
                 line += "<form method=\"post\" action=\"/policy/undo\">\(HTML.csrfField(csrf))<input type=\"hidden\" name=\"child\" value=\"\(HTML.escape(child))\">"
-                    + "<input type=\"hidden\" name=\"change\" value=\"\(id)\"><button type=\"submit\">Undo</button></form>"
+                    + "<input type=\"hidden\" name=\"change\" value=\"\(id)\"><button type=\"submit\">\(e(tr("Undo")))</button></form>"
             }
             out += line + "</li>"
         }
         return out + "</ol></section>"
     }
 
-    /// Each key's value before and after, as a parent reads them.
-    static func linesTable(_ lines: [ControlReply.PolicyChangeLine.Line]) -> String {
-        "<table class=\"change-lines\"><thead><tr><th scope=\"col\">Rule</th><th scope=\"col\">Before</th><th scope=\"col\">After</th></tr></thead><tbody>"
+    /// Each rule's value before and after, as a parent reads them: the rule in words (`rule`; its
+    /// key when it has none), the values as the policy writes them.
+    static func linesTable(_ lines: [ControlReply.PolicyChangeLine.Line], _ tr: Translator = .english) -> String {
+        let e = { (text: String) in HTML.escape(text) }
+        let unset = tr("not set", context: "policy key")
+        return "<table class=\"change-lines\"><thead><tr><th scope=\"col\">\(e(tr("Rule")))</th><th scope=\"col\">\(e(tr("Before")))</th><th scope=\"col\">\(e(tr("After")))</th></tr></thead><tbody>"
             + lines.map { l in
-                "<tr><th scope=\"row\">\(HTML.escape(l.key))</th><td class=\"before\">\(HTML.escape(l.before == nil ? "not set" : shown(l.before)))</td>"
-                    + "<td class=\"after\">\(HTML.escape(l.after == nil ? "not set" : shown(l.after)))</td></tr>"
+                "<tr data-key=\"\(e(l.key))\"><th scope=\"row\">\(e(rule(l.key, tr) ?? l.key))</th><td class=\"before\">\(e(l.before == nil ? unset : shown(l.before)))</td>"
+                    + "<td class=\"after\">\(e(l.after == nil ? unset : shown(l.after)))</td></tr>"
             }.joined() + "</tbody></table>"
     }
 
-    /// The change before it is made: before and after, and a button that makes it.
-    public static func previewPage(_ change: ControlReply.PolicyChangeLine, asked: [ControlRequest.PolicyChange], child: String, csrf: String) -> String {
+    /// A policy key (as `policy_change` takes it) in words, in the language of `tr`: the rules the
+    /// page's forms change, and the entries its sort buttons and chore form write; nil for another.
+    public static func rule(_ key: String, _ tr: Translator = .english) -> String? {
+        switch key {
+        case "rewards.daily_limit": return tr("Games a day")
+        case "rewards.weekly_limit": return tr("Games a week")
+        case "rewards.allowed_hours": return tr("Games at these hours")
+        case "screen.daily_limit": return tr("Screen time a day")
+        case "screen.allowed_hours": return tr("The computer at these hours (the last end is bedtime)")
+        case "points.daily_goal": return tr("Learning goal a day")
+        case "points.learning_per_hour": return tr("Points for an hour of learning")
+        case "points.per_reward_minute": return tr("Points a minute of games costs")
+        default: break
+        }
+        // `table[name]` or `table[name].field`.
+        guard let open = key.firstIndex(of: "["), let close = key.lastIndex(of: "]"), open < close else { return nil }
+        let table = key[..<open], name = String(key[key.index(after: open)..<close])
+        let rest = key[key.index(after: close)...]
+        guard rest.isEmpty || rest.hasPrefix(".") else { return nil }
+        let field = String(rest.dropFirst())
+        switch (table, field) {
+        case ("schedules", "daily_limit"): return tr("Games a day on {schedule}", ["schedule": name])
+        case ("schedules", "screen_daily_limit"): return tr("Screen time a day on {schedule}", ["schedule": name])
+        case ("schedules", "screen_allowed_hours"): return tr("The computer on {schedule} at these hours (the last end is bedtime)", ["schedule": name])
+        case ("apps", ""): return tr("The app {app}", ["app": name])
+        case ("apps", "category"): return tr("What the app {app} counts as", ["app": name])
+        case ("apps", "exe"): return tr("The program of the app {app}", ["app": name])
+        case ("apps", "flatpak"): return tr("The Flatpak of the app {app}", ["app": name])
+        case ("sites", ""): return tr("The website {site}", ["site": name])
+        case ("sites", "category"): return tr("What the website {site} counts as", ["site": name])
+        case ("sites", "domains"): return tr("The domains of the website {site}", ["site": name])
+        case ("chores", ""): return tr("The chore {chore}", ["chore": name])
+        case ("chores", "points"): return tr("Points for the chore {chore}", ["chore": name])
+        case ("chores", "every"): return tr("How often the chore {chore} may be done", ["chore": name])
+        default: return nil
+        }
+    }
+
+    /// The change before it is made: before and after, and a button that makes it; in the
+    /// language of `tr`.
+    public static func previewPage(_ change: ControlReply.PolicyChangeLine, asked: [ControlRequest.PolicyChange], child: String, csrf: String,
+                                   tr: Translator = .english) -> String {
+        let e = { (text: String) in HTML.escape(text) }
         var fields = HTML.csrfField(csrf) + "<input type=\"hidden\" name=\"child\" value=\"\(HTML.escape(child))\"><input type=\"hidden\" name=\"step\" value=\"apply\">"
         for (i, c) in asked.prefix(most).enumerated() {
             fields += "<input type=\"hidden\" name=\"key.\(i)\" value=\"\(HTML.escape(c.key))\">"
             fields += c.value.map { "<input type=\"hidden\" name=\"value.\(i)\" value=\"\(HTML.escape($0))\">" } ?? "<input type=\"hidden\" name=\"unset.\(i)\" value=\"yes\">"
         }
-        let body = "<main class=\"policy\"><h2>Change \(HTML.escape(child))'s rules?</h2><section id=\"preview\">" + linesTable(change.changes)
-            + "<p>The policy file keeps its comments; this change is checked as a whole and can be undone later.</p>"
-            + "<form method=\"post\" action=\"/policy/change\">\(fields)<button type=\"submit\">Apply</button></form>"
-            + "<p><a href=\"/policy?child=\(HTML.escape(child))\">Cancel</a></p></section></main>"
-        return HTML.page(title: "Change the policy", body: body, signedIn: true, csrf: csrf)
+        let body = "<main class=\"policy\"><h2>\(e(tr("Change {child}'s rules?", ["child": child])))</h2><section id=\"preview\">" + linesTable(change.changes, tr)
+            + "<p>\(e(tr("The policy file keeps its comments; this change is checked as a whole and can be undone later.")))</p>"
+            + "<form method=\"post\" action=\"/policy/change\">\(fields)<button type=\"submit\">\(e(tr("Apply")))</button></form>"
+            + "<p><a href=\"/policy?child=\(HTML.escape(child))\">\(e(tr("Cancel")))</a></p></section></main>"
+        return HTML.page(title: tr("Change the policy"), body: body, signedIn: true, csrf: csrf, tr: tr)
     }
 }
 

@@ -53,38 +53,37 @@ public struct BlindSpots: Sendable {
         }
     }
 
-    /// The blind spots, in words. `engine`: whether a hook ever reported focus, and whether the
-    /// policy credits learning without one.
+    /// The blind spots, in English (the status's `blind_spots`).
     public func words(engine: Engine) -> [String] {
-        var blind: [String] = []
+        spots(engine: engine).map { $0.words() }
+    }
+
+    /// The blind spots, each a code and its figures (the status's `blind_spot_codes`), in the
+    /// order a parent reads them. `engine`: whether a hook ever reported focus, and whether the
+    /// policy credits learning without one.
+    public func spots(engine: Engine) -> [BlindSpot] {
+        var blind: [BlindSpot] = []
         if hooks.isEmpty {
-            blind.append(engine.hasFocusHook
-                         ? "no desktop hook is connected: the focused window is only what `stctl hook event` said last"
-                         : engine.policy.validation.learningNeedsFocusHook
-                         ? "no desktop hook has reported the focused window: learning is not credited"
-                         : "no desktop hook has reported the focused window: learning counts while the app uses the CPU")
+            blind.append(BlindSpot(engine.hasFocusHook ? .hookGone : engine.policy.validation.learningNeedsFocusHook ? .noHookNoLearning : .noHookCPU))
         }
-        if let rollback { blind.append("this state is not the one the daemon wrote before: \(rollback)") }
+        if let rollback { blind.append(BlindSpot(.rollback, ["detail": rollback])) }
         switch notices {
-        case .off(let why): blind.append(why)
-        case .notifier(let available, let problem): if !available { blind.append(problem ?? "desktop notifications are off") }
+        case .off: blind.append(BlindSpot(.notificationsOff))
+        case .notifier(let available, let problem): if !available { blind.append(BlindSpot(.noNotifications, problem.map { ["detail": $0] } ?? [:])) }
         case .relay(let bus, let problem, let uid):
-            if !(bus && problem == nil) { blind.append(problem ?? "no desktop session bus (/run/user/\(uid)/bus): notices go to the journal only") }
+            if let problem { blind.append(BlindSpot(.relayFailed, ["detail": problem])) }
+            else if !bus { blind.append(BlindSpot(.noSessionBus, ["path": "/run/user/\(uid)/bus"])) }
         }
-        if let seat { blind.append(seat) }
-        if let r = refusedCompositor {
-            blind.append("\(r.name) (pid \(r.pid)) is not believed, so the focused window it reports is not taken: \(r.why) (docs/security.md says what to change)")
-        }
+        if let seat { blind.append(BlindSpot(.seatInput, ["detail": seat])) }
+        if let r = refusedCompositor { blind.append(BlindSpot(.compositorNotBelieved, ["name": r.name, "pid": "\(r.pid)", "detail": r.why])) }
         switch logind {
         case .watching: break
-        case .notWatching(let problem): blind.append(problem ?? "logind is not watched: idle and lock come only from desktop hooks")
-        case .notAsked: blind.append("logind is not asked (--no-logind): idle and lock come only from desktop hooks")
+        case .notWatching(let problem): blind.append(BlindSpot(.logindNotWatched, problem.map { ["detail": $0] } ?? [:]))
+        case .notAsked: blind.append(BlindSpot(.logindNotAsked))
         }
-        if let why = loginSessions {
-            blind.append("the login sessions cannot be listed (\(why)): screen time is not counted, and no session is locked, until logind answers")
-        }
+        if let why = loginSessions { blind.append(BlindSpot(.loginSessionsUnknown, ["detail": why])) }
         if let h = household, !h.reachable, let since = h.unreachableSince {
-            blind.append("the family database has been out of reach since \(since) (\(h.problem ?? "no answer")): points are counted here and sent when it is back; redemptions wait for it")
+            blind.append(BlindSpot(.familyOutOfReach, ["since": since, "detail": h.problem ?? "no answer"]))
         }
         return blind
     }

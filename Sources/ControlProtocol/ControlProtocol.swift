@@ -722,13 +722,15 @@ public struct ControlReply: Codable, Sendable, Equatable {
             public var seconds: Int64
             public init(reason: String, seconds: Int64) { self.reason = reason; self.seconds = seconds }
 
-            /// Each reason in a few words, for people (docs/reasons.md says more).
+            /// Each reason in a few words, in English (docs/reasons.md says more): the list of
+            /// the codes and their English, which tests hold `ChildWords.short` to.
+            // not shown: people read ChildWords.short's messages (tr, in their language), never these values
             public static let words: [String: String] = [
-                "idle": "idle", "locked": "locked", "unfocused": "not in front", "too_short": "too short",
-                "daily_cap": "over the daily cap", "untrusted_exe": "untrusted copy", "concurrent_reward": "a game running too",
-                "periodic_input": "machine-like input", "clock_jump": "clock changed", "focus_flicker": "flickering focus",
-                "no_focus_hook": "no focus hook",
-                "hook_gap": "hook away",
+                "idle": "idle", "locked": "locked", "unfocused": "not in front", "too_short": "too short",  // not shown: as above
+                "daily_cap": "over the daily cap", "untrusted_exe": "untrusted copy", "concurrent_reward": "a game running too",  // not shown: as above
+                "periodic_input": "machine-like input", "clock_jump": "clock changed", "focus_flicker": "flickering focus",  // not shown: as above
+                "no_focus_hook": "no focus hook",  // not shown: as above
+                "hook_gap": "hook away",  // not shown: as above
             ]
         }
 

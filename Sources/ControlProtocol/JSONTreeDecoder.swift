@@ -1,5 +1,8 @@
 import ScreenTimeCore
 
+// not shown: the decoding errors' debug descriptions, worded as Foundation's JSONDecoder words them, are diagnostics
+// for a developer; every reader drops them (try?) and says "not understood" in its own words
+
 /// Reads a `Decodable` from the project's own JSON reader's tree (`JSONLineReader`), as
 /// Foundation's `JSONDecoder` with `.convertFromSnakeCase` would: the same keys, the same types.
 /// Written by hand for a measured reason: Foundation's decoder (and its encoder for the request)

@@ -33,8 +33,9 @@ extension Translator {
             guard inUser, let equals = line.firstIndex(of: "=") else { continue }
             let key = trimmed(line[..<equals])
             let value = trimmed(line[line.index(after: equals)...])
+            // not shown: AccountsService's keys
             if key == "Languages" { list = value.split(separator: ";").map(String.init).filter { !$0.isEmpty } }
-            if key == "Language", !value.isEmpty { one = [value] }
+            if key == "Language", !value.isEmpty { one = [value] }  // not shown: a key
         }
         return list.isEmpty ? one : list
     }

@@ -5,6 +5,7 @@ import HTTPTypes
 import Hummingbird
 import ParentsPage
 import ScreenTimeLinux
+import ScreenTimeWords
 import Synchronization
 
 /// `screentime-web --first-run`: the first-run page, started by `screentime-setup --web` (root)
@@ -20,6 +21,8 @@ final class FirstRunSite: Sendable {
     let lines = Mutex<[String]?>(nil)
     /// One answer goes to setup at a time.
     let talking = Mutex(false)
+    /// The languages the page speaks (its catalogs, read at start): each browser's own.
+    let languages = PageLanguages(folder: Translator.catalogFolder())
     static let cookie = "st_setup"
 
     init(context: FirstRunPage.Context) {
@@ -28,7 +31,7 @@ final class FirstRunSite: Sendable {
     }
 
     func routes(_ router: Router<PageContext>) {
-        router.add(middleware: SecurityHeaders(policy: Site.contentSecurityPolicy))
+        router.add(middleware: SecurityHeaders(policy: Site.contentSecurityPolicy) { [languages] in languages.translator(for: $0) })
         router.get("/static/style.css") { _, _ in Site.text(PageAssets.style, type: "text/css; charset=utf-8") }
         router.get("/setup") { request, _ in self.show(request) }
         router.post("/setup") { request, _ in try await self.answer(request) }
@@ -41,33 +44,37 @@ final class FirstRunSite: Sendable {
 
     func show(_ request: Request) -> Response {
         if let token = request.uri.queryParameters.get("token") {
-            guard WebSessions.same(token, context.token) else { return Self.closed() }
+            guard WebSessions.same(token, context.token) else { return closed(request) }
             return Site.redirect("/setup", cookie: "\(Self.cookie)=\(context.token); Path=/; HttpOnly; SameSite=Strict")
         }
-        guard allowed(request) else { return Self.closed() }
-        if let done = lines.withLock({ $0 }) { return Site.html(FirstRunPage.done(done)) }
-        return Site.html(FirstRunPage.form(context, csrf: csrf))
+        guard allowed(request) else { return closed(request) }
+        let tr = languages.translator(for: request)
+        if let done = lines.withLock({ $0 }) { return Site.html(FirstRunPage.done(done, tr: tr)) }
+        return Site.html(FirstRunPage.form(context, csrf: csrf, tr: tr))
     }
 
-    static func closed() -> Response {
-        Site.refused(.forbidden, "This setup page opens only from the address screentime-setup printed (it carries its key).")
+    func closed(_ request: Request) -> Response {
+        let tr = languages.translator(for: request)
+        return Site.refused(.forbidden, tr("This setup page opens only from the address screentime-setup printed (it carries its key)."), tr)
     }
 
     func answer(_ request: Request) async throws -> Response {
-        guard allowed(request) else { return Self.closed() }
+        guard allowed(request) else { return closed(request) }
         let form = FormFields(String(decoding: Array(buffer: try await request.body.collect(upTo: 64 * 1024)), as: UTF8.self))
-        guard let token = form["csrf"], WebSessions.same(token, csrf) else { return Self.closed() }
+        guard let token = form["csrf"], WebSessions.same(token, csrf) else { return closed(request) }
         guard talking.withLock({ busy in defer { busy = true }; return !busy }) else {
-            return Site.refused(.conflict, "The setup is busy with the answers sent a moment ago: wait, then reload.")
+            let tr = languages.translator(for: request)
+            return Site.refused(.conflict, tr("The setup is busy with the answers sent a moment ago: wait, then reload."), tr)
         }
         defer { talking.withLock { $0 = false } }
         let answers = FirstRunPage.answers(form, context: context)
         let reply = await exchange(answers)
+        let tr = languages.translator(for: request)
         guard let reply, reply.ok else {
-            return Site.html(FirstRunPage.form(context, csrf: csrf, error: reply?.error ?? "screentime-setup did not answer: run it again."))
+            return Site.html(FirstRunPage.form(context, csrf: csrf, error: reply?.error ?? tr("screentime-setup did not answer: run it again."), tr: tr))
         }
         lines.withLock { $0 = reply.lines }
-        let page = FirstRunPage.done(reply.lines)
+        let page = FirstRunPage.done(reply.lines, tr: tr)
         let body = ResponseBody { writer in
             // Shown (or the browser went away meanwhile): this page ends, after this answer has
             // gone out, and setup with it.
@@ -113,11 +120,11 @@ final class FirstRunSite: Sendable {
         return try? JSONDecoder().decode(FirstRunPage.Reply.self, from: Data(line.utf8))
     }
 
-    /// What setup gave: the first line of standard input.
-    static func context() throws -> FirstRunPage.Context {
+    /// What setup gave: the first line of standard input (nil: none, or not setup's).
+    static func context() -> FirstRunPage.Context? {
         guard let line = readLine(strippingNewline: true),
               let context = try? JSONDecoder().decode(FirstRunPage.Context.self, from: Data(line.utf8)), context.token.count >= 32 else {
-            throw FirstRunFailure(description: "screentime-web --first-run is started by screentime-setup --web, which gives it what to ask")
+            return nil
         }
         return context
     }

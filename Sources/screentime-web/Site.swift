@@ -38,7 +38,7 @@ final class Site: Sendable {
     }
 
     func routes(_ router: Router<PageContext>) {
-        router.add(middleware: SecurityHeaders(policy: Self.contentSecurityPolicy))
+        router.add(middleware: SecurityHeaders(policy: Self.contentSecurityPolicy) { [languages] in languages.translator(for: $0) })
         router.get("/static/style.css") { _, _ in Self.text(PageAssets.style, type: "text/css; charset=utf-8") }
         router.get("/static/page.js") { _, _ in Self.text(PageAssets.script, type: "text/javascript; charset=utf-8") }
         router.get("/login") { request, _ in self.loginPage(request) }
@@ -76,12 +76,12 @@ final class Site: Sendable {
             return try await self.signedIn(request) { s, _, tr in try await self.childPage(s, name: name, day: request.uri.queryParameters.get("day"), tr) }
         }
         router.get("/policy") { request, _ in
-            try await self.signedIn(request) { s, _, _ in try await self.policyPage(s, child: request.uri.queryParameters.get("child")) }
+            try await self.signedIn(request) { s, _, tr in try await self.policyPage(s, child: request.uri.queryParameters.get("child"), tr) }
         }
         router.post("/simulate") { request, _ in try await self.simulate(request) }
-        router.post("/policy/change") { request, _ in try await self.signedIn(request, form: true) { s, f, _ in try await self.changePolicy(s, f) } }
-        router.post("/policy/sort") { request, _ in try await self.signedIn(request, form: true) { s, f, _ in try await self.sort(s, f) } }
-        router.post("/policy/undo") { request, _ in try await self.signedIn(request, form: true) { s, f, _ in try await self.undoPolicyChange(s, f) } }
+        router.post("/policy/change") { request, _ in try await self.signedIn(request, form: true) { s, f, tr in try await self.changePolicy(s, f, tr) } }
+        router.post("/policy/sort") { request, _ in try await self.signedIn(request, form: true) { s, f, tr in try await self.sort(s, f, tr) } }
+        router.post("/policy/undo") { request, _ in try await self.signedIn(request, form: true) { s, f, tr in try await self.undoPolicyChange(s, f, tr) } }
     }
 
     // MARK: Sessions
@@ -116,7 +116,7 @@ final class Site: Sendable {
             _ = sessions.withLock { $0.close(session.id) }
             return Self.redirect("/login", cookie: Self.expired(Self.sessionCookie))
         } catch let e as DaemonLink.Unreachable {
-            return Self.refused(.serviceUnavailable, e.description, tr)
+            return Self.refused(.serviceUnavailable, e.words(tr), tr)
         }
     }
 
@@ -173,7 +173,7 @@ final class Site: Sendable {
         asked.client = client
         let reply: ControlReply
         do { reply = try await daemon.send(asked) } catch let e as DaemonLink.Unreachable {
-            return loginPage(request, error: e.description)
+            return loginPage(request, error: e.words(tr))
         }
         guard reply.ok, let token = reply.token else {
             // Only a wrong passphrase counts (not a parent's name left out).
@@ -234,6 +234,7 @@ final class Site: Sendable {
                 guard self.sessions.withLock({ $0.session(session.id, now: now) }) != nil else { break }
                 let reply: ControlReply
                 do { reply = try await self.ask(session, ControlRequest(.family)) } catch is SessionOver { break } catch {
+                    // not shown: a comment line of the event stream, which the browser drops (it keeps the connection alive)
                     try await writer.write(ByteBuffer(string: ": the daemon is out of reach\n\n"))
                     try await Task.sleep(for: .seconds(2))
                     continue
@@ -245,6 +246,7 @@ final class Site: Sendable {
                     try await writer.write(ByteBuffer(string: Self.event("family", part)))
                     quiet = 0
                 } else if quiet >= 15 {
+                    // not shown: a comment line of the event stream, which the browser drops (it keeps the connection alive)
                     try await writer.write(ByteBuffer(string: ": still here\n\n"))
                     quiet = 0
                 } else {
@@ -275,11 +277,11 @@ final class Site: Sendable {
                                         csrf: session.csrf, tr: tr))
     }
 
-    func policyPage(_ session: WebSessions.Session, child: String?, tried: String? = nil,
+    func policyPage(_ session: WebSessions.Session, child: String?, _ tr: Translator, tried: String? = nil,
                     simulation: [ControlReply.SimulatedDay]? = nil, error: String? = nil) async throws -> Response {
         let child = child ?? session.children.first ?? ""
         let reply = try await ask(session, ControlRequest(.policy), child: child)
-        guard reply.ok, let text = reply.policy else { return Self.refused(.badRequest, PageWords.refusal(reply.error)) }
+        guard reply.ok, let text = reply.policy else { return Self.refused(.badRequest, PageWords.refusal(reply, tr), tr) }
         // What the forms need: the apps and sites used this week, and the changes so far.
         let used = try await ask(session, ControlRequest(.apps), child: child)
         let history = try await ask(session, ControlRequest(.policyHistory), child: child)
@@ -287,82 +289,91 @@ final class Site: Sendable {
             ? PolicyPage.Editing(apps: used.apps ?? [], sites: used.sites ?? [], history: history.policyHistory ?? []) : nil
         let flash = sessions.withLock { $0.takeFlash(of: session.id) }
         return Self.html(PolicyPage.page(policy: text, summary: reply.policySummary, child: child, children: session.children, csrf: session.csrf, tried: tried,
-                                         simulation: simulation, error: error, editing: editing, flash: flash))
+                                         simulation: simulation, error: error, editing: editing, flash: flash, tr: tr,
+                                         here: "/policy?child=" + Self.formEscape(child)))
     }
 
     /// Back to a child's policy page, which says what the change did.
-    func changed(_ session: WebSessions.Session, child: String, _ reply: ControlReply, done: String) -> Response {
-        sessions.withLock { $0.setFlash(.answer(reply, done: done), of: session.id) }
+    func changed(_ session: WebSessions.Session, child: String, _ reply: ControlReply, done: String, _ tr: Translator) -> Response {
+        sessions.withLock { $0.setFlash(.answer(reply, done: done, tr: tr), of: session.id) }
         return Self.redirect("/policy?child=" + Self.formEscape(child))
     }
 
     /// A change from the limits or chores forms: shown before and after first (`step` preview),
     /// then made (`step` apply).
-    func changePolicy(_ session: WebSessions.Session, _ form: FormFields) async throws -> Response {
+    func changePolicy(_ session: WebSessions.Session, _ form: FormFields, _ tr: Translator) async throws -> Response {
         let child = form["child"] ?? session.children.first ?? ""
         let changes = PolicyEditing.changes(form)
-        guard !changes.isEmpty else { return try await refusedChange(session, child: child, "Nothing was changed in the form.") }
+        guard !changes.isEmpty else { return try await refusedChange(session, child: child, tr("Nothing was changed in the form."), tr) }
         var asked = ControlRequest(.policyChange)
         asked.changes = changes
         let apply = form["step"] == "apply"
         if !apply { asked.preview = true }
         let reply = try await ask(session, asked, child: child)
-        guard reply.ok, let change = reply.policyChange else { return try await refusedChange(session, child: child, PageWords.refusal(reply.error)) }
-        guard apply else { return Self.html(PolicyEditing.previewPage(change, asked: changes, child: child, csrf: session.csrf)) }
-        return changed(session, child: child, reply, done: "Changed \(child)'s rules (change \(change.id ?? 0)); it is in force now.")
+        guard reply.ok, let change = reply.policyChange else { return try await refusedChange(session, child: child, PageWords.refusal(reply, tr), tr) }
+        guard apply else { return Self.html(PolicyEditing.previewPage(change, asked: changes, child: child, csrf: session.csrf, tr: tr)) }
+        return changed(session, child: child, reply, done: tr("Changed {child}'s rules (change {id}); it is in force now.", ["child": child, "id": "\(change.id ?? 0)"]), tr)
     }
 
     /// The policy page again, saying at its top why nothing was changed.
-    func refusedChange(_ session: WebSessions.Session, child: String, _ why: String) async throws -> Response {
+    func refusedChange(_ session: WebSessions.Session, child: String, _ why: String, _ tr: Translator) async throws -> Response {
         sessions.withLock { $0.setFlash(.refused(why), of: session.id) }
-        return try await policyPage(session, child: child)
+        return try await policyPage(session, child: child, tr)
     }
 
     /// One tap on a sort button: made at once (the history can undo it).
-    func sort(_ session: WebSessions.Session, _ form: FormFields) async throws -> Response {
+    func sort(_ session: WebSessions.Session, _ form: FormFields, _ tr: Translator) async throws -> Response {
         let child = form["child"] ?? session.children.first ?? ""
         let policy = try await ask(session, ControlRequest(.policy), child: child)
         let taken = policy.policySummary?.entries.map(\.name) ?? []
         let used = try await ask(session, ControlRequest(.apps), child: child)
         guard let changes = PolicyEditing.sorting(form, taken: taken, seen: used.apps ?? []) else {
-            return try await refusedChange(session, child: child, "Not sorted: a program \(child) can change, or one that runs other programs, can only be a game or blocked.")
+            return try await refusedChange(session, child: child, tr("Not sorted: a program {child} can change, or one that runs other programs, can only be a game or blocked.", ["child": child]), tr)
         }
         var asked = ControlRequest(.policyChange)
         asked.changes = changes
         let reply = try await ask(session, asked, child: child)
-        let name = form["domain"] ?? form["name"] ?? "it"
-        let category = ["learning": "learning", "reward": "a game", "neutral": "neither learning nor a game", "blocked": "blocked"][form["category"] ?? ""] ?? ""
-        return changed(session, child: child, reply, done: "\(name) is \(category) now (change \(reply.policyChange?.id ?? 0)).")
+        let name = form["domain"] ?? form["name"] ?? tr("it", context: "the program sorted")
+        let values = ["name": name, "id": "\(reply.policyChange?.id ?? 0)"]
+        // (PolicyEditing.sorting took only these four.)
+        let done = switch form["category"] {
+        case "learning": tr("{name} is learning now (change {id}).", values)
+        case "reward": tr("{name} is a game now (change {id}).", values)
+        case "neutral": tr("{name} is neither learning nor a game now (change {id}).", values)
+        default: tr("{name} is blocked now (change {id}).", values)
+        }
+        return changed(session, child: child, reply, done: done, tr)
     }
 
-    func undoPolicyChange(_ session: WebSessions.Session, _ form: FormFields) async throws -> Response {
+    func undoPolicyChange(_ session: WebSessions.Session, _ form: FormFields, _ tr: Translator) async throws -> Response {
         let child = form["child"] ?? session.children.first ?? ""
-        guard let id = form["change"].flatMap({ Int64($0) }) else { return Self.refused(.badRequest, "Which change? (the form names none)") }
+        guard let id = form["change"].flatMap({ Int64($0) }) else { return Self.refused(.badRequest, tr("Which change? (the form names none)"), tr) }
         var asked = ControlRequest(.policyUndo)
         asked.changeID = id
         let reply = try await ask(session, asked, child: child)
-        return changed(session, child: child, reply, done: "Change \(id) is undone (change \(reply.policyChange?.id ?? 0)).")
+        return changed(session, child: child, reply, done: tr("Change {undone} is undone (change {id}).", ["undone": "\(id)", "id": "\(reply.policyChange?.id ?? 0)"]), tr)
     }
 
     /// A policy's text (a file, or pasted) tried on the last 7 days: `simulate`, which changes nothing.
     func simulate(_ request: Request) async throws -> Response {
         let bytes = Array(buffer: try await request.body.collect(upTo: 256 * 1024))
+        let tr = languages.translator(for: request)
         guard let boundary = Multipart.boundary(contentType: request.headers[.contentType] ?? "") else {
-            return Self.refused(.badRequest, "The policy is sent as a form with a file (multipart/form-data).")
+            return Self.refused(.badRequest, tr("The policy is sent as a form with a file (multipart/form-data)."), tr)
         }
         let parts = Multipart.parts(bytes, boundary: boundary)
         // The token is checked as for any form, from its part.
         let csrf = parts["csrf"].map { "csrf=" + Self.formEscape(String(decoding: $0, as: UTF8.self)) } ?? ""
-        return try await signedIn(request, form: true, formBytes: Array(csrf.utf8)) { session, _, _ in
+        return try await signedIn(request, form: true, formBytes: Array(csrf.utf8)) { session, _, tr in
             let child = parts["child"].map { String(decoding: $0, as: UTF8.self) } ?? session.children.first
             let file = parts["file"].map { String(decoding: $0, as: UTF8.self) } ?? ""
             let text = file.isEmpty ? parts["policy"].map { String(decoding: $0, as: UTF8.self) } ?? "" : file
-            guard !text.isEmpty else { return try await self.policyPage(session, child: child, error: "Choose a policy file, or paste its text.") }
+            guard !text.isEmpty else { return try await self.policyPage(session, child: child, tr, error: tr("Choose a policy file, or paste its text.")) }
             var asked = ControlRequest(.simulate, days: 7, day: nil)
             asked.policy = text
             let reply = try await self.ask(session, asked, child: child)
-            guard reply.ok else { return try await self.policyPage(session, child: child, tried: text, error: reply.error ?? "refused") }
-            return try await self.policyPage(session, child: child, tried: text, simulation: reply.simulation ?? [])
+            guard reply.ok else { return try await self.policyPage(session, child: child, tr, tried: text, error: tr.language == nil ? reply.error ?? "refused" : reply.refusalWords(tr)) }
+            return try await self.policyPage(session, child: child, tr, tried: text, simulation: reply.simulation ?? [])
         }
     }
 
@@ -449,8 +460,8 @@ final class Site: Sendable {
         var asked = ControlRequest(.bonus, minutes: minutes, reason: form["reason"].flatMap { $0.isEmpty ? nil : $0 })
         asked.id = form["rid"]
         let reply = try await ask(session, asked, child: child)
-        return acted(session, reply, done: tr.language == nil ? reply.note ?? "Gave \(child) \(minutes) min of bonus time for today"
-                                                              : reply.told != nil ? reply.noteWords(tr) : tr("Gave {child} {minutes} of bonus time for today", ["child": child, "minutes": tr("{m} min", context: "duration", ["m": String(minutes)])]), tr)
+        let gave = tr("Gave {child} {minutes} of bonus time for today", ["child": child, "minutes": tr("{m} min", context: "duration", ["m": String(minutes)])])
+        return acted(session, reply, done: tr.language == nil ? reply.note ?? gave : reply.told != nil ? reply.noteWords(tr) : gave, tr)
     }
 
     func stopGames(_ session: WebSessions.Session, _ form: FormFields, _ tr: Translator) async throws -> Response {
@@ -473,7 +484,7 @@ final class Site: Sendable {
         asked.id = form["rid"]
         let reply = try await ask(session, asked, child: child)
         let taken = tr("{minutes} taken back from {child}.", ["minutes": tr("{m} min", context: "duration", ["m": String(minutes)]), "child": child])
-        return acted(session, reply, done: tr.language == nil ? "\(child): " + (reply.note ?? "done") + (reply.balance.map { " The balance is now \($0)." } ?? "")
+        return acted(session, reply, done: tr.language == nil ? "\(child): " + (reply.note ?? "done") + (reply.balance.map { " " + tr("The balance is now {balance}.", ["balance": "\($0)"]) } ?? "")
                                                               : (reply.told != nil ? reply.noteWords(tr) : taken) + (reply.balance.map { " " + tr("The balance is now {balance}.", ["balance": "\($0)"]) } ?? ""), tr)
     }
 
@@ -486,8 +497,8 @@ final class Site: Sendable {
         asked.screen = true
         asked.id = form["rid"]
         let reply = try await ask(session, asked, child: child)
-        return acted(session, reply, done: tr.language == nil ? reply.note ?? "Gave \(child) \(minutes) min of screen time for today"
-                                                              : reply.told != nil ? reply.noteWords(tr) : tr("Gave {child} {minutes} of screen time for today", ["child": child, "minutes": tr("{m} min", context: "duration", ["m": String(minutes)])]), tr)
+        let gave = tr("Gave {child} {minutes} of screen time for today", ["child": child, "minutes": tr("{m} min", context: "duration", ["m": String(minutes)])])
+        return acted(session, reply, done: tr.language == nil ? reply.note ?? gave : reply.told != nil ? reply.noteWords(tr) : gave, tr)
     }
 
     /// Tonight's bedtime, earlier or later; tomorrow the policy's hours hold again.
@@ -504,8 +515,9 @@ final class Site: Sendable {
         asked.until = until
         asked.id = form["rid"]
         let reply = try await ask(session, asked, child: child)
-        return acted(session, reply, done: tr.language == nil ? reply.note ?? "Bedtime tonight for \(child) is \(until)"
-                                                              : reply.told != nil ? reply.noteWords(tr) : tr("Bedtime tonight for {child} is {time}", ["child": child, "time": until == "24:00" ? "00:00" : until]), tr)
+        let said = tr.language == nil ? reply.note ?? tr("Bedtime tonight for {child} is {time}", ["child": child, "time": until])
+            : reply.told != nil ? reply.noteWords(tr) : tr("Bedtime tonight for {child} is {time}", ["child": child, "time": until == "24:00" ? "00:00" : until])
+        return acted(session, reply, done: said, tr)
     }
 
     /// No screen or game limit for the rest of today: only with the form's tick that says so.
@@ -519,8 +531,8 @@ final class Site: Sendable {
         var asked = ControlRequest(.freeDay, reason: form["reason"].flatMap { $0.isEmpty ? nil : $0 })
         asked.id = form["rid"]
         let reply = try await ask(session, asked, child: child)
-        return acted(session, reply, done: tr.language == nil ? reply.note ?? "A free day for \(child)"
-                                                              : reply.told != nil ? reply.noteWords(tr) : tr("A free day for {child}", ["child": child]), tr)
+        let free = tr("A free day for {child}", ["child": child])
+        return acted(session, reply, done: tr.language == nil ? reply.note ?? free : reply.told != nil ? reply.noteWords(tr) : free, tr)
     }
 
     // MARK: Responses
@@ -568,14 +580,18 @@ struct PageContext: RequestContext {
 
 struct SecurityHeaders<Context: RequestContext>: RouterMiddleware {
     let policy: String
+    /// The words of an error's page: the browser's language.
+    let words: @Sendable (Request) -> Translator
     static var referrerPolicy: HTTPField.Name { HTTPField.Name("Referrer-Policy")! }
     static var frameOptions: HTTPField.Name { HTTPField.Name("X-Frame-Options")! }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var response: Response
         do { response = try await next(request, context) } catch let e as any HTTPResponseError {
-            response = Site.html(HTML.page(title: "Not found", body: "<main><p>\(HTML.escape("\(e.status.code) \(e.status.reasonPhrase)"))</p></main>",
-                                           signedIn: false), status: e.status)
+            let tr = words(request)
+            // The status's reason phrase is HTTP's own, in English, after its code.
+            response = Site.html(HTML.page(title: tr("Not found"), body: "<main><p>\(HTML.escape("\(e.status.code) \(e.status.reasonPhrase)"))</p></main>",
+                                           signedIn: false, tr: tr), status: e.status)
         }
         response.headers[.contentSecurityPolicy] = policy
         response.headers[.xContentTypeOptions] = "nosniff"

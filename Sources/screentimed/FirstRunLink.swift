@@ -16,7 +16,7 @@ enum FirstRunLink {
                                        apps: installed.map { .init(name: $0.name, category: $0.category) },
                                        passphraseRequired: found.existing.isEmpty)
         guard let account = UserAccount.lookup(name: setup.webUser) else {
-            throw SetupOptions.Refusal(description: "--web-user \(setup.webUser): no such account to run the page as")
+            throw SetupOptions.Refusal(description: tr("--web-user {name}: no such account to run the page as", ["name": setup.webUser]))
         }
         let program = setup.webProgram ?? InstalledFiles.beside("screentime-web")
         let page = Process()
@@ -28,7 +28,7 @@ enum FirstRunLink {
         page.standardInput = toPage
         page.standardOutput = fromPage
         do { try page.run() } catch {
-            throw SetupOptions.Refusal(description: "the first-run page (\(program)) cannot start: \(error)")
+            throw SetupOptions.Refusal(description: tr("the first-run page ({program}) cannot start: {error}", ["program": program, "error": "\(error)"]))
         }
         defer { end(page, input: toPage) }
         let lines = LineReader(fromPage.fileHandleForReading)
@@ -38,10 +38,11 @@ enum FirstRunLink {
         }
         send(context)
         // (The page ends when its input does: the pipe's end of ours is closed on any way out.)
+        // not shown: what the page prints (in every language) before its address, read here
         guard let first = lines.next(), let at = first.range(of: "listening on ") else {
-            throw SetupOptions.Refusal(description: "the first-run page did not start (\(program))")
+            throw SetupOptions.Refusal(description: tr("the first-run page did not start ({program})", ["program": program]))
         }
-        print("Open this address in a browser on this computer (it opens the setup once, for this run):")
+        print(tr("Open this address in a browser on this computer (it opens the setup once, for this run):"))
         print("  \(first[at.upperBound...])/setup?token=\(context.token)")
         fflush(nil)
         while let line = lines.next() {
@@ -57,7 +58,7 @@ enum FirstRunLink {
                 send(FirstRun.Reply(ok: false, error: "\(error)"))
             }
         }
-        throw SetupOptions.Refusal(description: "the first-run page ended before the setup was done; nothing was changed")
+        throw SetupOptions.Refusal(description: tr("the first-run page ended before the setup was done; nothing was changed"))
     }
 
     /// The page ends by itself once it has shown what was done, or when its standard input ends
@@ -80,9 +81,9 @@ enum FirstRunLink {
         }
         var hash: String? = nil
         if !a.passphrase.isEmpty || setup.passphraseRequired(a.children, found) {
-            guard a.passphrase.count >= 8 else { throw SetupOptions.Refusal(description: "The passphrase needs at least 8 letters: a child must not guess it.") }
-            guard a.passphrase == a.again else { throw SetupOptions.Refusal(description: "The two passphrases were not the same; type them again.") }
-            guard let h = Passphrase.hash(a.passphrase) else { throw SetupOptions.Refusal(description: "libcrypt could not hash the passphrase") }
+            guard a.passphrase.count >= 8 else { throw SetupOptions.Refusal(description: tr("The passphrase needs at least 8 letters: a child must not guess it.")) }
+            guard a.passphrase == a.again else { throw SetupOptions.Refusal(description: tr("The two passphrases were not the same; type them again.")) }
+            guard let h = Passphrase.hash(a.passphrase) else { throw SetupOptions.Refusal(description: tr("libcrypt could not hash the passphrase")) }
             hash = h
         }
         return SetupOptions.Choice(children: a.children, parents: a.parents.isEmpty || a.parents == found.parentsNow ? nil : a.parents,

@@ -4,6 +4,12 @@ import Foundation
 import ScreenTimeCore
 import ScreenTimeLinux
 import ScreenTimePolicy
+import ScreenTimeWords
+
+/// Setup's words (its --help, questions, answers and errors) in the caller's language (their
+/// `LANGUAGE`, `LC_ALL`, `LC_MESSAGES`, `LANG`, which sudo keeps; docs/translating.md). For the
+/// setup only: the daemon says what it says to each person in that person's language.
+let tr = Translator.forLanguages(Translator.languages(environment: ProcessInfo.processInfo.environment), folder: Translator.catalogFolder())
 
 /// `screentimed setup` (installed as `screentime-setup`): system mode for a family without an
 /// editor (issue 40). It asks which accounts are children and which are parents, sorts the apps
@@ -12,49 +18,49 @@ import ScreenTimePolicy
 /// child's policy from the default, turns on the daemon and the parents' page, and says where the
 /// page is. Run again, it changes only what is answered: an empty answer keeps what is there.
 struct Setup: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: SetupOptions.abstract, discussion: SetupOptions.discussion)
+    static var configuration: CommandConfiguration { CommandConfiguration(abstract: SetupOptions.abstract, discussion: SetupOptions.discussion) }
     @OptionGroup var options: SetupOptions
     func run() throws { try options.run() }
 }
 
 /// The same, run by the name `screentime-setup` (a link to screentimed).
 struct StandaloneSetup: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "screentime-setup", abstract: SetupOptions.abstract,
-                                                    discussion: SetupOptions.discussion, version: ControlProtocol.release)
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(commandName: "screentime-setup", abstract: SetupOptions.abstract, discussion: SetupOptions.discussion, version: ControlProtocol.release)
+    }
     @OptionGroup var options: SetupOptions
     func run() throws { try options.run() }
 }
 
 struct SetupOptions: ParsableArguments {
-    static let abstract = "Set up system mode: the children, the parents, the apps, the parent passphrase, and the parents' page (as root)."
-    static let discussion = """
-        Answers are read from the terminal (or from standard input, one a line, the passphrase twice). \
-        A child's policy that exists is kept; only its parents and passphrase change when new ones are given.
-        """
+    static var abstract: String { tr("Set up system mode: the children, the parents, the apps, the parent passphrase, and the parents' page (as root).") }
+    static var discussion: String {
+        tr("Answers are read from the terminal (or from standard input, one a line, the passphrase twice). A child's policy that exists is kept; only its parents and passphrase change when new ones are given.")
+    }
 
-    @Option(name: .long, help: "Where the children's policies go.")
+    @Option(name: .long, help: ArgumentHelp(tr("Where the children's policies go.")))
     var policyDir = SystemPaths.policyDir
 
-    @Option(name: .long, help: "The policy each child's starts from (default: the installed one).")
+    @Option(name: .long, help: ArgumentHelp(tr("The policy each child's starts from (default: the installed one).")))
     var defaultPolicy: String?
 
-    @Option(name: .long, help: "A folder of desktop files to sort (default: the system's and Flatpak's).")
+    @Option(name: .long, help: ArgumentHelp(tr("A folder of desktop files to sort (default: the system's and Flatpak's).")))
     var applications: [String] = []
 
-    @Flag(name: .long, help: "Do not turn on the services (systemctl enable --now); say what to run instead.")
+    @Flag(name: .long, help: ArgumentHelp(tr("Do not turn on the services (systemctl enable --now); say what to run instead.")))
     var noSystemctl = false
 
     static let defaultPolicies = ["/usr/share/screentime/policies/default.toml", "/usr/local/share/screentime/policies/default.toml"]
     static let applicationFolders = ["/usr/share/applications", "/usr/local/share/applications", "/var/lib/flatpak/exports/share/applications"]
     static let pageAddress = "http://127.0.0.1:8470/"
 
-    @Flag(name: .long, help: "Ask in a browser instead: a first-run page on this computer, at an address with a key printed here.")
+    @Flag(name: .long, help: ArgumentHelp(tr("Ask in a browser instead: a first-run page on this computer, at an address with a key printed here.")))
     var web = false
 
-    @Option(name: .long, help: "With --web: the page's program (default: screentime-web beside screentimed).")
+    @Option(name: .long, help: ArgumentHelp(tr("With --web: the page's program (default: screentime-web beside screentimed).")))
     var webProgram: String?
 
-    @Option(name: .long, help: "With --web: the user the page runs as (it writes nothing; setup does).")
+    @Option(name: .long, help: ArgumentHelp(tr("With --web: the user the page runs as (it writes nothing; setup does).")))
     var webUser = "nobody"
 
     /// What was found before asking: the default policy, the children and parents set up already,
@@ -78,15 +84,17 @@ struct SetupOptions: ParsableArguments {
     struct Refusal: Error, CustomStringConvertible { var description: String }
 
     func run() throws {
-        guard getuid() == 0 else { throw fail("screentime-setup: run it as root: sudo screentime-setup", code: 2) }
+        // not shown: a command, the same in every language
+        guard getuid() == 0 else { throw fail("screentime-setup: " + tr("run it as root: {command}", ["command": "sudo screentime-setup"]), code: 2) }
         let defaultPath = defaultPolicy ?? Self.defaultPolicies.first { FileManager.default.fileExists(atPath: $0) }
         guard let defaultPath, let defaultText = try? String(contentsOfFile: defaultPath, encoding: .utf8) else {
-            throw fail("screentime-setup: the default policy is not installed (\(Self.defaultPolicies.joined(separator: " or "))): install screentime again, or give --default-policy FILE", code: 2)
+            throw fail("screentime-setup: " + tr("the default policy is not installed ({file} or {other}): install screentime again, or give --default-policy FILE",
+                                                ["file": Self.defaultPolicies[0], "other": Self.defaultPolicies[1]]), code: 2)
         }
         let existing = SystemPaths.children(policyDir: policyDir).children.map(\.account.name)
         let found = Found(defaultText: defaultText, existing: existing,
                           parentsNow: existing.first.flatMap { Self.parents(in: "\(policyDir)/\($0).toml") } ?? [], people: Self.people())
-        print("screentime setup: each child gets a policy in \(policyDir); the daemon and the parents' page are turned on.")
+        print(tr("screentime setup: each child gets a policy in {folder}; the daemon and the parents' page are turned on.", ["folder": policyDir]))
         let lines: [String]
         do {
             lines = web ? try FirstRunLink.run(self, found) : try apply(askAtTerminal(found), found)
@@ -99,10 +107,10 @@ struct SetupOptions: ParsableArguments {
     /// The questions, at the terminal (or one answer a line on standard input).
     func askAtTerminal(_ found: Found) throws -> Choice {
         var input = Answers()
-        print("Run it again any time: an empty answer keeps what is there.\n")
-        if !found.people.isEmpty { print("Accounts on this computer: \(found.people.joined(separator: ", "))") }
-        let children = try input.names("Which accounts are children? (names, separated by spaces)", now: found.existing)
-        let parentsAnswer = try input.names("Which accounts are parents? (names, separated by spaces)", now: found.parentsNow)
+        print(tr("Run it again any time: an empty answer keeps what is there.") + "\n")
+        if !found.people.isEmpty { print(tr("Accounts on this computer: {names}", ["names": found.people.joined(separator: ", ")])) }
+        let children = try input.names(tr("Which accounts are children? (names, separated by spaces)"), now: found.existing)
+        let parentsAnswer = try input.names(tr("Which accounts are parents? (names, separated by spaces)"), now: found.parentsNow)
         var choice = Choice(children: children, parents: parentsAnswer == found.parentsNow ? nil : parentsAnswer, apps: [], hash: nil)
         try check(choice, found)
         if children.contains(where: { !found.existing.contains($0) }) {
@@ -123,13 +131,13 @@ struct SetupOptions: ParsableArguments {
 
     /// Children and parents: accounts of this computer, never root, never both.
     func check(_ choice: Choice, _ found: Found) throws {
-        guard !choice.children.isEmpty else { throw Refusal(description: "no child named, so nothing to set up") }
+        guard !choice.children.isEmpty else { throw Refusal(description: tr("no child named, so nothing to set up")) }
         let parents = choice.parents ?? found.parentsNow
         for name in choice.children + parents {
-            guard let account = UserAccount.lookup(name: name) else { throw Refusal(description: "there is no account \(name) on this computer") }
-            guard account.uid != 0 else { throw Refusal(description: "root cannot be a child or a parent here (root is always a parent)") }
+            guard let account = UserAccount.lookup(name: name) else { throw Refusal(description: tr("there is no account {name} on this computer", ["name": name])) }
+            guard account.uid != 0 else { throw Refusal(description: tr("root cannot be a child or a parent here (root is always a parent)")) }
         }
-        if let both = choice.children.first(where: parents.contains) { throw Refusal(description: "\(both) cannot be a child and a parent") }
+        if let both = choice.children.first(where: parents.contains) { throw Refusal(description: tr("{name} cannot be a child and a parent", ["name": both])) }
     }
 
     /// The policies written (new ones from the default, the others with only what was answered)
@@ -146,19 +154,21 @@ struct SetupOptions: ParsableArguments {
                 text = try SetupPolicy.withParents(old, parents: choice.parents, passphraseHash: choice.hash)
                 if text == old { continue }
             } else {
-                guard choice.hash != nil || !found.existing.isEmpty else { throw Refusal(description: "a new child needs the parent passphrase") }
+                guard choice.hash != nil || !found.existing.isEmpty else { throw Refusal(description: tr("a new child needs the parent passphrase")) }
                 text = try SetupPolicy.childPolicy(from: found.defaultText, parents: parents, passphraseHash: choice.hash, apps: choice.apps, knownNames: known)
             }
             do { _ = try PolicyLoader.parse(text, file: path) } catch {
-                throw Refusal(description: "\(child)'s policy would have a problem, so nothing was written:\n\(error)")
+                throw Refusal(description: tr("{child}'s policy would have a problem, so nothing was written:\n{problem}", ["child": child, "problem": "\(error)"]))
             }
             texts.append((path, text))
         }
         // Every policy checked before the first is written.
         for (path, text) in texts { try Self.write(text, to: path) }
-        var lines = [texts.isEmpty ? "Nothing to change in \(policyDir)." : "Wrote \(texts.map(\.0).joined(separator: ", ")) (each passes stctl policy check)."]
+        let wrote = texts.isEmpty ? tr("Nothing to change in {folder}.", ["folder": policyDir])
+            : tr("Wrote {files} (each passes stctl policy check).", ["files": texts.map(\.0).joined(separator: ", ")])
+        var lines = [wrote]
         lines.append(turnOn(newChild: choice.children.contains { !found.existing.contains($0) }, changed: !texts.isEmpty))
-        lines.append("The parents' page: \(Self.pageAddress) on this computer (docs/web.md says how to open it from a phone).")
+        lines.append(tr("The parents' page: {address} on this computer (docs/web.md says how to open it from a phone).", ["address": Self.pageAddress]))
         return lines
     }
 
@@ -208,7 +218,7 @@ struct SetupOptions: ParsableArguments {
         try fm.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
         if !fm.fileExists(atPath: path) {
             guard fm.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
-                throw Refusal(description: "\(path) cannot be made")
+                throw Refusal(description: tr("{file} cannot be made", ["file": path]))
             }
         }
         do { try FileReplacement.replace(path, with: text) } catch { throw Refusal(description: error.description) }
@@ -222,8 +232,8 @@ struct SetupOptions: ParsableArguments {
     func turnOn(newChild: Bool, changed: Bool) -> String {
         let units = ["screentimed-system.service", "screentime-web.service"]
         let again = newChild ? ["restart", units[0]] : changed ? ["reload-or-restart", units[0]] : nil
-        let how = "systemctl enable --now \(units.joined(separator: " "))" + (again.map { "; systemctl \($0.joined(separator: " "))" } ?? "")
-        guard !noSystemctl else { return "Turn them on with: \(how)" }
+        let how = "systemctl enable --now \(units.joined(separator: " "))" + (again.map { "; systemctl \($0.joined(separator: " "))" } ?? "")  // not shown: a command
+        guard !noSystemctl else { return tr("Turn them on with: {command}", ["command": how]) }
         func systemctl(_ arguments: [String]) -> Bool {
             let p = Process()
             p.executableURL = URL(fileURLWithPath: "/usr/bin/systemctl")
@@ -233,9 +243,9 @@ struct SetupOptions: ParsableArguments {
             return p.terminationStatus == 0
         }
         if systemctl(["enable", "--now"] + units), again.map(systemctl) ?? true {
-            return "The daemon and the parents' page are on (\(units.joined(separator: ", "))), with what was written in force."
+            return tr("The daemon and the parents' page are on ({units}), with what was written in force.", ["units": units.joined(separator: ", ")])
         }
-        return "Could not turn on the services; run: \(how)"
+        return tr("Could not turn on the services; run: {command}", ["command": how])
     }
 }
 
@@ -249,32 +259,37 @@ struct Answers {
         print(question, terminator: ": ")
         fflush(nil)
         let answer = readLine(strippingNewline: true)
-        if !terminal { print(answer.map { secret && !$0.isEmpty ? "(given)" : $0 } ?? "") }
+        if !terminal { print(answer.map { secret && !$0.isEmpty ? tr("(given)", context: "a secret answer") : $0 } ?? "") }
         return answer
     }
 
     /// Names separated by spaces or commas; empty: those there are now.
     mutating func names(_ question: String, now: [String]) throws -> [String] {
-        let shown = now.isEmpty ? question : "\(question) [now: \(now.joined(separator: " "))]"
-        guard let answer = line(shown) else { throw fail("screentime-setup: no answer (the input ended)", code: 1) }
+        let shown = now.isEmpty ? question : tr("{question} [now: {names}]", ["question": question, "names": now.joined(separator: " ")])
+        guard let answer = line(shown) else { throw fail("screentime-setup: " + tr("no answer (the input ended)"), code: 1) }
         let names = answer.split(whereSeparator: { $0 == " " || $0 == "," }).map(String.init)
         return names.isEmpty ? now : names
     }
 
     /// The apps as sorted, or as the parent sorts them one by one.
     mutating func confirm(_ apps: [SetupPolicy.InstalledApp]) throws -> [SetupPolicy.InstalledApp] {
-        guard !apps.isEmpty else { print("No learning apps or games were found among the installed apps' menus."); return [] }
-        print("Installed apps, sorted by their menus' categories:")
-        for (kind, words) in [("learning", "Learning"), ("reward", "Games")] {
-            let these = apps.filter { $0.category == kind }.map(\.name)
-            if !these.isEmpty { print("  \(words): \(these.joined(separator: ", "))") }
+        guard !apps.isEmpty else { print(tr("No learning apps or games were found among the installed apps' menus.")); return [] }
+        print(tr("Installed apps, sorted by their menus' categories:"))
+        for kind in ["learning", "reward"] {
+            let these = apps.filter { $0.category == kind }.map(\.name).joined(separator: ", ")
+            if !these.isEmpty { print("  " + (kind == "learning" ? tr("Learning: {apps}", ["apps": these]) : tr("Games: {apps}", ["apps": these]))) }
         }
-        guard let answer = line("Sort them so? [Y/n]") else { throw fail("screentime-setup: no answer (the input ended)", code: 1) }
-        if answer.isEmpty || answer.lowercased().hasPrefix("y") { return apps }
+        guard let answer = line(tr("Sort them so? [Y/n]")) else { throw fail("screentime-setup: " + tr("no answer (the input ended)"), code: 1) }
+        // English's y is taken in every language, beside the language's own.
+        let yes = answer.lowercased()
+        if yes.isEmpty || yes.hasPrefix("y") || yes.hasPrefix(tr("y", context: "answer")) { return apps }
+        // The letters the question names, in the caller's language (each a message of its own).
+        let learning = tr("l", context: "answer: learning"), game = tr("g", context: "answer: game")
         var sorted: [SetupPolicy.InstalledApp] = []
         for var app in apps {
-            let choice = (line("\(app.name): learning, game, or leave it out? [l/g/o]") ?? "o").lowercased()
-            if choice.hasPrefix("l") { app.category = "learning"; sorted.append(app) } else if choice.hasPrefix("g") { app.category = "reward"; sorted.append(app) }
+            let choice = (line(tr("{app}: learning, game, or leave it out? [l/g/o]", ["app": app.name])) ?? "").lowercased()
+            if !choice.isEmpty && choice.hasPrefix(learning) { app.category = "learning"; sorted.append(app) }
+            else if !choice.isEmpty && choice.hasPrefix(game) { app.category = "reward"; sorted.append(app) }
         }
         return sorted
     }
@@ -282,15 +297,16 @@ struct Answers {
     /// The parent passphrase, twice, hashed; nil when kept (an empty answer where one is set).
     mutating func passphrase(required: Bool) throws -> String? {
         for _ in 0..<3 {
-            let first = ask("Parent passphrase (for the parents' page and at a child's keyboard; not shown\(required ? "" : "; empty: keep it"))")
-            guard let first else { throw fail("screentime-setup: no answer (the input ended)", code: 1) }
+            let first = ask(required ? tr("Parent passphrase (for the parents' page and at a child's keyboard; not shown)")
+                                     : tr("Parent passphrase (for the parents' page and at a child's keyboard; not shown; empty: keep it)"))
+            guard let first else { throw fail("screentime-setup: " + tr("no answer (the input ended)"), code: 1) }
             if first.isEmpty && !required { return nil }
-            guard first.count >= 8 else { print("At least 8 letters, please: a child must not guess it."); continue }
-            guard let again = ask("The same again"), again == first else { print("The two were not the same; once more."); continue }
-            guard let hash = Passphrase.hash(first) else { throw fail("screentime-setup: libcrypt could not hash the passphrase", code: 1) }
+            guard first.count >= 8 else { print(tr("At least 8 letters, please: a child must not guess it.")); continue }
+            guard let again = ask(tr("The same again")), again == first else { print(tr("The two were not the same; once more.")); continue }
+            guard let hash = Passphrase.hash(first) else { throw fail("screentime-setup: " + tr("libcrypt could not hash the passphrase"), code: 1) }
             return hash
         }
-        throw fail("screentime-setup: no passphrase was set; nothing was written", code: 1)
+        throw fail("screentime-setup: " + tr("no passphrase was set; nothing was written"), code: 1)
     }
 
     private mutating func ask(_ question: String) -> String? {

@@ -8,13 +8,13 @@ import ScreenTimeWords
 
 /// `--socket` and `--json`, shared by every command that talks to the daemon.
 struct ClientOptions: ParsableArguments {
-    @Option(name: .long, help: "The daemon's control socket (default: $XDG_RUNTIME_DIR/screentime/control.sock, else the system daemon's /run/screentime/control.sock).")
+    @Option(name: .long, help: ArgumentHelp(tr("The daemon's control socket (default: $XDG_RUNTIME_DIR/screentime/control.sock, else the system daemon's /run/screentime/control.sock).")))
     var socket: String?
 
-    @Option(name: .long, help: "System mode: the child to ask about or act on (parents; a child may name only themselves).")
+    @Option(name: .long, help: ArgumentHelp(tr("System mode: the child to ask about or act on (parents; a child may name only themselves).")))
     var user: String?
 
-    @Flag(name: .long, help: "Print the daemon's reply as JSON.")
+    @Flag(name: .long, help: ArgumentHelp(tr("Print the daemon's reply as JSON.")))
     var json = false
 
     var daemon: DaemonClient { DaemonClient(socket: socket, user: user, json: json) }
@@ -46,10 +46,10 @@ struct DaemonClient {
             for _ in 0..<6 {
                 usleep(500_000)
                 do { return try sendOnce(request) } catch is NotConnected { continue } catch let again as LostAnswer {
-                    throw Failure(again.description + " (sent twice with one request id: carried out at most once; stctl history tells whether it was)", code: 3)
+                    throw Failure(tr("{problem} (sent twice with one request id: carried out at most once; stctl history tells whether it was)", ["problem": again.description]), code: 3)
                 }
             }
-            throw Failure(lost.description + ", and it did not listen again within 3 s (the request was carried out at most once; stctl history tells whether it was)", code: 3)
+            throw Failure(tr("{problem}, and it did not listen again within 3 s (the request was carried out at most once; stctl history tells whether it was)", ["problem": lost.description]), code: 3)
         } catch let e as NotConnected {
             throw Failure(e.description, code: 3)
         }
@@ -63,24 +63,27 @@ struct DaemonClient {
     private func sendOnce(_ request: ControlRequest) throws -> ControlReply {
         let connection: UnixConnection
         do { connection = try UnixConnection.connect(path: socketPath) } catch {
+            // ScreenTimeLinux's English (SocketError: "PATH: screentimed is not running …").
             throw NotConnected(description: "stctl: \(error.description)")
         }
         connection.setTimeout(seconds: ControlProtocol.answerWithinSeconds)
-        guard connection.write(request.line) else { throw LostAnswer(description: "stctl: \(socketPath): the daemon closed the connection") }
+        let socket = ["socket": socketPath]
+        guard connection.write(request.line) else { throw LostAnswer(description: "stctl: " + tr("{socket}: the daemon closed the connection", socket)) }
         var reader = FrameReader(maxFrame: 1 << 30)     // a reply may be long (an export)
         while true {
-            guard let bytes = connection.read() else { throw LostAnswer(description: "stctl: \(socketPath): no answer from the daemon") }
+            guard let bytes = connection.read() else { throw LostAnswer(description: "stctl: " + tr("{socket}: no answer from the daemon", socket)) }
             if let line = reader.append(bytes).first {
                 let reply: ControlReply
                 do { reply = try ControlReply.read(line: line) } catch {
-                    throw Failure("stctl: \(socketPath): the daemon's answer is not understood (is a screentimed of another version listening?)", code: 3)
+                    throw Failure("stctl: " + tr("{socket}: the daemon's answer is not understood (is a screentimed of another version listening?)", socket), code: 3)
                 }
                 guard reply.v == ControlProtocol.version else {
-                    throw Failure("stctl: \(socketPath): the daemon speaks protocol version \(reply.v), this stctl version \(ControlProtocol.version); install stctl and screentimed of one release", code: 3)
+                    throw Failure("stctl: " + tr("{socket}: the daemon speaks protocol version {daemon}, this stctl version {stctl}; install stctl and screentimed of one release",
+                                                 ["socket": socketPath, "daemon": "\(reply.v)", "stctl": "\(ControlProtocol.version)"]), code: 3)
                 }
                 return reply
             }
-            if reader.overflowed { throw Failure("stctl: \(socketPath): the daemon's answer is too long", code: 3) }
+            if reader.overflowed { throw Failure("stctl: " + tr("{socket}: the daemon's answer is too long", socket), code: 3) }
         }
     }
 
@@ -103,7 +106,7 @@ struct DaemonClient {
 /// How a parent who is not root, nor in `[parents] users`, proves it: the parent passphrase,
 /// typed without echo when the daemon asks for a parent, or read from standard input.
 struct ParentOptions: ParsableArguments {
-    @Flag(name: .long, help: "Read the parent passphrase from the first line of standard input (for scripts).")
+    @Flag(name: .long, help: ArgumentHelp(tr("Read the parent passphrase from the first line of standard input (for scripts).")))
     var passphraseStdin = false
 
     /// Each parent command gets its own request id, kept when it is sent again (with the
@@ -119,7 +122,7 @@ struct ParentOptions: ParsableArguments {
         if request.passphrase != nil { return try client.send(request) }
         if passphraseStdin {
             guard let line = readLine(strippingNewline: true), !line.isEmpty else {
-                throw Failure("stctl: --passphrase-stdin: no passphrase on standard input", code: 2)
+                throw Failure("stctl: " + tr("--passphrase-stdin: no passphrase on standard input"), code: 2)
             }
             request.passphrase = line
             return try client.send(request)

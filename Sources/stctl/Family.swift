@@ -8,21 +8,20 @@ import ScreenTimeWords
 // The family loop (docs/family.md): a child asks for time and claims chores; a parent answers.
 
 struct Ask: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "ask",
-        abstract: "The child: ask a parent for more game time (or, with --screen, screen time).",
-        discussion: """
-            The request waits for a parent (stctl requests, stctl approve); it expires when nobody answers in time \
-            ([requests] expire_after). With --screen, an approval gives the minutes as screen time for today.
-            """)
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            commandName: "ask",
+            abstract: tr("The child: ask a parent for more game time (or, with --screen, screen time)."),
+            discussion: tr("The request waits for a parent (stctl requests, stctl approve); it expires when nobody answers in time ([requests] expire_after). With --screen, an approval gives the minutes as screen time for today."))
+    }
 
-    @Argument(help: "Minutes of game time.")
+    @Argument(help: ArgumentHelp(tr("Minutes of game time.")))
     var minutes: Int64
 
-    @Option(name: .long, help: "Why, in words the parent reads.")
+    @Option(name: .long, help: ArgumentHelp(tr("Why, in words the parent reads.")))
     var reason: String?
 
-    @Flag(name: .long, help: "Screen time (more time at the computer today), not game time.")
+    @Flag(name: .long, help: ArgumentHelp(tr("Screen time (more time at the computer today), not game time.")))
     var screen = false
 
     @OptionGroup var client: ClientOptions
@@ -44,10 +43,12 @@ struct Ask: ParsableCommand {
 }
 
 struct Requests: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "requests",
-        abstract: "Requests for game time: waiting ones first, then the last week's.",
-        discussion: "Parents answer with stctl approve ID or stctl deny ID. In system mode, a parent sees the requests of every child they are a parent of.")
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            commandName: "requests",
+            abstract: tr("Requests for game time: waiting ones first, then the last week's."),
+            discussion: tr("Parents answer with stctl approve ID or stctl deny ID. In system mode, a parent sees the requests of every child they are a parent of."))
+    }
 
     @OptionGroup var client: ClientOptions
 
@@ -90,31 +91,29 @@ struct Requests: ParsableCommand {
 }
 
 struct Approve: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "approve",
-        abstract: "Parents: say yes to a request for game time.",
-        discussion: """
-            Paid with the child's points like a redemption (refused when the balance cannot pay), or with --gift at no cost, \
-            or with --bonus as bonus time for today (free, beyond today's limits). --minutes grants fewer than asked. \
-            When today's limits leave no room for all the minutes, nothing is paid until you say so (on a terminal, or --anyway).
-            """)
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            commandName: "approve",
+            abstract: tr("Parents: say yes to a request for game time."),
+            discussion: tr("Paid with the child's points like a redemption (refused when the balance cannot pay), or with --gift at no cost, or with --bonus as bonus time for today (free, beyond today's limits). --minutes grants fewer than asked. When today's limits leave no room for all the minutes, nothing is paid until you say so (on a terminal, or --anyway)."))
+    }
 
-    @Argument(help: "The request's id (stctl requests lists them).")
+    @Argument(help: ArgumentHelp(tr("The request's id (stctl requests lists them).")))
     var id: String
 
-    @Flag(name: .long, help: "Give the minutes: the child's points are not touched.")
+    @Flag(name: .long, help: ArgumentHelp(tr("Give the minutes: the child's points are not touched.")))
     var gift = false
 
-    @Flag(name: .long, help: "Give the minutes as bonus time for today: free, beyond today's limits, gone tonight.")
+    @Flag(name: .long, help: ArgumentHelp(tr("Give the minutes as bonus time for today: free, beyond today's limits, gone tonight.")))
     var bonus = false
 
-    @Flag(name: .long, help: "Approve even when today's limits leave no room for all the minutes.")
+    @Flag(name: .long, help: ArgumentHelp(tr("Approve even when today's limits leave no room for all the minutes.")))
     var anyway = false
 
-    @Option(name: .long, help: "Fewer minutes than were asked.")
+    @Option(name: .long, help: ArgumentHelp(tr("Fewer minutes than were asked.")))
     var minutes: Int64?
 
-    @Option(name: .long, help: "Words for the child.")
+    @Option(name: .long, help: ArgumentHelp(tr("Words for the child.")))
     var reason: String?
 
     @OptionGroup var client: ClientOptions
@@ -142,12 +141,14 @@ struct Approve: ParsableCommand {
 }
 
 struct Deny: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "deny", abstract: "Parents: say no to a request for game time.")
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(commandName: "deny", abstract: tr("Parents: say no to a request for game time."))
+    }
 
-    @Argument(help: "The request's id (stctl requests lists them).")
+    @Argument(help: ArgumentHelp(tr("The request's id (stctl requests lists them).")))
     var id: String
 
-    @Option(name: .long, help: "Why, in words the child reads.")
+    @Option(name: .long, help: ArgumentHelp(tr("Why, in words the child reads.")))
     var reason: String?
 
     @OptionGroup var client: ClientOptions
@@ -166,10 +167,12 @@ struct Deny: ParsableCommand {
 }
 
 struct Chores: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "chores",
-        abstract: "The chores of the policy and where each stands today.",
-        discussion: "The child claims one with stctl chore done NAME; a parent answers with stctl chore approve NAME or stctl chore reject NAME.")
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            commandName: "chores",
+            abstract: tr("The chores of the policy and where each stands today."),
+            discussion: tr("The child claims one with stctl chore done NAME; a parent answers with stctl chore approve NAME or stctl chore reject NAME."))
+    }
 
     @OptionGroup var client: ClientOptions
 
@@ -209,16 +212,20 @@ func choreState(_ c: ControlReply.ChoreLine) -> String {
 }
 
 struct ChoreCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "chore",
-        abstract: "Chores: the child says one is done; a parent approves (it pays) or rejects it.",
-        subcommands: [ChoreDone.self, ChoreApprove.self, ChoreReject.self])
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            commandName: "chore",
+            abstract: tr("Chores: the child says one is done; a parent approves (it pays) or rejects it."),
+            subcommands: [ChoreDone.self, ChoreApprove.self, ChoreReject.self])
+    }
 }
 
 struct ChoreDone: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "done", abstract: "The child: say a chore is done; it waits for a parent.")
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(commandName: "done", abstract: tr("The child: say a chore is done; it waits for a parent."))
+    }
 
-    @Argument(help: "The chore's name, as stctl chores lists it.")
+    @Argument(help: ArgumentHelp(tr("The chore's name, as stctl chores lists it.")))
     var name: String
 
     @OptionGroup var client: ClientOptions
@@ -239,9 +246,11 @@ struct ChoreDone: ParsableCommand {
 }
 
 struct ChoreApprove: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "approve", abstract: "Parents: approve a chore the child claimed; its points are paid.")
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(commandName: "approve", abstract: tr("Parents: approve a chore the child claimed; its points are paid."))
+    }
 
-    @Argument(help: "The chore's name.")
+    @Argument(help: ArgumentHelp(tr("The chore's name.")))
     var name: String
 
     @OptionGroup var client: ClientOptions
@@ -261,12 +270,14 @@ struct ChoreApprove: ParsableCommand {
 }
 
 struct ChoreReject: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "reject", abstract: "Parents: reject a chore the child claimed; the child may claim it again.")
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(commandName: "reject", abstract: tr("Parents: reject a chore the child claimed; the child may claim it again."))
+    }
 
-    @Argument(help: "The chore's name.")
+    @Argument(help: ArgumentHelp(tr("The chore's name.")))
     var name: String
 
-    @Option(name: .long, help: "Why, in words the child reads.")
+    @Option(name: .long, help: ArgumentHelp(tr("Why, in words the child reads.")))
     var reason: String?
 
     @OptionGroup var client: ClientOptions

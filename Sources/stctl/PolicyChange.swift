@@ -1,28 +1,24 @@
 import ArgumentParser
 import ControlProtocol
 import FoundationEssentials
+import ScreenTimeWords
 
 // A parent changes the policy through the daemon (docs/policy.md, "Changing the policy"): each
 // change checked as `stctl policy check` checks the file, the file's comments kept, recorded with
 // who and when, and undoable.
 
 struct PolicySet: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "set",
-        abstract: "Parents: change keys of the child's policy file (KEY=VALUE ...), checked, comments kept, undoable.",
-        discussion: """
-            KEY is table.key (rewards.daily_limit), list[name].key (chores[Feed the cat].points, \
-            schedules[School days].daily_limit, apps[Mystery].category) or a top key (timezone). VALUE is written as \
-            TOML when it is a number, true/false, an array or a quoted string, else as a string: \
-            stctl policy set rewards.daily_limit=1h 'screen.allowed_hours=["07:00-20:30"]'. \
-            A new entry of a list is made by setting its keys. Nothing is changed when the result has a problem; \
-            --preview shows the change without making it. stctl policy history lists the changes; stctl policy undo N undoes one.
-            """)
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            commandName: "set",
+            abstract: tr("Parents: change keys of the child's policy file (KEY=VALUE ...), checked, comments kept, undoable."),
+            discussion: tr("KEY is table.key (rewards.daily_limit), list[name].key (chores[Feed the cat].points, schedules[School days].daily_limit, apps[Mystery].category) or a top key (timezone). VALUE is written as TOML when it is a number, true/false, an array or a quoted string, else as a string: stctl policy set rewards.daily_limit=1h 'screen.allowed_hours=[\"07:00-20:30\"]'. A new entry of a list is made by setting its keys. Nothing is changed when the result has a problem; --preview shows the change without making it. stctl policy history lists the changes; stctl policy undo N undoes one."))
+    }
 
-    @Argument(help: "KEY=VALUE, one or more.")
+    @Argument(help: ArgumentHelp(tr("KEY=VALUE, one or more.")))
     var changes: [String]
 
-    @Flag(name: .long, help: "Show what would change, change nothing.")
+    @Flag(name: .long, help: ArgumentHelp(tr("Show what would change, change nothing.")))
     var preview = false
 
     @OptionGroup var client: ClientOptions
@@ -33,7 +29,7 @@ struct PolicySet: ParsableCommand {
             var list: [ControlRequest.PolicyChange] = []
             for c in changes {
                 guard let eq = c.firstIndex(of: "=") else {
-                    throw ValidationError("'\(c)' has no '=': write KEY=VALUE (stctl policy unset KEY removes a key)")
+                    throw ValidationError(tr("'{change}' has no '=': write KEY=VALUE (stctl policy unset KEY removes a key)", ["change": c]))
                 }
                 list.append(.init(key: String(c[..<eq]), value: String(c[c.index(after: eq)...])))
             }
@@ -43,14 +39,16 @@ struct PolicySet: ParsableCommand {
 }
 
 struct PolicyUnset: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "unset",
-        abstract: "Parents: remove keys (or whole entries, like chores[Dishes]) from the child's policy file, checked, comments kept, undoable.")
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            commandName: "unset",
+            abstract: tr("Parents: remove keys (or whole entries, like chores[Dishes]) from the child's policy file, checked, comments kept, undoable."))
+    }
 
-    @Argument(help: "KEY, one or more: table.key, list[name].key, or list[name] for a whole entry.")
+    @Argument(help: ArgumentHelp(tr("KEY, one or more: table.key, list[name].key, or list[name] for a whole entry.")))
     var keys: [String]
 
-    @Flag(name: .long, help: "Show what would change, change nothing.")
+    @Flag(name: .long, help: ArgumentHelp(tr("Show what would change, change nothing.")))
     var preview = false
 
     @OptionGroup var client: ClientOptions
@@ -64,9 +62,11 @@ struct PolicyUnset: ParsableCommand {
 }
 
 struct PolicyHistory: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "history",
-        abstract: "Parents: the changes made with stctl policy set/unset and the parents' page, newest first.")
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            commandName: "history",
+            abstract: tr("Parents: the changes made with stctl policy set/unset and the parents' page, newest first."))
+    }
 
     @OptionGroup var client: ClientOptions
     @OptionGroup var parent: ParentOptions
@@ -75,7 +75,7 @@ struct PolicyHistory: ParsableCommand {
         try reporting {
             try client.finish(try parent.send(ControlRequest(.policyHistory), with: client)) { reply in
                 let changes = reply.policyHistory ?? []
-                guard !changes.isEmpty else { return "No changes of the policy were made through screentime yet." }
+                guard !changes.isEmpty else { return tr("No changes of the policy were made through screentime yet.") }
                 return changes.map(PolicyChangeWords.describe).joined(separator: "\n")
             }
         }
@@ -83,11 +83,13 @@ struct PolicyHistory: ParsableCommand {
 }
 
 struct PolicyUndo: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "undo",
-        abstract: "Parents: undo change N of stctl policy history (while the file is as it left it).")
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            commandName: "undo",
+            abstract: tr("Parents: undo change N of stctl policy history (while the file is as it left it)."))
+    }
 
-    @Argument(help: "The change's number.")
+    @Argument(help: ArgumentHelp(tr("The change's number.")))
     var change: Int64
 
     @OptionGroup var client: ClientOptions
@@ -98,7 +100,7 @@ struct PolicyUndo: ParsableCommand {
             var request = ControlRequest(.policyUndo)
             request.changeID = change
             try client.finish(try parent.send(request, with: client)) { reply in
-                reply.policyChange.map { "Undone: " + PolicyChangeWords.describe($0) } ?? ""
+                reply.policyChange.map { tr("Undone: {change}", ["change": PolicyChangeWords.describe($0)]) } ?? ""
             }
         }
     }
@@ -111,22 +113,29 @@ enum PolicyChangeWords {
         if preview { request.preview = true }
         try client.finish(try parent.send(request, with: client)) { reply in
             guard let change = reply.policyChange else { return "" }
-            return change.applied ? "Changed: " + describe(change) : "Would change (nothing is changed yet):\n" + lines(change)
+            return change.applied ? tr("Changed: {change}", ["change": describe(change)]) : tr("Would change (nothing is changed yet):") + "\n" + lines(change)
         }
     }
 
-    /// "3  2026-11-29 07:02  mum: …" and a line per key.
+    /// "change 3, 2026-11-29 07:02, by mum" and a line per key ("  rewards.daily_limit: "1h" → "90m"").
     static func describe(_ c: ControlReply.PolicyChangeLine) -> String {
-        var head = "change \(c.id.map(String.init) ?? "?")"
-        if let at = c.at { head += ", " + String(at.prefix(16).map { $0 == "T" ? " " : $0 }) }
-        if let by = c.by { head += ", by \(by)" }
-        if let undone = c.undoes { head += " (undoes change \(undone))" }
-        if let later = c.undoneBy { head += " (undone by change \(later))" }
+        var f = ["id": c.id.map(String.init) ?? "?"]
+        f["at"] = c.at.map { dateAndTimeWords(String($0.prefix(16))) }
+        f["parent"] = c.by
+        var head = switch (c.at, c.by) {
+        case (.some, .some): tr("change {id}, {at}, by {parent}", f)
+        case (.some, nil): tr("change {id}, {at}", f)
+        case (nil, .some): tr("change {id}, by {parent}", f)
+        case (nil, nil): tr("change {id}", f)
+        }
+        if let undone = c.undoes { head += " " + tr("(undoes change {id})", ["id": "\(undone)"]) }
+        if let later = c.undoneBy { head += " " + tr("(undone by change {id})", ["id": "\(later)"]) }
         return head + "\n" + lines(c)
     }
 
     static func lines(_ c: ControlReply.PolicyChangeLine) -> String {
-        c.changes.map { "  \($0.key): \(($0.before ?? "not set").split(separator: "\n").joined(separator: " ")) → \(($0.after ?? "not set").split(separator: "\n").joined(separator: " "))" }
+        func value(_ v: String?) -> String { v.map { $0.split(separator: "\n").joined(separator: " ") } ?? tr("not set", context: "policy key") }
+        return c.changes.map { "  " + tr("{key}: {before} → {after}", ["key": $0.key, "before": value($0.before), "after": value($0.after)]) }
             .joined(separator: "\n")
     }
 }

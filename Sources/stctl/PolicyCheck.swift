@@ -4,21 +4,24 @@ import Glibc
 import ScreenTimeCore
 import ScreenTimeLinux
 import ScreenTimePolicy
+import ScreenTimeWords
 
 /// `stctl policy check FILE`: is this policy good, and what does it say, in a few lines.
 struct PolicyCheck: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "check",
-        abstract: "Check a policy file; print its problems with line numbers, or a summary.",
-        discussion: "Exit status 0 when the policy is good, 1 when it has problems. A parent account of [parents] that this computer does not have is a warning, not a problem: the daemon accepts the policy (nobody can act as that parent here), and the policy may be meant for another computer.")
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            commandName: "check",
+            abstract: tr("Check a policy file; print its problems with line numbers, or a summary."),
+            discussion: tr("Exit status 0 when the policy is good, 1 when it has problems. A parent account of [parents] that this computer does not have is a warning, not a problem: the daemon accepts the policy (nobody can act as that parent here), and the policy may be meant for another computer."))
+    }
 
-    @Argument(help: "The policy file (TOML).")
+    @Argument(help: ArgumentHelp(tr("The policy file (TOML).")))
     var file: String
 
-    @Flag(name: .long, help: "Print the result as JSON.")
+    @Flag(name: .long, help: ArgumentHelp(tr("Print the result as JSON.")))
     var json = false
 
-    @Option(name: .long, help: "The first day of the week shown (YYYY-MM-DD; default: today in the policy's time zone).")
+    @Option(name: .long, help: ArgumentHelp(tr("The first day of the week shown (YYYY-MM-DD; default: today in the policy's time zone).")))
     var from: String?
 
     func run() throws {
@@ -47,7 +50,7 @@ struct PolicyCheck: ParsableCommand {
         }
         let count = { (c: AppCategory) in policy.apps.filter { $0.category == c }.count }
         guard let first = from.map({ CalendarDate.key(of: $0) }) ?? Self.today(in: policy.timeZone) else {
-            throw ValidationError("--from: not a date like 2026-11-23: \"\(from ?? "")\"")
+            throw ValidationError(tr("--from: not a date like 2026-11-23: \"{from}\"", ["from": from ?? ""]))
         }
         let week = (0..<7).map { (first + Int64($0), policy.rules(forDay: first + Int64($0))) }
         let warnings = Self.missingParents(policy.parents, text: text) + Self.browsersWithoutExtension(policy, text: text)
@@ -89,18 +92,42 @@ struct PolicyCheck: ParsableCommand {
             return
         }
         let r = policy.rewards
-        for warning in warnings { StandardError.write("\(file):\(warning.line.map { "\($0):" } ?? "") warning: \(warning.message)\n") }
-        print("\(file): good" + (warnings.isEmpty ? "" : warnings.count == 1 ? " (1 warning)" : " (\(warnings.count) warnings)"))
-        print("  time zone     \(policy.timeZone.identifier)")
-        print("  strictness    \(policy.validation.strictness.rawValue) (idle after \(DurationText.words(policy.validation.idleAfter)), sessions of at least \(DurationText.words(policy.validation.minSession)))")
-        print("  learning      \(policy.points.learningPerHour) points an hour, at most \(DurationText.words(policy.points.dailyLearningCap)) a day")
-        print("  games         \(policy.points.perRewardMinute) points a minute" +
-              (r.dailyLimit.map { ", at most \(DurationText.words($0)) a day" } ?? "") +
-              (r.weeklyLimit.map { ", \(DurationText.words($0)) a week" } ?? "") +
-              (r.allowedHours.map { ", only \($0.map(\.text).joined(separator: ", "))" } ?? ""))
-        print("  apps          \(count(.learning)) learning, \(count(.reward)) games, \(count(.blocked)) blocked, \(count(.neutral)) neutral")
-        print("  the coming week:")
+        // "FILE:LINE:" as compilers write it (editors read it), then the words.
+        for warning in warnings { StandardError.write("\(file):\(warning.line.map { "\($0):" } ?? "") " + tr("warning: {message}", ["message": warning.message]) + "\n") }
+        print(warnings.isEmpty ? tr("{file}: good", ["file": file])
+                               : tr.plural("{file}: good ({n} warning)", "{file}: good ({n} warnings)", warnings.count, ["file": file]))
+        let games = [tr.plural("{n} point a minute", "{n} points a minute", Int(policy.points.perRewardMinute))]
+            + [r.dailyLimit.map { tr("at most {limit} a day", ["limit": Self.duration($0)]) },
+               r.weeklyLimit.map { tr("{limit} a week", ["limit": Self.duration($0)]) },
+               r.allowedHours.map { tr("only {hours}", ["hours": $0.map(\.text).joined(separator: ", ")]) }].compactMap { $0 }
+        let summary = [
+            (tr("time zone", context: "policy summary"), policy.timeZone.identifier),
+            (tr("strictness", context: "policy summary"),
+             tr("{strictness} (idle after {idle}, sessions of at least {session})",
+                ["strictness": policy.validation.strictness.rawValue, "idle": Self.duration(policy.validation.idleAfter), "session": Self.duration(policy.validation.minSession)])),
+            (tr("learning", context: "policy summary"),
+             tr.plural("{n} point an hour, at most {cap} a day", "{n} points an hour, at most {cap} a day", Int(policy.points.learningPerHour),
+                       ["cap": Self.duration(policy.points.dailyLearningCap)])),
+            (tr("games", context: "policy summary"), games.joined(separator: ", ")),
+            (tr("apps", context: "policy summary"),
+             tr("{learning} learning, {games} games, {blocked} blocked, {neutral} neutral",
+                ["learning": "\(count(.learning))", "games": "\(count(.reward))", "blocked": "\(count(.blocked))", "neutral": "\(count(.neutral))"])),
+        ]
+        // The values in one column, at least two spaces after the longest name (14 wide, as in English).
+        let width = max(14, (summary.map(\.0.count).max() ?? 0) + 2)
+        for (name, value) in summary { print("  " + name + String(repeating: " ", count: width - name.count) + value) }
+        print("  " + tr("the coming week:"))
         for (key, rules) in week { print("    " + Self.describe(key, rules)) }
+    }
+
+    /// `1 h 05 min`, `12 min`, `40 s` in the caller's words (never whole days: a weekly limit of
+    /// 50 h is 50 h).
+    static func duration(_ micros: Microseconds) -> String {
+        let s = micros / Seconds.micro
+        if s < 60 { return tr("{s} s", ["s": String(s)]) }
+        let m = s / 60
+        if m < 60 { return tr("{m} min", ["m": String(m)]) }
+        return tr("{h} h {mm} min", ["h": String(m / 60), "mm": m % 60 < 10 ? "0\(m % 60)" : "\(m % 60)"])
     }
 
     /// A parent account the policy names and this computer does not have (getpwnam_r,
@@ -117,16 +144,15 @@ struct PolicyCheck: ParsableCommand {
     static func browsersWithoutExtension(_ policy: Policy, text: String, child: UserAccount? = UserAccount.lookup(name: "nobody")) -> [Warning] {
         guard let browsers = policy.browsers else { return [] }
         let line = PolicyLoader.line(of: "browsers", in: text) ?? PolicyLoader.line(of: "sites", in: text)
-        let counts = browsers.unreported == .reward
-            ? "a game (\"unreported\"): it uses game time, and is closed when none is left"
-            : "blocked (\"unreported\"): it is closed"
-        var out = [Warning(line: line, message: "with [[sites]], a browser without screentime's extension (another browser, a copy in the child's folder, "
-                           + "or one whose extension is switched off) counts as \(counts), \(DurationText.words(browsers.reportWithin)) after it starts. "
-                           + "The screentime package installs the extension in Chromium and Firefox ESR (docs/websites.md).")]
+        let within = ["within": duration(browsers.reportWithin)]
+        var out = [Warning(line: line, message: browsers.unreported == .reward
+            ? tr("with [[sites]], a browser without screentime's extension (another browser, a copy in the child's folder, or one whose extension is switched off) counts as a game (\"unreported\"): it uses game time, and is closed when none is left, {within} after it starts. The screentime package installs the extension in Chromium and Firefox ESR (docs/websites.md).", within)
+            : tr("with [[sites]], a browser without screentime's extension (another browser, a copy in the child's folder, or one whose extension is switched off) counts as blocked (\"unreported\"): it is closed, {within} after it starts. The screentime package installs the extension in Chromium and Firefox ESR (docs/websites.md).", within))]
         guard let child else { return out }
         for exe in browsers.exe.map(\.text) where exe.hasPrefix("/") && ProcFS.mode(of: exe) != nil {
             if case .notForced(let why) = ManagedBrowserPolicy.check(browserExe: exe, child: child) {
-                out.append(Warning(line: line, message: "\(exe) is installed here, but \(why): here it counts as a browser without the extension."))
+                // `why` is ScreenTimeLinux's English (ManagedBrowserPolicy.check).
+                out.append(Warning(line: line, message: tr("{browser} is installed here, but {why}: here it counts as a browser without the extension.", ["browser": exe, "why": why])))
             }
         }
         return out
@@ -135,33 +161,47 @@ struct PolicyCheck: ParsableCommand {
     static func missingParents(_ parents: Policy.Parents, text: String) -> [Warning] {
         let users = parents.users.filter { UserAccount.lookup(name: $0) == nil }.map { name in
             Warning(line: PolicyLoader.line(of: "parents.users", in: text),
-                    message: "[parents] users names '\(name)', but this computer has no user '\(name)', so nobody can act as that parent here. "
-                        + "Check the spelling (a login name, as `id -un` prints it), or add the user; if the policy is for another computer that has '\(name)', all is well.")
+                    message: tr("[parents] users names '{name}', but this computer has no user '{name}', so nobody can act as that parent here. Check the spelling (a login name, as `id -un` prints it), or add the user; if the policy is for another computer that has '{name}', all is well.", ["name": name]))
         }
         let groups = parents.groups.filter { UserAccount.groupID(named: $0) == nil }.map { name in
             Warning(line: PolicyLoader.line(of: "parents.groups", in: text),
-                    message: "[parents] groups names '\(name)', but this computer has no group '\(name)', so nobody is a parent through it here. "
-                        + "Check the spelling (`getent group` lists the groups), or add the group; if the policy is for another computer that has '\(name)', all is well.")
+                    message: tr("[parents] groups names '{name}', but this computer has no group '{name}', so nobody is a parent through it here. Check the spelling (`getent group` lists the groups), or add the group; if the policy is for another computer that has '{name}', all is well.", ["name": name]))
         }
         return users + groups
     }
 
     /// "Sat 2026-11-28  games 3 h 00 min a day, 08:00-21:00, 1 h 00 min free; learning 2 h 00 min (weekend)"
     static func describe(_ key: Int64, _ r: Policy.DayRules) -> String {
-        let day = CalendarDate.weekday(of: key).name.capitalized + " " + CalendarDate.text(of: key)
-        var games = r.dailyLimit.map { "games \(DurationText.words($0)) a day" } ?? "games without a daily limit"
-        if let h = r.allowedHours { games += h.isEmpty ? ", at no hour" : ", " + h.map(\.text).joined(separator: ", ") }
-        if let a = r.dailyAllowance, a > 0 { games += ", \(DurationText.words(a)) free" }
+        let day = tr("{weekday} {date}", context: "date", ["weekday": shortWeekday(CalendarDate.weekday(of: key)), "date": dateWords(CalendarDate.text(of: key))])
+        var games = [r.dailyLimit.map { tr("games {limit} a day", ["limit": duration($0)]) } ?? tr("games without a daily limit")]
+        if let h = r.allowedHours { games.append(h.isEmpty ? tr("at no hour") : h.map(\.text).joined(separator: ", ")) }
+        if let a = r.dailyAllowance, a > 0 { games.append(tr("{allowance} free", ["allowance": duration(a)])) }
+        var parts = [games.joined(separator: ", ")]
         // The whole computer ([screen], docs/policy.md): said only when something limits it.
-        var screen = ""
         if r.screenDailyLimit != nil || r.screenAllowedHours != nil {
-            screen = "; screen " + (r.screenDailyLimit.map { "\(DurationText.words($0)) a day" } ?? "without a daily limit")
+            var screen = [r.screenDailyLimit.map { tr("screen {limit} a day", ["limit": duration($0)]) } ?? tr("screen without a daily limit")]
             if let h = r.screenAllowedHours {
-                screen += h.isEmpty ? ", at no hour" : ", " + h.map(\.text).joined(separator: ", ")
-                if let last = h.last { screen += " (bedtime \(HourWindow.text(minute: last.endMinute)))" }
+                let hours = h.map(\.text).joined(separator: ", ")
+                screen.append(h.last.map { tr("{hours} (bedtime {time})", ["hours": hours, "time": HourWindow.text(minute: $0.endMinute)]) } ?? tr("at no hour"))
             }
+            parts.append(screen.joined(separator: ", "))
         }
-        return "\(day)  \(games)\(screen); learning at most \(DurationText.words(r.dailyLearningCap))" + (r.schedule.map { "  (\($0))" } ?? "")
+        parts.append(tr("learning at most {cap}", ["cap": duration(r.dailyLearningCap)]))
+        let line = day + "  " + parts.joined(separator: "; ")
+        return line + (r.schedule.map { "  (\($0))" } ?? "")
+    }
+
+    /// "Mon" … "Sun" in the caller's words.
+    static func shortWeekday(_ day: Weekday) -> String {
+        switch day {
+        case .mon: return tr("Mon", context: "weekday")
+        case .tue: return tr("Tue", context: "weekday")
+        case .wed: return tr("Wed", context: "weekday")
+        case .thu: return tr("Thu", context: "weekday")
+        case .fri: return tr("Fri", context: "weekday")
+        case .sat: return tr("Sat", context: "weekday")
+        case .sun: return tr("Sun", context: "weekday")
+        }
     }
 
     /// Today's day key in the policy's time zone.

@@ -1,19 +1,22 @@
 import ControlProtocol
 import ArgumentParser
 import ScreenTimeLinux
+import ScreenTimeWords
 
 @main
 struct Stctl: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "stctl",
-        abstract: "Ask screentime what is left, and (for parents) change it.",
-        discussion: "Talks to screentimed over its control socket; parents run redeem, adjust, approve, deny and chore approve/reject as root or as a user named in the policy; the child asks (ask) and claims chores (chore done).",
-        version: ControlProtocol.release,
-        subcommands: [Status.self, History.self, Sessions.self, Report.self, Redeem.self, Adjust.self, BonusCommand.self, StopGames.self,
-                      BedtimeCommand.self, FreeDayCommand.self,
-                      Revoke.self, Ask.self, Requests.self, Approve.self,
-                      Deny.self, Chores.self, ChoreCommand.self, SimulateCommand.self, ExportCommand.self,
-                      ForgetCommand.self, Apps.self, Hook.self, PolicyCommand.self])
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            commandName: "stctl",
+            abstract: tr("Ask screentime what is left, and (for parents) change it."),
+            discussion: tr("Talks to screentimed over its control socket; parents run redeem, adjust, approve, deny and chore approve/reject as root or as a user named in the policy; the child asks (ask) and claims chores (chore done)."),
+            version: ControlProtocol.release,
+            subcommands: [Status.self, History.self, Sessions.self, Report.self, Redeem.self, Adjust.self, BonusCommand.self, StopGames.self,
+                          BedtimeCommand.self, FreeDayCommand.self,
+                          Revoke.self, Ask.self, Requests.self, Approve.self,
+                          Deny.self, Chores.self, ChoreCommand.self, SimulateCommand.self, ExportCommand.self,
+                          ForgetCommand.self, Apps.self, Hook.self, PolicyCommand.self])
+    }
 
     /// `stctl adjust -5 --reason …` takes 5 points away: a negative number there is the points,
     /// not an option (the parser would take it for one), so it is passed after `--`.
@@ -49,17 +52,21 @@ struct Stctl: ParsableCommand {
 }
 
 struct PolicyCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "policy",
-        abstract: "Work with policy files.",
-        subcommands: [PolicyCheck.self, PolicyReload.self, PolicySet.self, PolicyUnset.self, PolicyHistory.self, PolicyUndo.self])
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            commandName: "policy",
+            abstract: tr("Work with policy files."),
+            subcommands: [PolicyCheck.self, PolicyReload.self, PolicySet.self, PolicyUnset.self, PolicyHistory.self, PolicyUndo.self])
+    }
 }
 
 struct PolicyReload: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "reload",
-        abstract: "Parents: make the daemon read its policy file again.",
-        discussion: "A policy with problems is refused with each problem and its line; the old policy stays in force.")
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            commandName: "reload",
+            abstract: tr("Parents: make the daemon read its policy file again."),
+            discussion: tr("A policy with problems is refused with each problem and its line; the old policy stays in force."))
+    }
 
     @OptionGroup var client: ClientOptions
     @OptionGroup var parent: ParentOptions

@@ -1,5 +1,6 @@
 import ArgumentParser
 import ScreenTimeCore
+import ScreenTimeWords
 
 /// Two mistakes made at stctl's command line, said in plain words in place of ArgumentParser's
 /// "Unexpected argument": a mistyped command (`stctl stauts`: did you mean `stctl status`?), and
@@ -38,11 +39,11 @@ enum UsageHint {
 
     /// "Error: stctl has no command "stauts"." / "Did you mean: stctl status" / "To see every command: stctl --help"
     static func unknownCommand(_ word: String, path: [String], names: [String], after: [String]) -> String {
-        var lines = ["Error: \(path.joined(separator: " ")) has no command \(quoted(word))."]
+        var lines = [tr("Error: {command} has no command \"{word}\".", ["command": path.joined(separator: " "), "word": word])]
         if let near = nearest(word, among: names) {
-            lines.append("Did you mean: " + (path + [near] + after.map(quotedIfNeeded)).joined(separator: " "))
+            lines.append(tr("Did you mean: {command}", ["command": (path + [near] + after.map(quotedIfNeeded)).joined(separator: " ")]))
         }
-        lines.append("To see every command: \(path.joined(separator: " ")) --help")
+        lines.append(tr("To see every command: {command}", ["command": (path + ["--help"]).joined(separator: " ")]))
         return lines.joined(separator: "\n") + "\n"
     }
 
@@ -52,8 +53,7 @@ enum UsageHint {
         let lower = word.lowercased()
         let started = names.filter { lower.count >= 2 && $0.hasPrefix(lower) }
         if started.count == 1 { return started[0] }
-        let said = suggestion(for: word, among: names)
-        return names.first { said == " (did you mean '\($0)'?)" }
+        return closest(to: word, among: names)
     }
 
     /// Words after `ask 20` (and the like) that are no option: a reason without `--reason`, or a
@@ -94,12 +94,12 @@ enum UsageHint {
         let first: String, how: String
         if let at = reasonAt {
             kept[at] += " " + said
-            first = "Error: \(quoted(said)) is not understood after the reason."
-            how = "A reason of more than one word goes in quotes:"
+            first = tr("Error: \"{words}\" is not understood after the reason.", ["words": said])
+            how = tr("A reason of more than one word goes in quotes:")
         } else {
             kept += ["--reason", said]
-            first = "Error: \(quoted(said)) is not understood."
-            how = "To say why, write --reason and put the words in quotes:"
+            first = tr("Error: \"{words}\" is not understood.", ["words": said])
+            how = tr("To say why, write --reason and put the words in quotes:")
         }
         // The command's own words first, as a person writes it.
         let own = positional.map { kept[$0] }

@@ -40,7 +40,7 @@ let package = Package(
         .target(name: "ScreenTimeWords"),
         // The policy file: TOML text into the engine's validated Policy, with file:line errors.
         .target(name: "ScreenTimePolicy", dependencies: [
-            "ScreenTimeCore",
+            "ScreenTimeCore", "ScreenTimeWords",
             .product(name: "TOMLKit", package: "TOMLKit"),
         ], swiftSettings: onlyWhatIsImported),
         // The state of a child in SQLite: event log, policy history, hash-chained ledger, sessions,
@@ -165,7 +165,7 @@ let package = Package(
                                                                  "ScreenTimeLinux", "ScreenTimeSystemd", "ControlProtocol"]),
         .testTarget(name: "ScreenTimeCoreTests", dependencies: ["ScreenTimeCore", "ScreenTimePolicy", "ControlProtocol"]),
         .testTarget(name: "ScreenTimeWordsTests", dependencies: ["ScreenTimeWords"]),
-        .testTarget(name: "ScreenTimePolicyTests", dependencies: ["ScreenTimePolicy", "ScreenTimeCore"],
+        .testTarget(name: "ScreenTimePolicyTests", dependencies: ["ScreenTimePolicy", "ScreenTimeCore", "ScreenTimeWords"],
                     exclude: ["Scripts"], resources: [.copy("Malformed")]),
         .testTarget(name: "ScreenTimeStoreTests", dependencies: ["ScreenTimeStore", "ScreenTimeCore", "ScreenTimePolicy"]),
         // Real components the tests run against (a D-Bus daemon with dbusmock's logind, …).

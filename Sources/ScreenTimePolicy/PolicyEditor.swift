@@ -1,5 +1,6 @@
 import FoundationEssentials
 import ScreenTimeCore
+import ScreenTimeWords
 import TOMLKit
 
 /// Where a parent's change goes in a policy file: a key of a table (`rewards.daily_limit`), of the
@@ -18,16 +19,16 @@ public struct PolicyKey: Equatable, Sendable, CustomStringConvertible {
         self.table = table; self.entry = entry; self.key = key
     }
 
-    /// Reads `rewards.daily_limit`, `chores[Feed the cat].points`, `apps[Mystery]`, `version`.
-    public init(parsing text: String) throws(PolicyEditError) {
-        let bad = PolicyEditError("'\(text.prefix(80))' is not a policy key: write it as table.key (rewards.daily_limit), "
-                                  + "list[name].key (chores[Feed the cat].points) or list[name]")
+    /// Reads `rewards.daily_limit`, `chores[Feed the cat].points`, `apps[Mystery]`, `version`;
+    /// `tr`: the language of the error's message.
+    public init(parsing text: String, tr: Translator = .english) throws(PolicyEditError) {
+        let bad = PolicyEditError(tr("'{key}' is not a policy key: write it as table.key (rewards.daily_limit), list[name].key (chores[Feed the cat].points) or list[name]", ["key": String(text.prefix(80))]))
         if let open = text.firstIndex(of: "[") {
             guard let close = text.lastIndex(of: "]"), close > open else { throw bad }
             let table = String(text[..<open]), entry = String(text[text.index(after: open)..<close])
             let rest = text[text.index(after: close)...]
             guard Self.arrays.contains(table), !entry.isEmpty, !entry.utf8.contains(10), !entry.utf8.contains(13) else {
-                throw PolicyEditError("'\(text.prefix(80))': only \(Self.arrays.sorted().joined(separator: ", ")) are lists of entries picked by [name]")
+                throw PolicyEditError(tr("'{key}': only {lists} are lists of entries picked by [name]", ["key": String(text.prefix(80)), "lists": Self.arrays.sorted().joined(separator: ", ")]))
             }
             if rest.isEmpty { self.init(table: table, entry: entry, key: nil); return }
             guard rest.first == ".", Self.isBareKey(rest.dropFirst()) else { throw bad }
@@ -38,7 +39,7 @@ public struct PolicyKey: Equatable, Sendable, CustomStringConvertible {
         guard (1...2).contains(parts.count), parts.allSatisfy({ Self.isBareKey($0) }) else { throw bad }
         if parts.count == 1 { self.init(table: nil, key: String(parts[0])) } else {
             guard !Self.arrays.contains(String(parts[0])) else {
-                throw PolicyEditError("'\(text.prefix(80))': \(parts[0]) is a list; pick its entry by name: \(parts[0])[name].\(parts[1])")
+                throw PolicyEditError(tr("'{key}': {list} is a list; pick its entry by name: {list}[name].{field}", ["key": String(text.prefix(80)), "list": String(parts[0]), "field": String(parts[1])]))
             }
             self.init(table: String(parts[0]), key: String(parts[1]))
         }
@@ -106,8 +107,12 @@ public struct PolicyEditor {
     }
 
     public private(set) var lines: [String]
+    /// The language of `apply`'s errors.
+    let tr: Translator
 
-    public init(text: String) {
+    /// `tr`: the language of `apply`'s errors.
+    public init(text: String, tr: Translator = .english) {
+        self.tr = tr
         // Lines end in "\n" here, as the loader reads them ("\r\n" is one Character to Swift).
         let unix = String(decoding: Array(text.utf8).split(separator: 13, omittingEmptySubsequences: false)
             .enumerated().flatMap { i, part in i == 0 ? Array(part) : (part.first == 10 ? Array(part) : [10] + Array(part)) }, as: UTF8.self)
@@ -134,13 +139,13 @@ public struct PolicyEditor {
     public mutating func apply(_ edit: PolicyEdit) throws(PolicyEditError) {
         let key = edit.key
         guard let name = key.key else {
-            guard edit.value == nil else { throw PolicyEditError("\(key): a whole entry cannot be set; set its keys (\(key).name …)") }
-            guard let s = section(of: key) else { throw PolicyEditError("\(key): there is no such entry") }
+            guard edit.value == nil else { throw PolicyEditError(tr("{key}: a whole entry cannot be set; set its keys ({key}.name …)", ["key": "\(key)"])) }
+            guard let s = section(of: key) else { throw PolicyEditError(tr("{key}: there is no such entry", ["key": "\(key)"])) }
             removeSection(s)
             return
         }
         if key.entry != nil, name == "name", edit.value == nil {
-            throw PolicyEditError("\(key): an entry needs its name; remove the whole entry instead (\(key.table ?? "")[\(key.entry ?? "")])")
+            throw PolicyEditError(tr("{key}: an entry needs its name; remove the whole entry instead ({list}[{entry}])", ["key": "\(key)", "list": key.table ?? "", "entry": key.entry ?? ""]))
         }
         if let s = section(of: key) {
             if let at = keyLine(name, in: s) {

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import ScreenTimeCore
+import ScreenTimeWords
 
 /// A policy that cannot be used, with every problem found: `policy.toml:14: unknown key
 /// 'daily_limt' in [rewards] (did you mean 'daily_limit'?)`.
@@ -20,32 +21,35 @@ public struct PolicyError: Error, CustomStringConvertible, Sendable {
 
 /// Reads a parent's policy file (`docs/spec/policy.md`) into the engine's validated `Policy`.
 public enum PolicyLoader {
-    public static func load(path: String) throws(PolicyError) -> Policy {
-        try loadWithText(path: path).policy
+    /// `tr`: the language of the problems' messages (English for the daemon's journal).
+    public static func load(path: String, tr: Translator = .english) throws(PolicyError) -> Policy {
+        try loadWithText(path: path, tr: tr).policy
     }
 
     /// The policy and the text it was read from (the store keeps the text), from one read of the file.
-    public static func loadWithText(path: String) throws(PolicyError) -> (policy: Policy, text: String) {
+    public static func loadWithText(path: String, tr: Translator = .english) throws(PolicyError) -> (policy: Policy, text: String) {
         let name = path.split(separator: "/").last.map(String.init) ?? path
         guard let data = FileManager.default.contents(atPath: path) else {
-            let why = FileManager.default.fileExists(atPath: path) ? "cannot be read (check its permissions)" : "no such file"
+            let why = FileManager.default.fileExists(atPath: path) ? tr("cannot be read (check its permissions)") : tr("no such file")
             throw PolicyError(file: path, problems: [.init(line: 0, message: why)])
         }
         guard let text = String(data: data, encoding: .utf8) else {
-            throw PolicyError(file: name, problems: [.init(line: 1, message: "the file is not UTF-8 text")])
+            throw PolicyError(file: name, problems: [.init(line: 1, message: tr("the file is not UTF-8 text"))])
         }
-        return (try parse(text, file: path), text)
+        return (try parse(text, file: path, tr: tr), text)
     }
 
-    /// `systemZone`: the zone to use when the policy names none (the system's, never `TZ`).
+    /// `systemZone`: the zone to use when the policy names none (the system's, never `TZ`); `tr`:
+    /// the language of the problems' messages.
     public static func parse(_ text: String, file: String = "policy.toml",
-                             systemZone: @autoclosure () -> Zone = SystemTimeZone.current()) throws(PolicyError) -> Policy {
+                             systemZone: @autoclosure () -> Zone = SystemTimeZone.current(),
+                             tr: Translator = .english) throws(PolicyError) -> Policy {
         let text = unixLineEnds(text)
         let root: TOMLNode
-        do { root = try TOMLDocument.parse(text) } catch {
+        do { root = try TOMLDocument.parse(text, tr: tr) } catch {
             throw PolicyError(file: file, problems: [.init(line: error.line, message: error.message)])
         }
-        var reader = PolicyReader(lines: KeyLines(text))
+        var reader = PolicyReader(lines: KeyLines(text), tr: tr)
         let policy = reader.read(root, systemZone: systemZone)
         guard let policy, reader.problems.isEmpty else {
             throw PolicyError(file: file, problems: reader.problems.sorted { $0.line < $1.line })
@@ -80,18 +84,27 @@ public enum PolicyLoader {
 /// Walks the TOML tree, checking every key and value, and collects every problem with its line.
 struct PolicyReader {
     let lines: KeyLines
+    /// The language of the problems' messages.
+    let tr: Translator
     private(set) var problems: [PolicyError.Problem] = []
 
-    init(lines: KeyLines) { self.lines = lines }
+    init(lines: KeyLines, tr: Translator = .english) { self.lines = lines; self.tr = tr }
+
+    /// `problem` with ` (did you mean 'x'?)` after it when one of `candidates` is close to `word`.
+    private func near(_ problem: String, _ word: String, among candidates: [String]) -> String {
+        guard let close = closest(to: word, among: candidates) else { return problem }
+        return tr("{problem} (did you mean '{word}'?)", ["problem": problem, "word": close])
+    }
 
     private mutating func problem(_ path: String, _ message: String) {
         problems.append(.init(line: lines.line(of: path) ?? 1, message: message))
     }
 
-    /// Checks a table's keys against the known ones; returns its entries by key.
+    /// Checks a table's keys against the known ones; returns its entries by key. `label`: the
+    /// table as the policy writes it (`[rewards]`, `[[apps]]`), empty for the top.
     private mutating func fields(_ node: TOMLNode, at path: String, known: [String], label: String) -> [String: TOMLNode] {
         guard case .table(let entries) = node else {
-            problem(path, "'\(path)' must be a table, not \(node.typeName)")
+            problem(path, tr("'{key}' must be a table, not {found}", ["key": path, "found": node.typeName(tr)]))
             return [:]
         }
         var out: [String: TOMLNode] = [:]
@@ -99,7 +112,8 @@ struct PolicyReader {
             if known.contains(key) {
                 out[key] = value
             } else {
-                problem(join(path, key), "unknown key '\(key)'\(label)" + suggestion(for: key, among: known))
+                let unknown = label.isEmpty ? tr("unknown key '{key}'", ["key": key]) : tr("unknown key '{key}' in {table}", ["key": key, "table": label])
+                problem(join(path, key), near(unknown, key, among: known))
             }
         }
         return out
@@ -111,18 +125,18 @@ struct PolicyReader {
 
     private mutating func string(_ f: [String: TOMLNode], _ key: String, _ path: String) -> String? {
         guard let v = f[key] else { return nil }
-        guard case .string(let s) = v else { problem(join(path, key), "'\(key)' must be a string, not \(v.typeName)"); return nil }
+        guard case .string(let s) = v else { problem(join(path, key), tr("'{key}' must be a string, not {found}", ["key": key, "found": v.typeName(tr)])); return nil }
         return s
     }
 
     private mutating func integer(_ f: [String: TOMLNode], _ key: String, _ path: String, min: Int, max: Int = 1_000_000) -> Int64? {
         guard let v = f[key] else { return nil }
         guard case .integer(let i) = v else {
-            problem(join(path, key), "'\(key)' must be a whole number, not \(v.typeName)")
+            problem(join(path, key), tr("'{key}' must be a whole number, not {found}", ["key": key, "found": v.typeName(tr)]))
             return nil
         }
         guard i >= min, i <= max else {
-            problem(join(path, key), "'\(key)' must be from \(min) to \(max), not \(i)")
+            problem(join(path, key), tr("'{key}' must be from {min} to {max}, not {value}", ["key": key, "min": "\(min)", "max": "\(max)", "value": "\(i)"]))
             return nil
         }
         return Int64(i)
@@ -132,7 +146,7 @@ struct PolicyReader {
     private mutating func duration(_ f: [String: TOMLNode], _ key: String, _ path: String, allowZero: Bool = false) -> Microseconds? {
         guard let v = f[key] else { return nil }
         guard case .string(let s) = v else {
-            problem(join(path, key), "'\(key)' must be a duration in quotes such as \"10m\", not \(v.typeName)")
+            problem(join(path, key), tr("'{key}' must be a duration in quotes such as \"10m\", not {found}", ["key": key, "found": v.typeName(tr)]))
             return nil
         }
         return durationValue(s, key: key, path: join(path, key), allowZero: allowZero)
@@ -140,16 +154,16 @@ struct PolicyReader {
 
     private mutating func durationValue(_ s: String, key: String, path: String, allowZero: Bool) -> Microseconds? {
         guard let d = DurationText.parse(s) else {
-            problem(path, "'\(key)' is not a duration: \"\(s)\" (write it like \"90s\", \"10m\", \"2h\" or \"7d\")")
+            problem(path, tr("'{key}' is not a duration: \"{value}\" (write it like \"90s\", \"10m\", \"2h\" or \"7d\")", ["key": key, "value": s]))
             return nil
         }
-        guard d > 0 || allowZero else { problem(path, "'\(key)' must be longer than zero"); return nil }
+        guard d > 0 || allowZero else { problem(path, tr("'{key}' must be longer than zero", ["key": key])); return nil }
         return d
     }
 
     private mutating func boolean(_ f: [String: TOMLNode], _ key: String, _ path: String) -> Bool? {
         guard let v = f[key] else { return nil }
-        guard case .boolean(let b) = v else { problem(join(path, key), "'\(key)' must be true or false, not \(v.typeName)"); return nil }
+        guard case .boolean(let b) = v else { problem(join(path, key), tr("'{key}' must be true or false, not {found}", ["key": key, "found": v.typeName(tr)])); return nil }
         return b
     }
 
@@ -157,13 +171,13 @@ struct PolicyReader {
         guard let v = f[key] else { return nil }
         if case .string(let s) = v { return [s] }
         guard case .array(let items) = v else {
-            problem(join(path, key), "'\(key)' must be a list of strings, not \(v.typeName)")
+            problem(join(path, key), tr("'{key}' must be a list of strings, not {found}", ["key": key, "found": v.typeName(tr)]))
             return nil
         }
         var out: [String] = []
         for item in items {
             guard case .string(let s) = item else {
-                problem(join(path, key), "'\(key)' must be a list of strings, but holds \(item.typeName)")
+                problem(join(path, key), tr("'{key}' must be a list of strings, but holds {found}", ["key": key, "found": item.typeName(tr)]))
                 return nil
             }
             out.append(s)
@@ -175,7 +189,8 @@ struct PolicyReader {
                                                       options: [String]) -> T? where T.RawValue == String {
         guard let s = string(f, key, path) else { return nil }
         guard let v = T(rawValue: s) else {
-            problem(join(path, key), "'\(key)' must be one of \(options.joined(separator: ", ")), not \"\(s)\"" + suggestion(for: s, among: options))
+            problem(join(path, key), near(tr("'{key}' must be one of {options}, not \"{value}\"", ["key": key, "options": options.joined(separator: ", "), "value": s]),
+                                         s, among: options))
             return nil
         }
         return v
@@ -189,10 +204,10 @@ struct PolicyReader {
                                                      "sites", "browsers"], label: "")
         if let v = top["version"] {
             if case .integer(let n) = v, n == 1 {} else {
-                problem("version", "this screentime reads policy version 1; the file says version = \(v.typeNameOrValue)")
+                problem("version", tr("this screentime reads policy version 1; the file says version = {found}", ["found": v.typeNameOrValue(tr)]))
             }
         } else {
-            problems.append(.init(line: 1, message: "missing 'version = 1' at the top of the policy"))
+            problems.append(.init(line: 1, message: tr("missing 'version = 1' at the top of the policy")))
         }
 
         var zone = Zone.utc
@@ -203,13 +218,16 @@ struct PolicyReader {
             case .failure(.unknown):
                 let names = ZoneInfo.names()
                 if let inside = names.first(where: { $0.hasPrefix(name + "/") }) {
-                    problem("timezone", "unknown time zone \"\(name)\": it is a folder of zones (use one inside it, such as \"\(inside)\")")
+                    problem("timezone", tr("unknown time zone \"{name}\": it is a folder of zones (use one inside it, such as \"{zone}\")", ["name": name, "zone": inside]))
                 } else {
-                    let near = suggestion(for: name, among: names)
-                    problem("timezone", "unknown time zone \"\(name)\"" + (near.isEmpty ? " (use a name from \(ZoneInfo.folder), such as \"Europe/Berlin\")" : near))
+                    problem("timezone", closest(to: name, among: names) != nil
+                            ? near(tr("unknown time zone \"{name}\"", ["name": name]), name, among: names)
+                            : tr("unknown time zone \"{name}\" (use a name from {folder}, such as \"Europe/Berlin\")", ["name": name, "folder": ZoneInfo.folder]))
                 }
-            case .failure(.unreadable(let why)):
-                problem("timezone", "time zone \"\(name)\" cannot be read: \(why) (Debian's tzdata package provides the zones: apt-get install --reinstall tzdata)")
+            case .failure(.unreadable(let path, nil)):
+                problem("timezone", tr("time zone \"{name}\" cannot be read: {path} cannot be read (Debian's tzdata package provides the zones: apt-get install --reinstall tzdata)", ["name": name, "path": path]))
+            case .failure(.unreadable(let path, let why?)):
+                problem("timezone", tr("time zone \"{name}\" cannot be read: {path}: {why} (Debian's tzdata package provides the zones: apt-get install --reinstall tzdata)", ["name": name, "path": path, "why": why]))
             }
         } else {
             zone = systemZone()
@@ -226,7 +244,7 @@ struct PolicyReader {
         let requests = readRequests(top["requests"])
         let chores = readChores(top["chores"])
         let schedules = readSchedules(top["schedules"])
-        let privacy = top["privacy"].map { fields($0, at: "privacy", known: ["keep_titles"], label: " in [privacy]") } ?? [:]
+        let privacy = top["privacy"].map { fields($0, at: "privacy", known: ["keep_titles"], label: "[privacy]") } ?? [:]
         let keepTitles = boolean(privacy, "keep_titles", "privacy") ?? false
         let household = top["household"].flatMap { readHousehold($0) }
         let screen = readScreen(top["screen"], enforcement: enforcement)
@@ -236,7 +254,7 @@ struct PolicyReader {
         if let browsers {
             for (i, app) in apps.enumerated() {
                 guard let exe = app.exe.compactMap(\.literalPath).first(where: { p in browsers.exe.contains { $0.matches(p) } }) else { continue }
-                problem("apps[\(i)].exe", "\"\(app.name)\" names the browser \(exe): with [[sites]] or [browsers], a browser's time is the sites it shows; remove this [[apps]] entry")
+                problem("apps[\(i)].exe", tr("\"{name}\" names the browser {exe}: with [[sites]] or [browsers], a browser's time is the sites it shows; remove this [[apps]] entry", ["name": app.name, "exe": exe]))
             }
         }
 
@@ -273,37 +291,37 @@ struct PolicyReader {
 
     /// `[household]`: the family database (docs/household.md).
     private mutating func readHousehold(_ node: TOMLNode) -> Policy.Household? {
-        let f = fields(node, at: "household", known: ["database", "credentials", "machine", "child", "ca_file"], label: " in [household]")
+        let f = fields(node, at: "household", known: ["database", "credentials", "machine", "child", "ca_file"], label: "[household]")
         let database = string(f, "database", "household")
         let credentials = string(f, "credentials", "household")
         var machine = string(f, "machine", "household")
         let child = string(f, "child", "household")
         let ca = string(f, "ca_file", "household")
-        if f["database"] == nil { problem("household", "[household] needs 'database', the family database's URL (postgresql://ROLE@HOST/DATABASE)") }
-        if f["credentials"] == nil { problem("household", "[household] needs 'credentials', the file that holds the database role's password") }
+        if f["database"] == nil { problem("household", tr("[household] needs 'database', the family database's URL (postgresql://ROLE@HOST/DATABASE)")) }
+        if f["credentials"] == nil { problem("household", tr("[household] needs 'credentials', the file that holds the database role's password")) }
         // The family database records each entry by the role that logged in (issue 36): this
         // computer's name in the family is its role, and 'machine' may only repeat it.
         let role = database.flatMap(Self.role(inDatabaseURL:))
         if let d = database, role == nil, d.hasPrefix("postgres") {
-            problem("household.database", "'database' must name this computer's role: postgresql://ROLE@HOST[:PORT]/DATABASE, not \"\(d)\"")
+            problem("household.database", tr("'database' must name this computer's role: postgresql://ROLE@HOST[:PORT]/DATABASE, not \"{value}\"", ["value": d]))
         }
         if let d = database, !(d.hasPrefix("postgresql://") || d.hasPrefix("postgres://")) {
-            problem("household.database", "'database' must be a PostgreSQL URL (postgresql://ROLE@HOST[:PORT]/DATABASE), not \"\(d)\"")
+            problem("household.database", tr("'database' must be a PostgreSQL URL (postgresql://ROLE@HOST[:PORT]/DATABASE), not \"{value}\"", ["value": d]))
         } else if let d = database, d.split(separator: "/", maxSplits: 3).dropFirst().first.map({ $0.contains("@") && $0.split(separator: "@")[0].contains(":") }) == true {
-            problem("household.database", "'database' must not hold the password: put it in the 'credentials' file (readable by root only)")
+            problem("household.database", tr("'database' must not hold the password: put it in the 'credentials' file (readable by root only)"))
         }
         for (key, value) in [("credentials", credentials), ("ca_file", ca)] {
-            if let v = value, !v.hasPrefix("/") { problem("household.\(key)", "'\(key)' must be an absolute path, not \"\(v)\"") }
+            if let v = value, !v.hasPrefix("/") { problem("household.\(key)", tr("'{key}' must be an absolute path, not \"{value}\"", ["key": key, "value": v])) }
         }
         var named = true
         for (key, value) in [("machine", machine), ("child", child)] {
             if let v = value, v.isEmpty || v.utf8.count > 64 || v.contains(where: { $0.isNewline || $0 == "|" }) {
-                problem("household.\(key)", "'\(key)' must be 1 to 64 characters, without '|' or line breaks")
+                problem("household.\(key)", tr("'{key}' must be 1 to 64 characters, without '|' or line breaks", ["key": key]))
                 if key == "machine" { named = false }
             }
         }
         if named, let m = machine, let role, m != role {
-            problem("household.machine", "'machine' is \"\(m)\", but this computer logs in to the family database as \"\(role)\", and the database records its entries under that name: leave 'machine' out, or make it \"\(role)\"")
+            problem("household.machine", tr("'machine' is \"{machine}\", but this computer logs in to the family database as \"{role}\", and the database records its entries under that name: leave 'machine' out, or make it \"{role}\"", ["machine": m, "role": role]))
         }
         if machine == nil { machine = role }
         guard let database, let credentials, let machine else { return nil }
@@ -312,19 +330,19 @@ struct PolicyReader {
 
     private mutating func readPoints(_ node: TOMLNode?, defaultCap: Microseconds) -> Policy.Points {
         let f = node.map { fields($0, at: "points", known: ["learning_per_hour", "per_reward_minute", "daily_learning_cap", "daily_goal",
-                                                          "streak_bonus_days", "streak_bonus_points"], label: " in [points]") } ?? [:]
+                                                          "streak_bonus_days", "streak_bonus_points"], label: "[points]") } ?? [:]
         let goal = duration(f, "daily_goal", "points")
         let days = integer(f, "streak_bonus_days", "points", min: 1, max: 366).map { Int($0) }
         let bonus = integer(f, "streak_bonus_points", "points", min: 1)
         if (days != nil || bonus != nil) && goal == nil && f["daily_goal"] == nil {
             problem(f["streak_bonus_days"] != nil ? "points.streak_bonus_days" : "points.streak_bonus_points",
-                    "a streak bonus needs a 'daily_goal' in [points]: the streak counts days that met it")
+                    tr("a streak bonus needs a 'daily_goal' in [points]: the streak counts days that met it"))
         }
         if f["streak_bonus_points"] != nil && f["streak_bonus_days"] == nil {
-            problem("points.streak_bonus_points", "'streak_bonus_points' needs 'streak_bonus_days' (every how many days in a row it is paid)")
+            problem("points.streak_bonus_points", tr("'streak_bonus_points' needs 'streak_bonus_days' (every how many days in a row it is paid)"))
         }
         if f["streak_bonus_days"] != nil && f["streak_bonus_points"] == nil {
-            problem("points.streak_bonus_days", "'streak_bonus_days' needs 'streak_bonus_points' (what the bonus pays)")
+            problem("points.streak_bonus_days", tr("'streak_bonus_days' needs 'streak_bonus_points' (what the bonus pays)"))
         }
         return Policy.Points(
             learningPerHour: integer(f, "learning_per_hour", "points", min: 1) ?? 60,
@@ -335,7 +353,7 @@ struct PolicyReader {
 
     private mutating func readRewards(_ node: TOMLNode?, defaultCountsWhile: Policy.CountsWhile) -> Policy.Rewards {
         let f = node.map { fields($0, at: "rewards", known: ["daily_limit", "weekly_limit", "allowed_hours", "redemption_expires_after", "counts_while", "unknown_apps",
-                                                                  "daily_allowance", "child_may_redeem", "child_redeem_daily_max"], label: " in [rewards]") } ?? [:]
+                                                                  "daily_allowance", "child_may_redeem", "child_redeem_daily_max"], label: "[rewards]") } ?? [:]
         let hours = hourWindows(f, "rewards")
         return Policy.Rewards(
             dailyLimit: duration(f, "daily_limit", "rewards", allowZero: true),
@@ -355,14 +373,14 @@ struct PolicyReader {
         var windows: [HourWindow] = []
         for t in texts {
             guard let w = HourWindow.parse(t) else {
-                problem(join(path, key), "'\(key)' has \"\(t)\", which is not a time window like \"14:00-20:00\" (HH:MM-HH:MM, start before end, \"24:00\" ends the day)")
+                problem(join(path, key), tr("'{key}' has \"{value}\", which is not a time window like \"14:00-20:00\" (HH:MM-HH:MM, start before end, \"24:00\" ends the day)", ["key": key, "value": t]))
                 continue
             }
             windows.append(w)
         }
         windows.sort { $0.startMinute < $1.startMinute }
         for (a, b) in zip(windows, windows.dropFirst()) where b.startMinute < a.endMinute {
-            problem(join(path, key), "'\(key)' windows \"\(a.text)\" and \"\(b.text)\" overlap")
+            problem(join(path, key), tr("'{key}' windows \"{first}\" and \"{second}\" overlap", ["key": key, "first": a.text, "second": b.text]))
         }
         return windows
     }
@@ -371,7 +389,7 @@ struct PolicyReader {
     private mutating func readScreen(_ node: TOMLNode?, enforcement: Policy.Enforcement) -> Policy.Screen {
         guard let node else { return Policy.Screen(warnBefore: enforcement.warnBefore) }
         let f = fields(node, at: "screen", known: ["daily_limit", "weekly_limit", "allowed_hours", "learning_counts", "warn_before", "action",
-                                                     "grace", "relocks"], label: " in [screen]")
+                                                     "grace", "relocks"], label: "[screen]")
         var warn = enforcement.warnBefore
         if let texts = stringList(f, "warn_before", "screen") {
             warn = texts.compactMap { durationValue($0, key: "warn_before", path: "screen.warn_before", allowZero: false) }
@@ -379,7 +397,7 @@ struct PolicyReader {
         let daily = duration(f, "daily_limit", "screen", allowZero: true)
         let weekly = duration(f, "weekly_limit", "screen", allowZero: true)
         if let daily, let weekly, daily > weekly {
-            problem("screen.daily_limit", "the daily screen limit is more than the weekly one: lower daily_limit, or raise weekly_limit")
+            problem("screen.daily_limit", tr("the daily screen limit is more than the weekly one: lower daily_limit, or raise weekly_limit"))
         }
         var screen = Policy.Screen(dailyLimit: daily, weeklyLimit: weekly, allowedHours: hourWindows(f, "screen"),
                              learningCounts: boolean(f, "learning_counts", "screen") ?? false, warnBefore: Array(Set(warn)),
@@ -393,7 +411,7 @@ struct PolicyReader {
     private mutating func readSchedules(_ node: TOMLNode?) -> [Schedule] {
         guard let node else { return [] }
         guard case .array(let items) = node else {
-            problem("schedules", "'schedules' must be written as [[schedules]] tables, not \(node.typeName)")
+            problem("schedules", tr("'{key}' must be written as [[{key}]] tables, not {found}", ["key": "schedules", "found": node.typeName(tr)]))
             return []
         }
         var out: [Schedule] = []
@@ -402,18 +420,18 @@ struct PolicyReader {
         for (i, item) in items.enumerated() {
             let path = "schedules[\(i)]"
             if case .table(let entries) = item, entries.contains(where: { $0.0 == "weekly_limit" }) {
-                problem(join(path, "weekly_limit"), "'weekly_limit' is never per day: set it in [rewards]")
+                problem(join(path, "weekly_limit"), tr("'weekly_limit' is never per day: set it in [rewards]"))
             }
-            let f = fields(item, at: path, known: known + ["weekly_limit"], label: " in [[schedules]]")
+            let f = fields(item, at: path, known: known + ["weekly_limit"], label: "[[schedules]]")
             guard let name = string(f, "name", path), !name.allSatisfy(\.isWhitespace) else {
-                problem(f["name"] == nil ? path : join(path, "name"), "a [[schedules]] entry needs a name (stctl status shows it on its days)")
+                problem(f["name"] == nil ? path : join(path, "name"), tr("a [[schedules]] entry needs a name (stctl status shows it on its days)"))
                 continue
             }
-            if out.contains(where: { $0.name == name }) { problem(join(path, "name"), "two [[schedules]] entries are named \"\(name)\"") }
+            if out.contains(where: { $0.name == name }) { problem(join(path, "name"), tr("two [[schedules]] entries are named \"{name}\"", ["name": name])) }
             var days: [Weekday] = []
             for d in stringList(f, "days", path) ?? [] {
                 guard let w = Weekday(name: d) else {
-                    problem(join(path, "days"), "'days' lists weekdays as mon tue wed thu fri sat sun, not \"\(d)\"" + suggestion(for: d, among: Weekday.allCases.map(\.name)))
+                    problem(join(path, "days"), near(tr("'days' lists weekdays as mon tue wed thu fri sat sun, not \"{value}\"", ["value": d]), d, among: Weekday.allCases.map(\.name)))
                     continue
                 }
                 if !days.contains(w) { days.append(w) }
@@ -422,22 +440,22 @@ struct PolicyReader {
             for d in stringList(f, "dates", path) ?? [] {
                 let ends = d.components(separatedBy: "..")
                 guard ends.count <= 2, let first = CalendarDate.key(of: ends[0]), let last = ends.count == 2 ? CalendarDate.key(of: ends[1]) : first else {
-                    problem(join(path, "dates"), "'dates' has \"\(d)\", which is not a date like \"2026-12-24\" or a range like \"2026-12-21..2027-01-06\"")
+                    problem(join(path, "dates"), tr("'dates' has \"{value}\", which is not a date like \"2026-12-24\" or a range like \"2026-12-21..2027-01-06\"", ["value": d]))
                     continue
                 }
                 guard first <= last else {
-                    problem(join(path, "dates"), "'dates' has \"\(d)\", which ends before it starts")
+                    problem(join(path, "dates"), tr("'dates' has \"{value}\", which ends before it starts", ["value": d]))
                     continue
                 }
                 dates.append(first...last)
             }
             if f["days"] == nil && f["dates"] == nil {
-                problem(path, "the schedule \"\(name)\" holds no day: give 'days' (weekdays) or 'dates'")
+                problem(path, tr("the schedule \"{name}\" holds no day: give 'days' (weekdays) or 'dates'", ["name": name]))
             }
             let setsSomething = ["daily_limit", "allowed_hours", "daily_allowance", "daily_learning_cap", "screen_daily_limit",
                                  "screen_allowed_hours"].contains { f[$0] != nil }
             if !setsSomething {
-                problem(path, "the schedule \"\(name)\" changes nothing: give daily_limit, allowed_hours, daily_allowance, daily_learning_cap, screen_daily_limit or screen_allowed_hours")
+                problem(path, tr("the schedule \"{name}\" changes nothing: give daily_limit, allowed_hours, daily_allowance, daily_learning_cap, screen_daily_limit or screen_allowed_hours", ["name": name]))
             }
             out.append(Schedule(name: name, days: days.sorted(), dates: dates,
                                 dailyLimit: duration(f, "daily_limit", path, allowZero: true), allowedHours: hourWindows(f, path),
@@ -450,7 +468,7 @@ struct PolicyReader {
     }
 
     private mutating func readRequests(_ node: TOMLNode?) -> Policy.Requests {
-        let f = node.map { fields($0, at: "requests", known: ["expire_after", "max_per_day"], label: " in [requests]") } ?? [:]
+        let f = node.map { fields($0, at: "requests", known: ["expire_after", "max_per_day"], label: "[requests]") } ?? [:]
         let d = Policy.Requests()
         return Policy.Requests(expireAfter: duration(f, "expire_after", "requests") ?? d.expireAfter,
                                maxPerDay: integer(f, "max_per_day", "requests", min: 0, max: 1000).map { Int($0) } ?? d.maxPerDay)
@@ -459,19 +477,19 @@ struct PolicyReader {
     private mutating func readChores(_ node: TOMLNode?) -> [Chore] {
         guard let node else { return [] }
         guard case .array(let items) = node else {
-            problem("chores", "'chores' must be written as [[chores]] tables, not \(node.typeName)")
+            problem("chores", tr("'{key}' must be written as [[{key}]] tables, not {found}", ["key": "chores", "found": node.typeName(tr)]))
             return []
         }
         var out: [Chore] = []
         for (i, item) in items.enumerated() {
             let path = "chores[\(i)]"
-            let f = fields(item, at: path, known: ["name", "points", "every"], label: " in [[chores]]")
+            let f = fields(item, at: path, known: ["name", "points", "every"], label: "[[chores]]")
             guard let name = string(f, "name", path), !name.allSatisfy(\.isWhitespace) else {
-                if f["name"] == nil { problem(path, "a [[chores]] entry needs a name") } else { problem(join(path, "name"), "a chore's name must not be empty") }
+                if f["name"] == nil { problem(path, tr("a [[chores]] entry needs a name")) } else { problem(join(path, "name"), tr("a chore's name must not be empty")) }
                 continue
             }
-            if out.contains(where: { $0.name == name }) { problem(join(path, "name"), "two [[chores]] entries are named \"\(name)\"") }
-            guard f["points"] != nil else { problem(path, "the chore \"\(name)\" needs 'points' (what it pays when a parent approves it)"); continue }
+            if out.contains(where: { $0.name == name }) { problem(join(path, "name"), tr("two [[chores]] entries are named \"{name}\"", ["name": name])) }
+            guard f["points"] != nil else { problem(path, tr("the chore \"{name}\" needs 'points' (what it pays when a parent approves it)", ["name": name])); continue }
             guard let points = integer(f, "points", path, min: 1) else { continue }
             var every = Chore.Every.day
             if let v = f["every"] {
@@ -482,8 +500,9 @@ struct PolicyReader {
                     case "week": every = .week
                     case "once": every = .once
                     default:
-                        let hint = Weekday(name: s) != nil ? " (for weekdays write a list: [\"\(s)\"])" : suggestion(for: s, among: ["day", "week", "once"])
-                        problem(join(path, "every"), "'every' must be \"day\", \"week\", \"once\" or a list of weekdays such as [\"mon\", \"thu\"], not \"\(s)\"" + hint)
+                        problem(join(path, "every"), Weekday(name: s) != nil
+                                ? tr("'every' must be \"day\", \"week\", \"once\" or a list of weekdays such as [\"mon\", \"thu\"], not \"{value}\" (for weekdays write a list: [\"{value}\"])", ["value": s])
+                                : near(tr("'every' must be \"day\", \"week\", \"once\" or a list of weekdays such as [\"mon\", \"thu\"], not \"{value}\"", ["value": s]), s, among: ["day", "week", "once"]))
                         continue
                     }
                 case .array(let items):
@@ -491,18 +510,21 @@ struct PolicyReader {
                     var bad = false
                     for item in items {
                         guard case .string(let s) = item, let day = Weekday(name: s) else {
-                            let text = { if case .string(let s) = item { return "\"\(s)\"" + suggestion(for: s, among: Weekday.allCases.map(\.name)) } else { return item.typeName } }()
-                            problem(join(path, "every"), "'every' lists weekdays as mon tue wed thu fri sat sun, not \(text)")
+                            if case .string(let s) = item {
+                                problem(join(path, "every"), near(tr("'every' lists weekdays as mon tue wed thu fri sat sun, not \"{value}\"", ["value": s]), s, among: Weekday.allCases.map(\.name)))
+                            } else {
+                                problem(join(path, "every"), tr("'every' lists weekdays as mon tue wed thu fri sat sun, not {found}", ["found": item.typeName(tr)]))
+                            }
                             bad = true
                             break
                         }
                         if !days.contains(day) { days.append(day) }
                     }
                     if bad { continue }
-                    guard !days.isEmpty else { problem(join(path, "every"), "'every' lists no weekday"); continue }
+                    guard !days.isEmpty else { problem(join(path, "every"), tr("'every' lists no weekday")); continue }
                     every = .weekdays(days.sorted())
                 default:
-                    problem(join(path, "every"), "'every' must be \"day\", \"week\", \"once\" or a list of weekdays, not \(v.typeName)")
+                    problem(join(path, "every"), tr("'every' must be \"day\", \"week\", \"once\" or a list of weekdays, not {found}", ["found": v.typeName(tr)]))
                     continue
                 }
             }
@@ -512,7 +534,7 @@ struct PolicyReader {
     }
 
     private mutating func readValidation(_ node: TOMLNode?) -> Policy.Validation {
-        let f = node.map { fields($0, at: "validation", known: ["strictness", "idle_after", "min_session", "min_focus_dwell"], label: " in [validation]") } ?? [:]
+        let f = node.map { fields($0, at: "validation", known: ["strictness", "idle_after", "min_session", "min_focus_dwell"], label: "[validation]") } ?? [:]
         let strictness = choice(f, "strictness", "validation", Policy.Strictness.self, options: ["lenient", "moderate", "strict"]) ?? .moderate
         return Policy.Validation(strictness: strictness,
                                  idleAfter: duration(f, "idle_after", "validation"),
@@ -521,7 +543,7 @@ struct PolicyReader {
     }
 
     private mutating func readEnforcement(_ node: TOMLNode?) -> Policy.Enforcement {
-        let f = node.map { fields($0, at: "enforcement", known: ["warn_before", "action", "grace"], label: " in [enforcement]") } ?? [:]
+        let f = node.map { fields($0, at: "enforcement", known: ["warn_before", "action", "grace"], label: "[enforcement]") } ?? [:]
         var warn: [Microseconds] = [Seconds.of(minutes: 5), Seconds.of(minutes: 1)]
         if let texts = stringList(f, "warn_before", "enforcement") {
             warn = texts.compactMap { durationValue($0, key: "warn_before", path: "enforcement.warn_before", allowZero: false) }
@@ -532,10 +554,10 @@ struct PolicyReader {
     }
 
     private mutating func readParents(_ node: TOMLNode?) -> Policy.Parents {
-        let f = node.map { fields($0, at: "parents", known: ["users", "groups", "passphrase_hash"], label: " in [parents]") } ?? [:]
+        let f = node.map { fields($0, at: "parents", known: ["users", "groups", "passphrase_hash"], label: "[parents]") } ?? [:]
         let hash = string(f, "passphrase_hash", "parents")
         if let h = hash, !(h.hasPrefix("$y$") || h.hasPrefix("$6$") || h.hasPrefix("$gy$")) {
-            problem("parents.passphrase_hash", "'passphrase_hash' is not a yescrypt hash (make one with: mkpasswd -m yescrypt)")
+            problem("parents.passphrase_hash", tr("'passphrase_hash' is not a yescrypt hash (make one with: mkpasswd -m yescrypt)"))
         }
         return Policy.Parents(users: stringList(f, "users", "parents") ?? [], groups: stringList(f, "groups", "parents") ?? [], passphraseHash: hash)
     }
@@ -543,20 +565,20 @@ struct PolicyReader {
     private mutating func readGroups(_ node: TOMLNode?) -> [RewardGroup] {
         guard let node else { return [] }
         guard case .array(let items) = node else {
-            problem("groups", "'groups' must be written as [[groups]] tables, not \(node.typeName)")
+            problem("groups", tr("'{key}' must be written as [[{key}]] tables, not {found}", ["key": "groups", "found": node.typeName(tr)]))
             return []
         }
         var out: [RewardGroup] = []
         for (i, item) in items.enumerated() {
             let path = "groups[\(i)]"
-            let f = fields(item, at: path, known: ["name", "daily_limit", "weekly_limit"], label: " in [[groups]]")
+            let f = fields(item, at: path, known: ["name", "daily_limit", "weekly_limit"], label: "[[groups]]")
             guard let name = string(f, "name", path), !name.allSatisfy(\.isWhitespace) else {
-                problem(f["name"] == nil ? path : join(path, "name"), "a [[groups]] entry needs a name (the apps of the group name it with 'group')")
+                problem(f["name"] == nil ? path : join(path, "name"), tr("a [[groups]] entry needs a name (the apps of the group name it with 'group')"))
                 continue
             }
-            if out.contains(where: { $0.name == name }) { problem(join(path, "name"), "two [[groups]] entries are named \"\(name)\"") }
+            if out.contains(where: { $0.name == name }) { problem(join(path, "name"), tr("two [[groups]] entries are named \"{name}\"", ["name": name])) }
             if f["daily_limit"] == nil && f["weekly_limit"] == nil {
-                problem(path, "the group \"\(name)\" limits nothing: give daily_limit or weekly_limit")
+                problem(path, tr("the group \"{name}\" limits nothing: give daily_limit or weekly_limit", ["name": name]))
             }
             out.append(RewardGroup(name: name, dailyLimit: duration(f, "daily_limit", path, allowZero: true),
                                    weeklyLimit: duration(f, "weekly_limit", path, allowZero: true)))
@@ -568,13 +590,12 @@ struct PolicyReader {
     private mutating func readSites(_ node: TOMLNode?, groups: [RewardGroup], apps: [AppEntry]) -> [AppEntry] {
         guard let node else { return [] }
         guard case .array(let items) = node else {
-            problem("sites", "'sites' must be written as [[sites]] tables, not \(node.typeName)")
+            problem("sites", tr("'{key}' must be written as [[{key}]] tables, not {found}", ["key": "sites", "found": node.typeName(tr)]))
             return []
         }
         let suffixes = PublicSuffixList()
         if suffixes == nil {
-            problem("sites", "the public suffix list \(PublicSuffixList.debianPath) cannot be read, so no domain can be checked "
-                    + "(Debian's publicsuffix package has it: sudo apt-get install publicsuffix)")
+            problem("sites", tr("the public suffix list {path} cannot be read, so no domain can be checked (Debian's publicsuffix package has it: sudo apt-get install publicsuffix)", ["path": PublicSuffixList.debianPath]))
         }
         var out: [AppEntry] = []
         var names = Set(apps.map(\.name))
@@ -582,48 +603,48 @@ struct PolicyReader {
         for (i, item) in items.enumerated() {
             let path = "sites[\(i)]"
             let f = fields(item, at: path, known: ["name", "category", "domains", "points_per_hour", "daily_limit", "weekly_limit", "group"],
-                           label: " in [[sites]]")
+                           label: "[[sites]]")
             guard let name = string(f, "name", path), !name.isEmpty else {
-                if f["name"] == nil { problem(path, "a [[sites]] entry needs a name") }
+                if f["name"] == nil { problem(path, tr("a [[sites]] entry needs a name")) }
                 continue
             }
-            if !names.insert(name).inserted { problem(join(path, "name"), "the name \"\(name)\" is used twice in [[apps]] and [[sites]]") }
+            if !names.insert(name).inserted { problem(join(path, "name"), tr("the name \"{name}\" is used twice in [[apps]] and [[sites]]", ["name": name])) }
             if [Policy.unnamedSiteName, Policy.unreportedName, Policy.unknownProgramName].contains(name) {
-                problem(join(path, "name"), "\"\(name)\" is what screentime calls what no entry names: give the site a name of its own")
+                problem(join(path, "name"), tr("\"{name}\" is what screentime calls what no entry names: give the site a name of its own", ["name": name]))
             }
-            guard f["category"] != nil else { problem(path, "the site \"\(name)\" needs a category (learning, reward, neutral or blocked)"); continue }
+            guard f["category"] != nil else { problem(path, tr("the site \"{name}\" needs a category (learning, reward, neutral or blocked)", ["name": name])); continue }
             guard let category = choice(f, "category", path, AppCategory.self, options: AppCategory.allCases.map(\.rawValue)) else { continue }
             let rate = integer(f, "points_per_hour", path, min: 1)
             if rate != nil, category != .learning {
-                problem(join(path, "points_per_hour"), "'points_per_hour' only applies to learning sites; \"\(name)\" is \(category.rawValue)")
+                problem(join(path, "points_per_hour"), tr("'points_per_hour' only applies to learning sites; \"{name}\" is {category}", ["name": name, "category": category.rawValue]))
             }
             for key in ["daily_limit", "weekly_limit", "group"] where f[key] != nil && category != .reward {
-                problem(join(path, key), "'\(key)' only applies to reward sites; \"\(name)\" is \(category.rawValue)")
+                problem(join(path, key), tr("'{key}' only applies to reward sites; \"{name}\" is {category}", ["key": key, "name": name, "category": category.rawValue]))
             }
             let group = string(f, "group", path)
             if let g = group, !groups.contains(where: { $0.name == g }) {
-                problem(join(path, "group"), "no [[groups]] entry is named \"\(g)\"" + suggestion(for: g, among: groups.map(\.name)))
+                problem(join(path, "group"), near(tr("no [[groups]] entry is named \"{name}\"", ["name": g]), g, among: groups.map(\.name)))
             }
             guard let list = stringList(f, "domains", path), !list.isEmpty else {
-                if f["domains"] == nil { problem(path, "the site \"\(name)\" needs its domains, such as domains = [\"khanacademy.org\"]") }
-                else { problem(join(path, "domains"), "'domains' must name at least one domain") }
+                if f["domains"] == nil { problem(path, tr("the site \"{name}\" needs its domains, such as domains = [\"khanacademy.org\"]", ["name": name])) }
+                else { problem(join(path, "domains"), tr("'domains' must name at least one domain")) }
                 continue
             }
             var own: [String] = []
             for d in list {
                 let domain = d.lowercased()
                 guard SiteReport.isHost(domain), !domain.hasPrefix("["), domain.contains(".") else {
-                    problem(join(path, "domains"), "\"\(d)\" is not a domain: write the name alone, such as \"khanacademy.org\" "
-                            + "(no https://, no path, no *: a domain matches the names under it"
-                            + (domain.unicodeScalars.contains { !$0.isASCII } ? "; a name with letters beyond a-z in its xn-- form, as the browser's address bar shows it when copied" : "") + ")")
+                    problem(join(path, "domains"), domain.unicodeScalars.contains { !$0.isASCII }
+                            ? tr("\"{value}\" is not a domain: write the name alone, such as \"khanacademy.org\" (no https://, no path, no *: a domain matches the names under it; a name with letters beyond a-z in its xn-- form, as the browser's address bar shows it when copied)", ["value": d])
+                            : tr("\"{value}\" is not a domain: write the name alone, such as \"khanacademy.org\" (no https://, no path, no *: a domain matches the names under it)", ["value": d]))
                     continue
                 }
                 if let suffixes, suffixes.isSuffix(domain) {
-                    problem(join(path, "domains"), "\"\(d)\" is a public suffix: it would name everybody's sites under it; name a domain registered under it")
+                    problem(join(path, "domains"), tr("\"{value}\" is a public suffix: it would name everybody's sites under it; name a domain registered under it", ["value": d]))
                     continue
                 }
                 if let other = domains[domain] {
-                    problem(join(path, "domains"), other == name ? "\"\(d)\" is named twice" : "\"\(d)\" is named by \"\(other)\" already")
+                    problem(join(path, "domains"), other == name ? tr("\"{value}\" is named twice", ["value": d]) : tr("\"{value}\" is named by \"{name}\" already", ["value": d, "name": other]))
                     continue
                 }
                 domains[domain] = name
@@ -639,15 +660,15 @@ struct PolicyReader {
 
     /// `[browsers]` (docs/spec/sites.md).
     private mutating func readBrowsers(_ node: TOMLNode) -> Policy.Browsers {
-        let f = fields(node, at: "browsers", known: ["exe", "unnamed_sites", "unreported", "report_within"], label: " in [browsers]")
+        let f = fields(node, at: "browsers", known: ["exe", "unnamed_sites", "unreported", "report_within"], label: "[browsers]")
         var b = Policy.Browsers()
         if let list = stringList(f, "exe", "browsers") {
             var exe: [ExePattern] = []
             for p in list {
-                guard p.hasPrefix("/") else { problem(join("browsers", "exe"), "'exe' must hold full paths starting with '/', not \"\(p)\""); continue }
+                guard p.hasPrefix("/") else { problem(join("browsers", "exe"), tr("'exe' must hold full paths starting with '/', not \"{value}\"", ["value": p])); continue }
                 exe.append(ExePattern(p))
             }
-            if list.isEmpty { problem(join("browsers", "exe"), "'exe' must name at least one browser") }
+            if list.isEmpty { problem(join("browsers", "exe"), tr("'exe' must name at least one browser")) }
             b.exe = exe
         }
         if let v = choice(f, "unnamed_sites", "browsers", Policy.Browsers.UnnamedSites.self, options: Policy.Browsers.UnnamedSites.allCases.map(\.rawValue)) {
@@ -657,7 +678,7 @@ struct PolicyReader {
             b.unreported = v
         }
         if let d = duration(f, "report_within", "browsers") {
-            if d > 5 * 60 * Seconds.micro { problem(join("browsers", "report_within"), "'report_within' must be at most 5m: a browser reports in seconds") }
+            if d > 5 * 60 * Seconds.micro { problem(join("browsers", "report_within"), tr("'report_within' must be at most 5m: a browser reports in seconds")) }
             b.reportWithin = d
         }
         return b
@@ -666,7 +687,7 @@ struct PolicyReader {
     private mutating func readApps(_ node: TOMLNode?, groups: [RewardGroup]) -> [AppEntry] {
         guard let node else { return [] }
         guard case .array(let items) = node else {
-            problem("apps", "'apps' must be written as [[apps]] tables, not \(node.typeName)")
+            problem("apps", tr("'{key}' must be written as [[{key}]] tables, not {found}", ["key": "apps", "found": node.typeName(tr)]))
             return []
         }
         var out: [AppEntry] = []
@@ -674,33 +695,33 @@ struct PolicyReader {
         for (i, item) in items.enumerated() {
             let path = "apps[\(i)]"
             let f = fields(item, at: path, known: ["name", "category", "points_per_hour", "exe", "flatpak", "app_id", "title",
-                                                   "daily_limit", "weekly_limit", "group"], label: " in [[apps]]")
+                                                   "daily_limit", "weekly_limit", "group"], label: "[[apps]]")
             guard let name = string(f, "name", path), !name.isEmpty else {
-                if f["name"] == nil { problem(path, "an [[apps]] entry needs a name") }
+                if f["name"] == nil { problem(path, tr("an [[apps]] entry needs a name")) }
                 continue
             }
-            if !names.insert(name).inserted { problem(join(path, "name"), "two [[apps]] entries are named \"\(name)\"") }
-            guard f["category"] != nil else { problem(path, "the app \"\(name)\" needs a category (learning, reward, neutral or blocked)"); continue }
+            if !names.insert(name).inserted { problem(join(path, "name"), tr("two [[apps]] entries are named \"{name}\"", ["name": name])) }
+            guard f["category"] != nil else { problem(path, tr("the app \"{name}\" needs a category (learning, reward, neutral or blocked)", ["name": name])); continue }
             guard let category = choice(f, "category", path, AppCategory.self, options: AppCategory.allCases.map(\.rawValue)) else { continue }
             let rate = integer(f, "points_per_hour", path, min: 1)
             if rate != nil, category != .learning {
-                problem(join(path, "points_per_hour"), "'points_per_hour' only applies to learning apps; \"\(name)\" is \(category.rawValue)")
+                problem(join(path, "points_per_hour"), tr("'points_per_hour' only applies to learning apps; \"{name}\" is {category}", ["name": name, "category": category.rawValue]))
             }
             var exe: [ExePattern] = []
             for p in stringList(f, "exe", path) ?? [] {
-                guard p.hasPrefix("/") else { problem(join(path, "exe"), "'exe' must hold full paths starting with '/', not \"\(p)\""); continue }
+                guard p.hasPrefix("/") else { problem(join(path, "exe"), tr("'exe' must hold full paths starting with '/', not \"{value}\"", ["value": p])); continue }
                 exe.append(ExePattern(p))
             }
             var title: TitlePattern? = nil
             if let t = string(f, "title", path) {
-                do { title = try TitlePattern(t) } catch { problem(join(path, "title"), "'title' is not a valid regular expression: \"\(t)\"") }
+                do { title = try TitlePattern(t) } catch { problem(join(path, "title"), tr("'title' is not a valid regular expression: \"{value}\"", ["value": t])) }
             }
             for key in ["daily_limit", "weekly_limit", "group"] where f[key] != nil && category != .reward {
-                problem(join(path, key), "'\(key)' only applies to reward apps; \"\(name)\" is \(category.rawValue)")
+                problem(join(path, key), tr("'{key}' only applies to reward apps; \"{name}\" is {category}", ["key": key, "name": name, "category": category.rawValue]))
             }
             let group = string(f, "group", path)
             if let g = group, !groups.contains(where: { $0.name == g }) {
-                problem(join(path, "group"), "no [[groups]] entry is named \"\(g)\"" + suggestion(for: g, among: groups.map(\.name)))
+                problem(join(path, "group"), near(tr("no [[groups]] entry is named \"{name}\"", ["name": g]), g, among: groups.map(\.name)))
             }
             let entry = AppEntry(name: name, category: category, pointsPerHour: rate, exe: exe,
                                  flatpak: string(f, "flatpak", path), appID: string(f, "app_id", path), title: title,
@@ -708,7 +729,7 @@ struct PolicyReader {
                                  weeklyLimit: duration(f, "weekly_limit", path, allowZero: true), group: group)
             // (Only when no matcher was written at all: a wrong one was reported already.)
             if ["exe", "flatpak", "app_id", "title"].allSatisfy({ f[$0] == nil }) {
-                problem(path, "the app \"\(name)\" matches nothing: give 'exe', 'flatpak', 'app_id' or 'title'")
+                problem(path, tr("the app \"{name}\" matches nothing: give 'exe', 'flatpak', 'app_id' or 'title'", ["name": name]))
             }
             out.append(entry)
         }
@@ -717,11 +738,11 @@ struct PolicyReader {
 }
 
 extension TOMLNode {
-    var typeNameOrValue: String {
+    func typeNameOrValue(_ tr: Translator) -> String {
         switch self {
         case .integer(let i): return String(i)
         case .string(let s): return "\"\(s)\""
-        default: return typeName
+        default: return typeName(tr)
         }
     }
 }

@@ -24,20 +24,21 @@ public enum SetupPolicy {
         var inEntry = false
         for raw in text.split(separator: "\n", omittingEmptySubsequences: false) {
             let line = raw.blankTrimmed
-            if line.hasPrefix("[") { inEntry = line == "[Desktop Entry]"; continue }
+            if line.hasPrefix("[") { inEntry = line == "[Desktop Entry]"; continue }     // not shown: the desktop file's group
             guard inEntry, !line.hasPrefix("#"), let eq = line.firstIndex(of: "=") else { continue }
             let key = String(line[..<eq]).blankTrimmed
             if fields[key] == nil { fields[key] = String(line[line.index(after: eq)...]).blankTrimmed }
         }
-        guard fields["Type"] == "Application", fields["NoDisplay"] != "true", fields["Hidden"] != "true",
-              let name = fields["Name"], !name.isEmpty else { return nil }
-        let categories = (fields["Categories"] ?? "").split(separator: ";").map(String.init)
-        let category = categories.contains("Education") ? "learning" : categories.contains("Game") ? "reward" : nil
+        // not shown: the desktop file's keys and values (freedesktop.org's words), read, never written
+        guard fields["Type"] == "Application", fields["NoDisplay"] != "true", fields["Hidden"] != "true",     // not shown: keys
+              let name = fields["Name"], !name.isEmpty else { return nil }     // not shown: a key
+        let categories = (fields["Categories"] ?? "").split(separator: ";").map(String.init)     // not shown: a key
+        let category = categories.contains("Education") ? "learning" : categories.contains("Game") ? "reward" : nil     // not shown: categories
         guard let category else { return nil }
         if let flatpak = fields["X-Flatpak"], !flatpak.isEmpty {
             return InstalledApp(name: name, category: category, exe: nil, flatpak: flatpak)
         }
-        guard let program = firstWord(of: fields["Exec"] ?? ""), let path = resolve(program) else { return nil }
+        guard let program = firstWord(of: fields["Exec"] ?? ""), let path = resolve(program) else { return nil }     // not shown: a key
         return InstalledApp(name: name, category: category, exe: path, flatpak: nil)
     }
 

@@ -1,3 +1,4 @@
+import ScreenTimeWords
 import TOMLKit
 
 /// A parsed TOML document as plain Swift values, with the line each key was written on.
@@ -9,17 +10,20 @@ indirect enum TOMLNode {
     case integer(Int)
     case float(Double)
     case boolean(Bool)
-    case other(String)
+    case date, time, dateTime
 
-    var typeName: String {
+    /// What kind of value it is, as a problem says it ("'name' must be a string, not {found}").
+    func typeName(_ tr: Translator) -> String {
         switch self {
-        case .table: return "a table"
-        case .array: return "an array"
-        case .string: return "a string"
-        case .integer: return "a whole number"
-        case .float: return "a decimal number"
-        case .boolean: return "true or false"
-        case .other(let name): return "a \(name)"
+        case .table: return tr("a table", context: "a policy value's kind")
+        case .array: return tr("an array", context: "a policy value's kind")
+        case .string: return tr("a string", context: "a policy value's kind")
+        case .integer: return tr("a whole number", context: "a policy value's kind")
+        case .float: return tr("a decimal number", context: "a policy value's kind")
+        case .boolean: return tr("true or false", context: "a policy value's kind")
+        case .date: return tr("a date", context: "a policy value's kind")
+        case .time: return tr("a time", context: "a policy value's kind")
+        case .dateTime: return tr("a date-time", context: "a policy value's kind")
         }
     }
 }
@@ -30,15 +34,16 @@ struct TOMLSyntaxError: Error {
 }
 
 enum TOMLDocument {
-    static func parse(_ text: String) throws(TOMLSyntaxError) -> TOMLNode {
-        if let bad = abortingMistake(in: text) { throw bad }
+    /// `tr`: the language of the syntax error's message (toml++'s own words stay English).
+    static func parse(_ text: String, tr: Translator = .english) throws(TOMLSyntaxError) -> TOMLNode {
+        if let bad = abortingMistake(in: text, tr: tr) { throw bad }
         let table: TOMLTable
         do {
             table = try TOMLTable(string: text)
         } catch let e as TOMLParseError {
-            throw TOMLSyntaxError(line: e.source.begin.line, message: "not valid TOML: \(e.description)")
+            throw TOMLSyntaxError(line: e.source.begin.line, message: tr("not valid TOML: {why}", ["why": e.description]))
         } catch {
-            throw TOMLSyntaxError(line: 1, message: "not valid TOML")
+            throw TOMLSyntaxError(line: 1, message: tr("not valid TOML"))
         }
         return node(table)
     }
@@ -48,7 +53,7 @@ enum TOMLDocument {
     /// (`[=rewards]`, `[é]`, `[` alone), and a `}` where an array's next value belongs
     /// (`[1, }]`). Both are refused here first, with their line. The scan knows strings, comments
     /// and values over several lines, so a `[` inside them is not a header.
-    static func abortingMistake(in text: String) -> TOMLSyntaxError? {
+    static func abortingMistake(in text: String, tr: Translator = .english) -> TOMLSyntaxError? {
         enum InString { case none, basic, literal, multiBasic, multiLiteral }
         let c = Array(text.unicodeScalars)
         var line = 1, i = 0
@@ -110,15 +115,24 @@ enum TOMLDocument {
                 if let next = at(k), isKeyStart(next) {
                     i = k - 1    // the header's name is scanned as any text
                 } else {
-                    let found = at(k).map { isLineBreak($0) || $0 == "\r" ? "the end of the line" : "'\(Character($0))'" } ?? "the end of the file"
-                    return TOMLSyntaxError(line: line, message: "not valid TOML: a table header starts with a name, like [rewards] or [[apps]], not \(found)")
+                    let message: String
+                    if let next = at(k), !(isLineBreak(next) || next == "\r") {
+                        message = tr("not valid TOML: a table header starts with a name, like [rewards] or [[apps]], not '{found}'", ["found": String(Character(next))])
+                    } else if at(k) != nil {
+                        message = tr("not valid TOML: a table header starts with a name, like [rewards] or [[apps]], not the end of the line")
+                    } else {
+                        message = tr("not valid TOML: a table header starts with a name, like [rewards] or [[apps]], not the end of the file")
+                    }
+                    return TOMLSyntaxError(line: line, message: message)
                 }
                 lineStart = false
             case "[", "{": open.append(s); lineStart = false
             case "]", "}":
                 // A header's own `]` closes nothing open; any other closes the innermost bracket.
                 if let innermost = open.popLast(), (innermost == "[") != (s == "]") {
-                    return TOMLSyntaxError(line: line, message: "not valid TOML: '\(s)' where '\(innermost == "[" ? "]" : "}")' closes the \(innermost == "[" ? "array" : "inline table") opened before it")
+                    return TOMLSyntaxError(line: line, message: innermost == "["
+                        ? tr("not valid TOML: '{found}' where ']' closes the array opened before it", ["found": String(s)])
+                        : tr("not valid TOML: '{found}' where '}' closes the inline table opened before it", ["found": String(s)]))
                 }
                 lineStart = false
             default: lineStart = false
@@ -139,9 +153,9 @@ enum TOMLDocument {
         case .int: return .integer(v.int!)
         case .double: return .float(v.double!)
         case .bool: return .boolean(v.bool!)
-        case .date: return .other("date")
-        case .time: return .other("time")
-        case .dateTime: return .other("date-time")
+        case .date: return .date
+        case .time: return .time
+        case .dateTime: return .dateTime
         }
     }
 }

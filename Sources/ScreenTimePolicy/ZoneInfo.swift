@@ -11,8 +11,9 @@ public enum ZoneInfo {
     public enum Refusal: Error, Equatable, Sendable {
         /// No such zone (or not a name the policy takes: one with a "/", or UTC or GMT).
         case unknown
-        /// The file is there but could not be read, or is not a zoneinfo file.
-        case unreadable(String)
+        /// The file is there but could not be read (`why` nil), or is not a zoneinfo file (`why`:
+        /// what is wrong with it, in English: Zone's words).
+        case unreadable(path: String, why: String?)
     }
 
     /// The zone of that name: "UTC" and "GMT" without a file, others from the zoneinfo folder.
@@ -25,9 +26,9 @@ public enum ZoneInfo {
         // error suggests the zones inside it rather than a reinstall.
         if isFolder(path) { return .failure(.unknown) }
         guard let bytes = FileManager.default.contents(atPath: path).map(Array.init) else {
-            return .failure(access(path, F_OK) == 0 ? .unreadable("\(path) cannot be read") : .unknown)
+            return .failure(access(path, F_OK) == 0 ? .unreadable(path: path, why: nil) : .unknown)
         }
-        do { return .success(try Zone(identifier: name, tzif: bytes)) } catch { return .failure(.unreadable("\(path): \(error.description)")) }
+        do { return .success(try Zone(identifier: name, tzif: bytes)) } catch { return .failure(.unreadable(path: path, why: error.description)) }
     }
 
     /// Letters, digits, "_", "-", "+" and "/" between names; nothing that leaves the folder.

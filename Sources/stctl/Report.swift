@@ -5,28 +5,26 @@ import ScreenTimeWords
 import Glibc
 
 struct Report: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "report",
-        abstract: "For parents at a glance: learning, points, game time and apps, day by day.",
-        discussion: """
-            By default the last 7 days, today included. Learning is counted by the day its session \
-            started; game time of a past day is known when the daemon saw that day end. --json prints \
-            the report objects of docs/protocol.md; --csv one line per day.
-            """)
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            commandName: "report",
+            abstract: tr("For parents at a glance: learning, points, game time and apps, day by day."),
+            discussion: tr("By default the last 7 days, today included. Learning is counted by the day its session started; game time of a past day is known when the daemon saw that day end. --json prints the report objects of docs/protocol.md; --csv one line per day."))
+    }
 
-    @Flag(name: .long, help: "The last 7 days (the default).")
+    @Flag(name: .long, help: ArgumentHelp(tr("The last 7 days (the default).")))
     var week = false
 
-    @Option(name: .long, help: "One day, YYYY-MM-DD; with --week, the week that ends on it.")
+    @Option(name: .long, help: ArgumentHelp(tr("One day, YYYY-MM-DD; with --week, the week that ends on it.")))
     var day: String?
 
-    @Flag(name: .long, help: "One line per day, comma-separated, with a header line.")
+    @Flag(name: .long, help: ArgumentHelp(tr("One line per day, comma-separated, with a header line.")))
     var csv = false
 
     @OptionGroup var client: ClientOptions
 
     func validate() throws {
-        if csv && client.json { throw ValidationError("--csv and --json: choose one") }
+        if csv && client.json { throw ValidationError(tr("--csv and --json: choose one")) }
     }
 
     func run() throws {

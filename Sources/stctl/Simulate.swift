@@ -2,18 +2,21 @@ import ArgumentParser
 import ControlProtocol
 import FoundationEssentials
 import Glibc
+import ScreenTimeWords
 
 /// `stctl simulate NEW-POLICY.toml`: what a policy would have done to the child's last days.
 struct SimulateCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "simulate",
-        abstract: "Parents: replay the child's last days under a new policy, beside the one in force; changes nothing.",
-        discussion: "Per day: points earned, learning counted and not counted, game time played — old, new, and the difference.")
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            commandName: "simulate",
+            abstract: tr("Parents: replay the child's last days under a new policy, beside the one in force; changes nothing."),
+            discussion: tr("Per day: points earned, learning counted and not counted, game time played — old, new, and the difference."))
+    }
 
-    @Argument(help: "The policy to try (TOML).")
+    @Argument(help: ArgumentHelp(tr("The policy to try (TOML).")))
     var file: String
 
-    @Option(name: .long, help: "How many days back, today included (1-31, default 7).")
+    @Option(name: .long, help: ArgumentHelp(tr("How many days back, today included (1-31, default 7).")))
     var days: Int64 = 7
 
     @OptionGroup var client: ClientOptions
@@ -22,7 +25,7 @@ struct SimulateCommand: ParsableCommand {
     func run() throws {
         try reporting {
             guard let data = FileManager.default.contents(atPath: file), let text = String(data: data, encoding: .utf8) else {
-                throw Failure("stctl: \(file): cannot be read (no such file, or not UTF-8 text)", code: 2)
+                throw Failure("stctl: " + tr("{file}: cannot be read (no such file, or not UTF-8 text)", ["file": file]), code: 2)
             }
             var request = ControlRequest(.simulate, days: days, day: nil)
             request.policy = text
@@ -39,24 +42,29 @@ struct SimulateCommand: ParsableCommand {
             return a + " → " + b + change(d.difference[keyPath: k], show)
         }
         let count: (Int64) -> String = { String($0) }
-        var rows: [[String]] = [["DAY", "POINTS", "LEARNING COUNTED", "NOT COUNTED", "GAME TIME"]]
+        var rows: [[String]] = [[tr("DAY", context: "column"), tr("POINTS", context: "column"), tr("LEARNING COUNTED", context: "column"),
+                                 tr("NOT COUNTED", context: "column"), tr("GAME TIME", context: "column")]]
         for d in days {
-            let label: String = Report.weekday(d.day) + " " + String(d.day.suffix(5))
-            rows.append([label, pair(\.points, d, count), pair(\.learningCreditedSeconds, d, minutes),
-                         pair(\.learningRefusedSeconds, d, minutes), pair(\.gameSeconds, d, minutes)])
+            let label: String = Report.weekday(d.day) + " " + dayWords(d.day)
+            rows.append([label, pair(\.points, d, count), pair(\.learningCreditedSeconds, d, minutesWords),
+                         pair(\.learningRefusedSeconds, d, minutesWords), pair(\.gameSeconds, d, minutesWords)])
         }
         let total = { (k: KeyPath<ControlReply.SimulatedDay.Figures, Int64>) in days.reduce(Int64(0)) { $0 + $1.new[keyPath: k] - $1.old[keyPath: k] } }
-        return table(rows) + "\nOver \(days.count) days the new policy gives \(total(\.points) >= 0 ? "+" : "")\(total(\.points)) points and "
-            + "\(total(\.gameSeconds) >= 0 ? "+" : "−")\(minutes(abs(total(\.gameSeconds)))) of game time. Nothing was changed."
+        let points = total(\.points), game = total(\.gameSeconds)
+        let figures = ["points": "\(points >= 0 ? "+" : "")\(points)", "time": "\(game >= 0 ? "+" : "−")\(minutesWords(abs(game)))"]
+        let over = tr.plural("Over {n} day the new policy gives {points} points and {time} of game time. Nothing was changed.", "Over {n} days the new policy gives {points} points and {time} of game time. Nothing was changed.", days.count, figures)
+        return table(rows) + "\n" + over
     }
 }
 
 /// `stctl export`: everything kept about the child, as JSON on standard output.
 struct ExportCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "export",
-        abstract: "Parents: everything screentime keeps about the child, as one JSON document.",
-        discussion: "The policies, the event log, the ledger (with its hashes), the sessions, the days, and the last week's requests and chores (docs/state.md).")
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            commandName: "export",
+            abstract: tr("Parents: everything screentime keeps about the child, as one JSON document."),
+            discussion: tr("The policies, the event log, the ledger (with its hashes), the sessions, the days, and the last week's requests and chores (docs/state.md)."))
+    }
 
     @OptionGroup var client: ClientOptions
     @OptionGroup var parent: ParentOptions
@@ -70,12 +78,14 @@ struct ExportCommand: ParsableCommand {
 
 /// `stctl forget --before DATE`: removes the events and sessions from before a day.
 struct ForgetCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "forget",
-        abstract: "Parents: remove the events and sessions from before a day; the ledger stays whole and checkable.",
-        discussion: "Through the same machinery as retention (docs/state.md): the state keeps where the log begins, and screentimed check still proves the ledger.")
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            commandName: "forget",
+            abstract: tr("Parents: remove the events and sessions from before a day; the ledger stays whole and checkable."),
+            discussion: tr("Through the same machinery as retention (docs/state.md): the state keeps where the log begins, and screentimed check still proves the ledger."))
+    }
 
-    @Option(name: .long, help: "The first day kept (YYYY-MM-DD); everything before it is removed.")
+    @Option(name: .long, help: ArgumentHelp(tr("The first day kept (YYYY-MM-DD); everything before it is removed.")))
     var before: String
 
     @OptionGroup var client: ClientOptions
@@ -84,7 +94,8 @@ struct ForgetCommand: ParsableCommand {
     func run() throws {
         try reporting {
             try client.finish(try parent.send(ControlRequest(.forget, days: nil, day: before), with: client)) { reply in
-                reply.note.map { $0.prefix(1).uppercased() + $0.dropFirst() + "." } ?? ""
+                // The daemon says what it removed in English only (no `told` code yet): as it is then.
+                reply.told != nil ? reply.noteWords(tr) : reply.note.map { $0.prefix(1).uppercased() + $0.dropFirst() + "." } ?? ""
             }
         }
     }

@@ -7,21 +7,19 @@ import ScreenTimeLinux
 import ScreenTimeWords
 
 struct Status: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "status",
-        abstract: "Points, game time left now and today, learning today, and what the app in use counts as.",
-        discussion: """
-            --json prints the status object of docs/protocol.md. --format waybar prints one line of JSON for waybar's \
-            custom module (return-type json), --format i3blocks the lines i3blocks reads; both say when the daemon \
-            cannot be reached instead of failing (docs/status-bars.md).
-            """)
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            commandName: "status",
+            abstract: tr("Points, game time left now and today, learning today, and what the app in use counts as."),
+            discussion: tr("--json prints the status object of docs/protocol.md. --format waybar prints one line of JSON for waybar's custom module (return-type json), --format i3blocks the lines i3blocks reads; both say when the daemon cannot be reached instead of failing (docs/status-bars.md)."))
+    }
 
     /// How the status is printed: for people, or for a status bar (docs/status-bars.md).
     enum Format: String, ExpressibleByArgument, CaseIterable {
         case text, waybar, i3blocks
     }
 
-    @Option(name: .long, help: "waybar: one line of JSON for waybar's custom module; i3blocks: full text, short text, colour; text: for people.")
+    @Option(name: .long, help: ArgumentHelp(tr("waybar: one line of JSON for waybar's custom module; i3blocks: full text, short text, colour; text: for people.")))
     var format: Format = .text
 
     @OptionGroup var client: ClientOptions
@@ -71,7 +69,7 @@ struct Status: ParsableCommand {
 
     func validate() throws {
         if client.json, format != .text {
-            throw ValidationError("--json and --format \(format.rawValue) do not go together: --json prints the daemon's status object, --format \(format.rawValue) a status bar's line; use one of them")
+            throw ValidationError(tr("--json and --format {format} do not go together: --json prints the daemon's status object, --format {format} a status bar's line; use one of them", ["format": format.rawValue]))
         }
     }
 
@@ -95,10 +93,15 @@ struct Status: ParsableCommand {
         }
     }
 
-    /// One row of `stctl status`: what it is (`key`, English, for the tooltip's order), its label
-    /// and value in the caller's words.
+    /// One row of `stctl status`: what it is (`key`, for the tooltip's order), its label and value
+    /// in the caller's words.
     struct Row {
-        var key: String
+        enum Key {
+            case today, screenTime, bedtime, games, points, gameTimeNow, gameTimeToday, freeTimeToday, bonusToday, redeemedLeft
+            case learningToday, goalToday, app, inUse, request, chore, family
+        }
+
+        var key: Key
         var label: String
         var value: String
     }
@@ -106,27 +109,27 @@ struct Status: ParsableCommand {
     /// The rows `stctl status` prints, and a status bar's tooltip shows.
     static func rows(_ s: ControlReply.Status) -> [Row] {
         var rows: [Row] = [
-            Row(key: "Points", label: tr("Points"), value: tr("{balance}   (+{today} today; a game minute costs {price})",
+            Row(key: .points, label: tr("Points"), value: tr("{balance}   (+{today} today; a game minute costs {price})",
                                                                ["balance": "\(s.balance)", "today": "\(s.pointsToday)", "price": "\(s.pointsPerRewardMinute)"])),
-            Row(key: "Game time now", label: tr("Game time now"), value: minutesWords(s.rewardAvailableSeconds)),
-            Row(key: "Game time today", label: tr("Game time today"), value: tr("{left}   (played {played})",
+            Row(key: .gameTimeNow, label: tr("Game time now"), value: minutesWords(s.rewardAvailableSeconds)),
+            Row(key: .gameTimeToday, label: tr("Game time today"), value: tr("{left}   (played {played})",
                                                                                  ["left": minutesWords(s.rewardTodayRemainingSeconds), "played": minutesWords(s.rewardUsedTodaySeconds)])),
-            Row(key: "Redeemed, left", label: tr("Redeemed, left"), value: minutesWords(s.rewardRemainingSeconds)),
-            Row(key: "Learning today", label: tr("Learning today"), value: minutesWords(s.learningTodaySeconds)),
+            Row(key: .redeemedLeft, label: tr("Redeemed, left"), value: minutesWords(s.rewardRemainingSeconds)),
+            Row(key: .learningToday, label: tr("Learning today"), value: minutesWords(s.learningTodaySeconds)),
         ]
         if let schedule = s.schedule {
-            rows.insert(Row(key: "Today", label: tr("Today"), value: tr("the schedule “{name}”", ["name": schedule])), at: 0)
+            rows.insert(Row(key: .today, label: tr("Today"), value: tr("the schedule “{name}”", ["name": schedule])), at: 0)
         }
         if let left = s.allowanceLeftSeconds, let day = s.allowanceTodaySeconds {
-            rows.insert(Row(key: "Free time today", label: tr("Free time today"),
+            rows.insert(Row(key: .freeTimeToday, label: tr("Free time today"),
                             value: tr("{left} of {day} left   (used before redeemed minutes)", ["left": minutesWords(left), "day": minutesWords(day)])), at: 3)
         }
         if let bonus = s.bonusLeftSeconds {
-            rows.insert(Row(key: "Bonus today", label: tr("Bonus today"),
+            rows.insert(Row(key: .bonusToday, label: tr("Bonus today"),
                             value: tr("{left} left   (a parent's gift for today: played first, beyond the limits)", ["left": minutesWords(bonus)])), at: 3)
         }
         if let until = s.gamesStoppedUntil {
-            rows.insert(Row(key: "Games", label: tr("Games"), value: tr("stopped by a parent until {time}", ["time": clock(until)])), at: 1)
+            rows.insert(Row(key: .games, label: tr("Games"), value: tr("stopped by a parent until {time}", ["time": clock(until)])), at: 1)
         }
         if let screen = s.screen {
             // The whole computer (docs/policy.md, [screen]).
@@ -142,32 +145,32 @@ struct Status: ParsableCommand {
             let used = screen.bonusSeconds > 0
                 ? tr("used {used}, {bonus} bonus from a parent", ["used": minutesWords(screen.usedTodaySeconds), "bonus": minutesWords(screen.bonusSeconds)])
                 : tr("used {used}", ["used": minutesWords(screen.usedTodaySeconds)])
-            rows.insert(Row(key: "Screen time", label: tr("Screen time"), value: "\(left)   (\(used))"), at: 0)
-            if let bedtime = screen.bedtime, !screen.freeDay { rows.insert(Row(key: "Bedtime", label: tr("Bedtime"), value: clock(bedtime)), at: 1) }
+            rows.insert(Row(key: .screenTime, label: tr("Screen time"), value: "\(left)   (\(used))"), at: 0)
+            if let bedtime = screen.bedtime, !screen.freeDay { rows.insert(Row(key: .bedtime, label: tr("Bedtime"), value: clock(bedtime)), at: 1) }
         }
         if let goal = s.goalSeconds {
             let streak = Int(s.streakDays ?? 0)
             let met = s.learningTodaySeconds >= goal
-            rows.append(Row(key: "Goal today", label: tr("Goal today"),
+            rows.append(Row(key: .goalToday, label: tr("Goal today"),
                             value: (met ? tr("{done} of {goal} — met!", ["done": minutesWords(min(s.learningTodaySeconds, goal)), "goal": minutesWords(goal)])
                                         : tr("{done} of {goal}", ["done": minutesWords(min(s.learningTodaySeconds, goal)), "goal": minutesWords(goal)]))
                                 + "   (" + tr.plural("{n} day in a row", "{n} days in a row", streak) + ")"))
         }
         for a in s.appTimeLeft ?? [] {
-            rows.append(Row(key: "App", label: a.app, value: tr("{left} left today   (its own limit)", ["left": minutesWords(a.seconds)])))
+            rows.append(Row(key: .app, label: a.app, value: tr("{left} left today   (its own limit)", ["left": minutesWords(a.seconds)])))
         }
         if let app = s.currentApp {
-            rows.append(Row(key: "In use", label: tr("In use"), value: "\(app)\(s.currentSite.map { " (\($0))" } ?? ""): \(s.currentCategory.map { ChildWords.counts($0, trusted: s.currentTrusted ?? true, tr) } ?? s.currentCounts ?? "")"))
+            rows.append(Row(key: .inUse, label: tr("In use"), value: "\(app)\(s.currentSite.map { " (\($0))" } ?? ""): \(s.currentCategory.map { ChildWords.counts($0, trusted: s.currentTrusted ?? true, tr) } ?? s.currentCounts ?? "")"))
         }
         for r in s.requests ?? [] {
-            rows.append(Row(key: "Request", label: tr("Request {id}", ["id": r.id]),
+            rows.append(Row(key: .request, label: tr("Request {id}", ["id": r.id]),
                             value: tr("{minutes} min: {state}", ["minutes": "\(r.minutes)", "state": Requests.state(r)]) + (r.answer.map { " " + tr("“{reason}”", ["reason": $0]) } ?? "")))
         }
         for c in s.chores ?? [] {
-            rows.append(Row(key: "Chore", label: tr("Chore", context: "status"), value: "\(c.chore): \(choreState(c))"))
+            rows.append(Row(key: .chore, label: tr("Chore", context: "status"), value: "\(c.chore): \(choreState(c))"))
         }
         if let h = s.household {
-            rows.append(Row(key: "Family", label: tr("Family", context: "status"),
+            rows.append(Row(key: .family, label: tr("Family", context: "status"),
                             value: tr("points and game time shared by {child}'s computers (this one is {machine})", ["child": h.child, "machine": h.machine])
                             + (h.reachable ? "" : "; " + tr("the family database is out of reach"))
                             + (h.unsent > 0 ? "; " + tr.plural("{n} entry to send", "{n} entries to send", Int(h.unsent)) : "")))
@@ -208,29 +211,30 @@ struct Status: ParsableCommand {
     static func barClass(left: Int64) -> BarClass { left <= 0 ? .none : left < lowBelowSeconds ? .low : .ok }
 
     /// "0 min", "40 s", "20 min", "1 h 05 min": the game time in a bar.
-    static func barMinutes(_ seconds: Int64) -> String { seconds <= 0 ? "0 min" : minutes(seconds) }
+    static func barMinutes(_ seconds: Int64) -> String { seconds <= 0 ? tr("{m} min", ["m": "0"]) : minutesWords(seconds) }
 
     /// "🖥 45 min · ": screen time left now, before the game time (empty without `[screen]`, or when
     /// no limit holds now). With bedtime the nearer end: "🖥 45 min (bedtime 20:30) · "; on a free
     /// day "🖥 free day · ". `short` leaves bedtime out (i3blocks' short text).
     static func barScreen(_ s: ControlReply.Status, short: Bool = false) -> String {
         guard let screen = s.screen else { return "" }
-        if screen.freeDay { return "🖥 free day · " }
+        if screen.freeDay { return "🖥 " + tr("free day", context: "status bar") + " · " }
         guard let left = screen.leftSeconds else { return "" }
         // Bedtime is at most a day on: its time of day ("01:00" for one moved past midnight) says it.
-        let bedtime = !short && screen.limit == "bedtime" ? screen.bedtime.map { " (bedtime \($0.dropFirst(11).prefix(5)))" } ?? "" : ""
+        let bedtime = !short && screen.limit == "bedtime" ? screen.bedtime.map { " " + tr("(bedtime {time})", ["time": String($0.dropFirst(11).prefix(5))]) } ?? "" : ""
         return "🖥 \(barMinutes(left))\(bedtime) · "
     }
 
     /// "🎮 20 min · 54 pts": game time usable now and the balance; with `[screen]`, screen time
     /// left first ("🖥 45 min · 🎮 20 min · 54 pts").
     static func barText(_ s: ControlReply.Status) -> String {
-        barScreen(s) + "🎮 \(barMinutes(s.rewardAvailableSeconds)) · \(s.balance) \(abs(s.balance) == 1 ? "pt" : "pts")"
+        barScreen(s) + "🎮 \(barMinutes(s.rewardAvailableSeconds)) · "
+            + tr.plural("{balance} pt", "{balance} pts", Int(clamping: s.balance.magnitude), ["balance": "\(s.balance)"])
     }
 
     /// The tooltip: one line per row of `stctl status` ("Game time now: 20 min"), then the blind spots.
     static func barTooltip(_ s: ControlReply.Status) -> String {
-        let order = ["Screen time", "Bedtime", "Game time now", "Game time today", "Free time today", "Redeemed, left", "Points", "Learning today", "In use"]
+        let order: [Row.Key] = [.screenTime, .bedtime, .gameTimeNow, .gameTimeToday, .freeTimeToday, .redeemedLeft, .points, .learningToday, .inUse]
         let rows = rows(s).sorted { (order.firstIndex(of: $0.key) ?? order.count) < (order.firstIndex(of: $1.key) ?? order.count) }
         // The terminal's rows space their remarks out ("42   (+0 today; …)"); a tooltip needs one space.
         let lines = rows.map { "\($0.label): \($0.value.replacing("   (", with: " ("))" } + s.blindSpots.map { tr("Note: {note}", ["note": $0]) }
@@ -239,9 +243,12 @@ struct Status: ParsableCommand {
 
     /// What a bar shows when the daemon cannot be asked, or refuses: the bar keeps a visible,
     /// explained module (a failing command would make waybar hide it, and i3blocks show an error).
-    static func barError(_ why: String) -> (text: String, tooltip: String) {
-        let text = why.contains("screentimed is not running") ? "🎮 screentime: not running" : "🎮 screentime: error"
-        return (text, why.hasPrefix("stctl: ") ? String(why.dropFirst(7)) : why)
+    /// `notRunning`: the daemon's socket is not there (or left by one that stopped).
+    static func barError(_ why: String) -> (text: String, tooltip: String, notRunning: Bool) {
+        // not shown: matched in the socket's error (UnixSocket, English)
+        let notRunning = why.contains("screentimed is not running")
+        let text = "🎮 " + (notRunning ? tr("screentime: not running") : tr("screentime: error"))
+        return (text, why.hasPrefix("stctl: ") ? String(why.dropFirst(7)) : why, notRunning)
     }
 
     /// One line of JSON for waybar (`return-type: json`), or the lines of i3blocks.
@@ -253,12 +260,13 @@ struct Status: ParsableCommand {
                 (text, tooltip, cls) = (barText(s), barTooltip(s), barClass(s))
                 shortText = barScreen(s, short: true) + "🎮 \(barMinutes(s.rewardAvailableSeconds))"
             } else {
-                (text, tooltip) = barError(r.refusalWords(tr))
-                (shortText, cls) = ("🎮 error", .error)
+                (text, tooltip, _) = barError(r.refusalWords(tr))
+                (shortText, cls) = ("🎮 " + tr("error", context: "status bar"), .error)
             }
         case .failure(let e):
-            (text, tooltip) = barError((e as? Failure)?.description ?? "stctl: \(e)")
-            (shortText, cls) = (text == "🎮 screentime: not running" ? "🎮 off" : "🎮 error", .error)
+            let notRunning: Bool
+            (text, tooltip, notRunning) = barError((e as? Failure)?.description ?? "stctl: \(e)")
+            (shortText, cls) = ("🎮 " + (notRunning ? tr("off", context: "status bar") : tr("error", context: "status bar")), .error)
         }
         switch format {
         case .waybar:
@@ -292,19 +300,17 @@ struct Status: ParsableCommand {
 }
 
 struct Redeem: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "redeem",
-        abstract: "Parents: turn points into minutes of game time.",
-        discussion: """
-            Refused, and nothing changes, when the balance cannot pay. When today's limits leave no room for all the minutes, \
-            nothing is paid until you say so: asked on a terminal, or --anyway (the minutes keep for another day; \
-            stctl bonus gives time for today beyond the limits instead). Needs root or a user in the policy's [parents] users.
-            """)
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            commandName: "redeem",
+            abstract: tr("Parents: turn points into minutes of game time."),
+            discussion: tr("Refused, and nothing changes, when the balance cannot pay. When today's limits leave no room for all the minutes, nothing is paid until you say so: asked on a terminal, or --anyway (the minutes keep for another day; stctl bonus gives time for today beyond the limits instead). Needs root or a user in the policy's [parents] users."))
+    }
 
-    @Argument(help: "Minutes of game time.")
+    @Argument(help: ArgumentHelp(tr("Minutes of game time.")))
     var minutes: Int64
 
-    @Flag(name: .long, help: "Pay for the minutes even when today's limits leave no room for all of them.")
+    @Flag(name: .long, help: ArgumentHelp(tr("Pay for the minutes even when today's limits leave no room for all of them.")))
     var anyway = false
 
     @OptionGroup var client: ClientOptions
@@ -315,25 +321,28 @@ struct Redeem: ParsableCommand {
             var request = ControlRequest(.redeem, minutes: minutes)
             if anyway { request.anyway = true }
             try client.finish(try parent.sendPaying(request, with: client, bonusInstead: "bonus \(minutes)")) { reply in
-                "Redeemed \(self.minutes) min for \(reply.cost ?? 0) points; the balance is now \(reply.balance ?? 0)."
+                tr.plural("Redeemed {minutes} min for {n} point; the balance is now {balance}.", "Redeemed {minutes} min for {n} points; the balance is now {balance}.",
+                          Int(clamping: reply.cost ?? 0), ["minutes": "\(self.minutes)", "n": "\(reply.cost ?? 0)", "balance": "\(reply.balance ?? 0)"])
             }
         }
     }
 }
 
 struct Adjust: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "adjust",
-        abstract: "Parents: give or take points, with a reason.",
-        discussion: "Taking more points than the child earned today (the \"+N today\" of stctl status) is asked first on a terminal (y/N); without a terminal it is refused, and nothing is taken, unless --yes is given.")
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            commandName: "adjust",
+            abstract: tr("Parents: give or take points, with a reason."),
+            discussion: tr("Taking more points than the child earned today (the \"+N today\" of stctl status) is asked first on a terminal (y/N); without a terminal it is refused, and nothing is taken, unless --yes is given."))
+    }
 
-    @Argument(help: "Points: positive for a bonus, negative for a penalty.")
+    @Argument(help: ArgumentHelp(tr("Points: positive for a bonus, negative for a penalty.")))
     var points: Int64
 
-    @Option(name: .long, help: "Why, in words the child will read in the history.")
+    @Option(name: .long, help: ArgumentHelp(tr("Why, in words the child will read in the history.")))
     var reason: String
 
-    @Flag(name: .long, help: "Take the points without asking, even more than the child earned today.")
+    @Flag(name: .long, help: ArgumentHelp(tr("Take the points without asking, even more than the child earned today.")))
     var yes = false
 
     @OptionGroup var client: ClientOptions
@@ -343,7 +352,10 @@ struct Adjust: ParsableCommand {
         try reporting {
             if points < 0, !yes { try confirmPenalty() }
             try client.finish(try parent.send(ControlRequest(.adjust, points: points, reason: reason), with: client)) { reply in
-                "\(points > 0 ? "Added" : "Took") \(points.magnitude) points; the balance is now \(reply.balance ?? 0)."
+                let figures = ["n": "\(points.magnitude)", "balance": "\(reply.balance ?? 0)"]
+                return points > 0
+                    ? tr.plural("Added {n} point; the balance is now {balance}.", "Added {n} points; the balance is now {balance}.", Int(clamping: points.magnitude), figures)
+                    : tr.plural("Took {n} point; the balance is now {balance}.", "Took {n} points; the balance is now {balance}.", Int(clamping: points.magnitude), figures)
             }
         }
     }
@@ -354,84 +366,98 @@ struct Adjust: ParsableCommand {
     func confirmPenalty() throws {
         let reply = try client.send(ControlRequest(.status))
         guard reply.ok, let s = reply.status else {
-            throw Failure("stctl: could not read today's points before taking \(points.magnitude): \(reply.refusalWords(tr)). "
-                          + "Nothing was taken. To take them anyway, add --yes.", code: 1)
+            throw Failure("stctl: " + tr("could not read today's points before taking {points}: {why}. Nothing was taken. To take them anyway, add --yes.",
+                                         ["points": "\(points.magnitude)", "why": reply.refusalWords(tr)]), code: 1)
         }
         guard points.magnitude > UInt64(max(0, s.pointsToday)) else { return }
-        let who = client.user ?? "the child"
         let after = s.balance.addingReportingOverflow(points)
-        let what = "taking \(points.magnitude) points is more than the \(s.pointsToday) points \(who) earned today "
-            + "(the balance is \(s.balance)" + (after.overflow ? ")" : "; it would be \(after.partialValue))")
+        var figures = ["points": "\(points.magnitude)", "today": "\(s.pointsToday)", "balance": "\(s.balance)", "after": "\(after.partialValue)"]
+        figures["balance_now"] = after.overflow ? tr("the balance is {balance}", figures) : tr("the balance is {balance}; it would be {after}", figures)
+        let what: String
+        if let child = client.user {
+            figures["child"] = child
+            what = tr("taking {points} points is more than the {today} points {child} earned today ({balance_now})", figures)
+        } else {
+            what = tr("taking {points} points is more than the {today} points the child earned today ({balance_now})", figures)
+        }
         if isatty(0) == 1, !parent.passphraseStdin {
-            StandardError.write(what.prefix(1).uppercased() + what.dropFirst() + ".\nTake them anyway? [y/N] ")
+            StandardError.write(tr("{what}.\nTake them anyway? [y/N] ", ["what": what.prefix(1).uppercased() + what.dropFirst()]))
             let answer = readLine(strippingNewline: true).map { $0.filter { $0 != " " && $0 != "\t" }.lowercased() }
-            guard answer == "y" || answer == "yes" else { throw Failure("stctl: nothing was taken.", code: 1) }
+            // y and yes in every language, and the language's own (the prompt's [y/N] as translated).
+            let yes = ["y", "yes", tr("y", context: "the answer yes").lowercased(), tr("yes", context: "the answer yes").lowercased()]
+            guard let answer, yes.contains(answer) else { throw Failure("stctl: " + tr("nothing was taken."), code: 1) }
             return
         }
-        throw Failure("stctl: \(what). Nothing was taken. If you mean it, add --yes.", code: 1)
+        throw Failure("stctl: " + tr("{what}. Nothing was taken. If you mean it, add --yes.", ["what": what]), code: 1)
     }
 }
 
 struct Hook: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "hook",
-        abstract: "Desktop hooks: report what the daemon cannot see by itself.",
-        subcommands: [HookX11.self, HookSway.self, HookKDE.self, HookEvent.self])
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            commandName: "hook",
+            abstract: tr("Desktop hooks: report what the daemon cannot see by itself."),
+            subcommands: [HookX11.self, HookSway.self, HookKDE.self, HookEvent.self])
+    }
 }
 
 struct HookX11: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "x11",
-        abstract: "Report the focused window and input of this X display ($DISPLAY) until the X server goes away.",
-        discussion: "Runs screentime-hook-x11, installed next to stctl.")
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            commandName: "x11",
+            abstract: tr("Report the focused window and input of this X display ($DISPLAY) until the X server goes away."),
+            discussion: tr("Runs screentime-hook-x11, installed next to stctl."))
+    }
 
-    @Option(name: .long, help: "The daemon's control socket (default: $XDG_RUNTIME_DIR/screentime/control.sock, else the system daemon's).")
+    @Option(name: .long, help: ArgumentHelp(tr("The daemon's control socket (default: $XDG_RUNTIME_DIR/screentime/control.sock, else the system daemon's).")))
     var socket: String?
 
-    @Option(name: .long, help: "System mode: the child whose session this is (root only; the system daemon starts this hook itself).")
+    @Option(name: .long, help: ArgumentHelp(tr("System mode: the child whose session this is (root only; the system daemon starts this hook itself).")))
     var user: String?
 
-    @Flag(name: .long, help: "Count input only from the X server's own devices, not what programs fake through XTEST (the system daemon starts the hook so).")
+    @Flag(name: .long, help: ArgumentHelp(tr("Count input only from the X server's own devices, not what programs fake through XTEST (the system daemon starts the hook so).")))
     var leaveOutXtest = false
 
     func run() throws {
         let hook = InstalledFiles.beside("screentime-hook-x11")
         guard FileManager.default.isExecutableFile(atPath: hook) else {
-            throw Failure("stctl: the X11 hook is not installed: \(hook) is missing (make install puts it next to stctl)", code: 2)
+            throw Failure("stctl: " + tr("the X11 hook is not installed: {path} is missing (make install puts it next to stctl)", ["path": hook]), code: 2)
         }
         let args = [hook] + (socket.map { ["--socket", $0] } ?? []) + (user.map { ["--user", $0] } ?? []) + (leaveOutXtest ? ["--leave-out-xtest"] : [])
         var argv = args.map { strdup($0) } + [nil]
         execv(hook, &argv)
-        throw Failure("stctl: cannot run \(hook): \(String(cString: strerror(errno)))", code: 2)
+        throw Failure("stctl: " + tr("cannot run {path}: {why}", ["path": hook, "why": String(cString: strerror(errno))]), code: 2)
     }
 }
 
 struct HookSway: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "sway",
-        abstract: "Report the focused window of this sway session ($SWAYSOCK) until sway goes away.",
-        discussion: "Idle comes from logind, or from swayidle calling `stctl hook event`.")
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            commandName: "sway",
+            abstract: tr("Report the focused window of this sway session ($SWAYSOCK) until sway goes away."),
+            discussion: tr("Idle comes from logind, or from swayidle calling `stctl hook event`."))
+    }
 
-    @Option(name: .long, help: "The daemon's control socket (default: $XDG_RUNTIME_DIR/screentime/control.sock).")
+    @Option(name: .long, help: ArgumentHelp(tr("The daemon's control socket (default: $XDG_RUNTIME_DIR/screentime/control.sock).")))
     var socket: String?
 
-    @Option(name: .long, help: "sway's IPC socket (default: $SWAYSOCK).")
+    @Option(name: .long, help: ArgumentHelp(tr("sway's IPC socket (default: $SWAYSOCK).")))
     var swaysock: String?
 
-    @Option(name: .long, help: "System mode: the child whose session this is (root only).")
+    @Option(name: .long, help: ArgumentHelp(tr("System mode: the child whose session this is (root only).")))
     var user: String?
 
     func run() throws {
         guard let ipc = swaysock ?? ProcessInfo.processInfo.environment["SWAYSOCK"] else {
-            throw Failure("stctl: SWAYSOCK is not set: run this inside the sway session (exec stctl hook sway in sway's config)", code: 2)
+            throw Failure("stctl: " + tr("SWAYSOCK is not set: run this inside the sway session (exec stctl hook sway in sway's config)"), code: 2)
         }
         let log: (String) -> Void = { StandardError.write("stctl hook sway: \($0)\n") }
         let client = HookClient(hook: "sway", socketPath: socket ?? ControlProtocol.defaultSocketPath, user: user, log: log)
         do {
             try SwayHook(swaySocket: ipc, client: client).run()
-            log("sway went away; stopping")
+            log("sway went away; stopping")   // not shown: a log line of the hook (its session's journal)
         } catch let e as HookClient.Refused {
-            throw Failure("stctl: the daemon does not take this hook's events: \(e.description)", code: 1)
+            throw Failure("stctl: " + tr("the daemon does not take this hook's events: {why}", ["why": e.description]), code: 1)
         } catch {
             throw Failure("stctl: \(error)", code: 1)
         }
@@ -439,12 +465,14 @@ struct HookSway: ParsableCommand {
 }
 
 struct HookEvent: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "event",
-        abstract: "Send one event (focus_changed, input, idle_changed, lock_changed) from the child's session.",
-        discussion: #"Example: stctl hook event '{"event": "lock_changed", "locked": true}'. The daemon stamps the time."#)
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            commandName: "event",
+            abstract: tr("Send one event (focus_changed, input, idle_changed, lock_changed) from the child's session."),
+            discussion: tr("Example: {example}. The daemon stamps the time.", ["example": #"stctl hook event '{"event": "lock_changed", "locked": true}'"#]))
+    }
 
-    @Argument(help: "The event as a JSON object of the replay spec, without 'at'.")
+    @Argument(help: ArgumentHelp(tr("The event as a JSON object of the replay spec, without 'at'.")))
     var event: String
 
     @OptionGroup var client: ClientOptions
@@ -457,12 +485,14 @@ struct HookEvent: ParsableCommand {
 }
 
 struct Apps: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "apps",
-        abstract: "The programs started lately and how the policy counts them, so that a parent can name what is unknown.",
-        discussion: "Unknown programs are neither learning nor games: add an [[apps]] entry for them (docs/policy.md). With [[sites]] in the policy, the websites the browsers showed too (each by its domain, never the address): add a [[sites]] entry for them (docs/websites.md).")
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            commandName: "apps",
+            abstract: tr("The programs started lately and how the policy counts them, so that a parent can name what is unknown."),
+            discussion: tr("Unknown programs are neither learning nor games: add an [[apps]] entry for them (docs/policy.md). With [[sites]] in the policy, the websites the browsers showed too (each by its domain, never the address): add a [[sites]] entry for them (docs/websites.md)."))
+    }
 
-    @Option(name: .long, help: "How many days back (default 7).")
+    @Option(name: .long, help: ArgumentHelp(tr("How many days back (default 7).")))
     var days: Int64 = 7
 
     @OptionGroup var client: ClientOptions
@@ -516,9 +546,13 @@ func table(_ rows: [[String]], rightAligned: Set<Int> = [], gap: Int = 2) -> Str
 }
 
 struct History: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "history", abstract: "The points ledger: what was earned, bought, given and taken.")
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            commandName: "history",
+            abstract: tr("The points ledger: what was earned, bought, given and taken."))
+    }
 
-    @Option(name: .long, help: "How many days back, today included (default 7).")
+    @Option(name: .long, help: ArgumentHelp(tr("How many days back, today included (default 7).")))
     var days: Int64 = 7
 
     @OptionGroup var client: ClientOptions
@@ -550,12 +584,14 @@ struct History: ParsableCommand {
 }
 
 struct Sessions: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "sessions",
-        abstract: "One day's sessions: what counted, and why the rest did not.",
-        discussion: "Times are in the policy's time zone. Sessions appear once they are judged (a few minutes after they end).")
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            commandName: "sessions",
+            abstract: tr("One day's sessions: what counted, and why the rest did not."),
+            discussion: tr("Times are in the policy's time zone. Sessions appear once they are judged (a few minutes after they end)."))
+    }
 
-    @Option(name: .long, help: "The day, YYYY-MM-DD (default today).")
+    @Option(name: .long, help: ArgumentHelp(tr("The day, YYYY-MM-DD (default today).")))
     var day: String?
 
     @OptionGroup var client: ClientOptions

@@ -17,10 +17,11 @@ func minutesWords(_ seconds: Int64) -> String { DurationWords.words(seconds: sec
 /// in the caller's words; as it is when it is none of these.
 func everyWords(_ every: String) -> String {
     switch every {
+    // not shown: the daemon's names of a period, matched here to be said in the caller's words
     case "every day": return tr("every day")
     case "once a week": return tr("once a week")
     case "once": return tr("once", context: "chore")
-    case "no longer in the policy": return tr("no longer in the policy")
+    case "no longer in the policy": return tr("no longer in the policy")   // not shown: the daemon's name, matched
     default:
         guard every.hasPrefix("on ") else { return every }
         let days = every.dropFirst(3).split(separator: ",").map { WeekdayWords.name($0.filter { $0 != " " }, tr) }

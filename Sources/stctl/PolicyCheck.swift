@@ -27,7 +27,7 @@ struct PolicyCheck: ParsableCommand {
     func run() throws {
         let policy: Policy, text: String
         do throws(PolicyError) {
-            let loaded = try PolicyLoader.loadWithText(path: file)
+            let loaded = try PolicyLoader.loadWithText(path: file, tr: tr)
             policy = loaded.policy
             text = loaded.text
         } catch {

@@ -20,6 +20,9 @@ public struct Told: Sendable, Equatable {
         case gamesAllowed = "games_allowed"
         case gamesStopped = "games_stopped"
         case tookBack = "took_back"
+        case policyReloaded = "policy_reloaded"
+        case policyUnchanged = "policy_unchanged"
+        case forgotten
     }
 
     /// In the words of `tr`. Figures in seconds (`left`, `taken`) become durations; `child`, when
@@ -52,6 +55,14 @@ public struct Told: Sendable, Equatable {
                 return tr.plural("Took back {taken}, {points} point given back.", "Took back {taken}, {points} points given back.", points, f)
             }
             return f["refund"] == "none" ? tr("Took back {taken}, no points to give back (they were given, not bought).", f) : tr("Took back {taken}.", f)
+        case .policyReloaded: return tr("policy reloaded from {path}", f)
+        case .policyUnchanged: return tr("{path} is unchanged; nothing to reload", f)
+        case .forgotten:
+            let events = Int(f["events"] ?? "") ?? 0, sessions = Int(f["sessions"] ?? "") ?? 0
+            var g = f
+            g["events"] = tr.plural("{n} event", "{n} events", events, ["n": "\(events)"])
+            g["sessions"] = tr.plural("{n} session", "{n} sessions", sessions, ["n": "\(sessions)"])
+            return tr("removed {events} and {sessions} from before {day}; the ledger is unchanged", g)
         }
     }
 }

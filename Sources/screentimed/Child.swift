@@ -694,17 +694,17 @@ struct Child {
     /// Reads the policy file again (SIGHUP, `stctl policy reload`): what happened, or why not.
     /// `service` is told around it (RELOADING=1, then READY=1 with `status()`).
     @discardableResult
-    mutating func reloadPolicy(announce: (Bool) -> Void = { _ in }) -> Result<String, PolicyNotReloaded> {
+    mutating func reloadPolicy(announce: (Bool) -> Void = { _ in }) -> Result<Told, PolicyNotReloaded> {
         do {
             let text = try PolicyLoader.loadWithText(path: policyPath).text
-            guard text != live.policyText else { return .success("\(policyPath) is unchanged; nothing to reload") }
+            guard text != live.policyText else { return .success(Told(.policyUnchanged, ["path": policyPath])) }
             announce(true)
             defer { announce(false) }
             pending += try live.adopt(policyText: text, file: policyPath)
             authority = nil
             if live.engine.policy.household != household?.settings { joinHousehold() }
             log("policy reloaded from \(policyPath)", level: .notice, ["event": "policy_reloaded"])
-            return .success("policy reloaded from \(policyPath)")
+            return .success(Told(.policyReloaded, ["path": policyPath]))
         } catch {
             log("policy not reloaded, the old one stays in force: \(error)", level: .error, ["event": "policy_refused"])
             return .failure(PolicyNotReloaded(description: "policy not reloaded, the old one stays in force: \(error)"))

@@ -91,7 +91,7 @@ extension Child {
             case .reload:
                 if let no = refuseUnlessParent("policy reload", request, caller: caller, role: role) { return no }
                 switch reloadPolicy(announce: announce) {
-                case .success(let what): return ControlReply(ok: true, note: what)
+                case .success(let told): return .done(told)
                 case .failure(let why): return .refused(.asSaid, ["detail": why.description])
                 }
             case .export:

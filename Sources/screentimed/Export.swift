@@ -99,8 +99,8 @@ extension Child {
             if n < retention.maxEventsPerRun { break }
         }
         let sessions = try live.store.forgetSessions(before: start)
-        let what = "removed \(removed) events and \(sessions) sessions from before \(day); the ledger is unchanged"
-        log("\(what) (asked by \(who))", level: .notice, ["event": "forget", "events_removed": "\(removed)", "sessions_removed": "\(sessions)"])
-        return ControlReply(ok: true, note: what)
+        let told = Told(.forgotten, ["events": "\(removed)", "sessions": "\(sessions)", "day": day])
+        log("\(told.words()) (asked by \(who))", level: .notice, ["event": "forget", "events_removed": "\(removed)", "sessions_removed": "\(sessions)"])
+        return .done(told)
     }
 }

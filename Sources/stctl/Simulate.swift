@@ -94,8 +94,7 @@ struct ForgetCommand: ParsableCommand {
     func run() throws {
         try reporting {
             try client.finish(try parent.send(ControlRequest(.forget, days: nil, day: before), with: client)) { reply in
-                // The daemon says what it removed in English only (no `told` code yet): as it is then.
-                reply.told != nil ? reply.noteWords(tr) : reply.note.map { $0.prefix(1).uppercased() + $0.dropFirst() + "." } ?? ""
+                sentence(reply.noteWords(tr))
             }
         }
     }

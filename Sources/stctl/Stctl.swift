@@ -73,7 +73,7 @@ struct PolicyReload: ParsableCommand {
 
     func run() throws {
         try reporting {
-            try client.finish(try parent.send(ControlRequest(.reload), with: client)) { reply in reply.note.map { $0.prefix(1).uppercased() + $0.dropFirst() + "." } ?? "" }
+            try client.finish(try parent.send(ControlRequest(.reload), with: client)) { reply in sentence(reply.noteWords(tr)) }
         }
     }
 }

@@ -60,3 +60,9 @@ func dayWords(_ day: some StringProtocol) -> String {
     guard parts.count == 3 else { return String(day) }
     return tr("{month}-{day}", context: "date", ["month": String(parts[1]), "day": String(parts[2])])
 }
+
+/// What the daemon told, as a sentence: its first letter capitalised, a full stop at its end.
+func sentence(_ said: String) -> String {
+    guard !said.isEmpty else { return "" }
+    return said.prefix(1).uppercased() + said.dropFirst() + (said.hasSuffix(".") ? "" : ".")
+}

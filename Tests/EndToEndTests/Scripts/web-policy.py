@@ -150,9 +150,12 @@ try:
     hours.clear()
     hours.send_keys("07:00-21:00")
     submit(browser.find_element(By.CSS_SELECTOR, "#limits button[type='submit']"))
-    rows = [[c.text for c in r.find_elements(By.CSS_SELECTOR, "th, td")] for r in browser.find_elements(By.CSS_SELECTOR, "#preview tbody tr")]
-    # (In the form's order: the whole week's rules, then each schedule's.)
-    expect(rows == [["screen.allowed_hours", "07:00-20:30", "07:00-21:00"], ["schedules[School days].daily_limit", "1h", "45m"]],
+    rows = [[r.get_attribute("data-key")] + [c.text for c in r.find_elements(By.CSS_SELECTOR, "th, td")]
+            for r in browser.find_elements(By.CSS_SELECTOR, "#preview tbody tr")]
+    # (In the form's order: the whole week's rules, then each schedule's; each rule in a parent's
+    # words, its key beside for a script.)
+    expect(rows == [["screen.allowed_hours", "The computer at these hours (the last end is bedtime)", "07:00-20:30", "07:00-21:00"],
+                    ["schedules[School days].daily_limit", "Games a day on School days", "1h", "45m"]],
            f"the preview shows {rows}")
     expect(policy_file() == before, "the preview changed the file")
     no_overflow("the preview at 390 px")
@@ -181,8 +184,10 @@ try:
     points.clear()
     points.send_keys("25")
     submit(browser.find_element(By.CSS_SELECTOR, "#new-chore button[type='submit']"))
-    rows = [[c.text for c in r.find_elements(By.CSS_SELECTOR, "th, td")] for r in browser.find_elements(By.CSS_SELECTOR, "#preview tbody tr")]
-    expect(rows == [["chores[Feed the cat].points", "not set", "25"], ["chores[Feed the cat].every", "not set", "day"]], f"the chore's preview shows {rows}")
+    rows = [[r.get_attribute("data-key")] + [c.text for c in r.find_elements(By.CSS_SELECTOR, "th, td")]
+            for r in browser.find_elements(By.CSS_SELECTOR, "#preview tbody tr")]
+    expect(rows == [["chores[Feed the cat].points", "Points for the chore Feed the cat", "not set", "25"],
+                    ["chores[Feed the cat].every", "How often the chore Feed the cat may be done", "not set", "day"]], f"the chore's preview shows {rows}")
     submit(browser.find_element(By.CSS_SELECTOR, "#preview button[type='submit']"))
     expect("Changed" in flash(), "adding the chore")
     claimed = stctl("chore", "done", "Feed the cat", as_child=True)

@@ -180,7 +180,7 @@ let package = Package(
         // Every input in Fuzz/*/corpus and Fuzz/*/regressions, through its fuzz target.
         .testTarget(name: "FuzzCorpusTests", dependencies: ["ScreenTimeFuzz"]),
         .testTarget(name: "DesktopHooksTests", dependencies: ["DesktopHooks", "ScreenTimeCore", "ControlProtocol"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["ScreenTimeCore", "ScreenTimePolicy", "ScreenTimeLinux", "ScreenTimeSystemd", "TestSupport"], exclude: ["Scripts"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["ScreenTimeCore", "ScreenTimePolicy", "ScreenTimeLinux", "ScreenTimeSystemd", "ControlProtocol", "ScreenTimeWords", "TestSupport"], exclude: ["Scripts"]),
     ]
 )
 

@@ -4,7 +4,7 @@ import ScreenTimeWords
 /// and its figures, put in words by the reader as `Why` is (the status's `blind_spots` keeps the
 /// English for readers that do not know the codes). A `detail` figure is what a part of the
 /// computer said (an error of logind's, of the bus): quoted as it came, never translated.
-public struct BlindSpot: Sendable, Equatable {
+public struct BlindSpot: Sendable, Equatable, Codable {
     public var code: Code
     public var figures: [String: String]
 
@@ -13,7 +13,22 @@ public struct BlindSpot: Sendable, Equatable {
         self.figures = figures
     }
 
-    public enum Code: String, Sendable, CaseIterable {
+    /// On the wire: `{"code": …, "figures": {…}}`, the figures left out when there are none.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: Keys.self)
+        try c.encode(code, forKey: .code)
+        if !figures.isEmpty { try c.encode(figures, forKey: .figures) }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: Keys.self)
+        code = Code(rawValue: try c.decode(String.self, forKey: .code)) ?? .unknown
+        figures = try c.decodeIfPresent([String: String].self, forKey: .figures) ?? [:]
+    }
+
+    private enum Keys: String, CodingKey { case code, figures }
+
+    public enum Code: String, Sendable, CaseIterable, Codable {
         /// No desktop hook connected, but one said what was focused before.
         case hookGone = "hook_gone"
         /// No desktop hook has said what is focused, and learning needs one.
@@ -42,6 +57,9 @@ public struct BlindSpot: Sendable, Equatable {
         case loginSessionsUnknown = "login_sessions_unknown"
         /// The family database is out of reach (`since`, `detail`).
         case familyOutOfReach = "family_out_of_reach"
+        /// A code this reader does not know (a newer daemon's): the reader says the English of
+        /// `blind_spots` instead of them all.
+        case unknown
     }
 
     /// In the words of `tr` (English unless given). What a part of the computer said (`detail`)
@@ -71,6 +89,7 @@ public struct BlindSpot: Sendable, Equatable {
         case .loginSessionsUnknown: return tr("the login sessions cannot be listed ({detail}): screen time is not counted, and no session is locked, until logind answers", f)
         case .familyOutOfReach:
             return tr("the family database has been out of reach since {since} ({detail}): points are counted here and sent when it is back; redemptions wait for it", f)
+        case .unknown: return ""
         }
     }
 }

@@ -198,6 +198,19 @@ extension ControlReply {
             if let a = s.allowanceTodaySeconds { w.key("allowance_today_seconds"); w.int(a) }
             if let a = s.asOf { w.key("as_of"); w.string(a) }
             w.key("balance"); w.int(s.balance)
+            if let codes = s.blindSpotCodes {
+                w.key("blind_spot_codes"); w.beginArray()
+                for b in codes {
+                    w.beginObject(); w.key("code"); w.string(b.code.rawValue)
+                    if !b.figures.isEmpty {
+                        w.key("figures"); w.beginObject()
+                        for (k, v) in b.figures.sorted(by: { $0.key < $1.key }) { w.key(k); w.string(v) }
+                        w.endObject()
+                    }
+                    w.endObject()
+                }
+                w.endArray()
+            }
             w.key("blind_spots"); w.beginArray(); for b in s.blindSpots { w.string(b) }; w.endArray()
             if let b = s.bonusLeftSeconds { w.key("bonus_left_seconds"); w.int(b) }
             w.key("current_app"); text(s.currentApp)
@@ -912,8 +925,11 @@ public struct ControlReply: Codable, Sendable, Equatable {
         public var observers: Observers
         /// The desktop hooks connected now ("x11", "sway").
         public var hooks: [String]
-        /// What the daemon cannot see, in words ("no desktop hook: learning is not credited").
+        /// What the daemon cannot see, in English ("no desktop hook: learning is not credited").
         public var blindSpots: [String]
+        /// The same, each a code and its figures, for a reader to say in its own words (nil:
+        /// none, or a daemon older than the codes).
+        public var blindSpotCodes: [BlindSpot]? = nil
         /// The last things the child was told (warnings, stops, points), newest last: for the
         /// GNOME Shell extension, which shows those the daemon could not show itself.
         public var notices: [Notice]? = nil
@@ -1052,6 +1068,7 @@ public struct ControlReply: Codable, Sendable, Equatable {
             try c.encode(observers, forKey: .observers)
             try c.encode(hooks, forKey: .hooks)
             try c.encode(blindSpots, forKey: .blindSpots)
+            try c.encodeIfPresent(blindSpotCodes, forKey: .blindSpotCodes)
             try c.encodeIfPresent(notices, forKey: .notices)
             try c.encodeIfPresent(schedule, forKey: .schedule)
             try c.encodeIfPresent(goalSeconds, forKey: .goalSeconds)

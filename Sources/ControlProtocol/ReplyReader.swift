@@ -52,7 +52,7 @@ private enum HandReader {
         guard case .object(let fields) = value, unique(fields) else { return nil }
         var ints: [String: Int64] = [:]
         var observers: ControlReply.Status.Observers?
-        var hooks: [String]?, blindSpots: [String]?
+        var hooks: [String]?, blindSpots: [String]?, blindSpotCodes: [BlindSpot]?
         var texts: [String: String?] = ["current_app": nil, "current_category": nil, "current_counts": nil, "current_site": nil, "schedule": nil]
         var notices: [ControlReply.Status.Notice]?
         var currentTrusted: Bool?
@@ -82,6 +82,23 @@ private enum HandReader {
                 case "hooks": guard let a = strings(value) else { return nil }; hooks = a
                 case "current_trusted": guard case .bool(let b) = value else { return nil }; currentTrusted = b
                 case "blind_spots": guard let a = strings(value) else { return nil }; blindSpots = a
+                case "blind_spot_codes":
+                    guard case .array(let items) = value else { return nil }
+                    var out: [BlindSpot] = []
+                    for item in items {
+                        guard case .object(let b) = item, unique(b), case .string(let name)? = field(b, "code") else { return nil }
+                        let code = BlindSpot.Code(rawValue: name) ?? .unknown
+                        var figures: [String: String] = [:]
+                        switch field(b, "figures") {
+                        case nil: guard b.count == 1 else { return nil }
+                        case .object(let f)?:
+                            guard b.count == 2, unique(f) else { return nil }
+                            for (k, v) in f { guard case .string(let s) = v else { return nil }; figures[k] = s }
+                        default: return nil
+                        }
+                        out.append(BlindSpot(code, figures))
+                    }
+                    blindSpotCodes = out
                 case "notices":
                     if value == .null { continue }
                     guard case .array(let items) = value else { return nil }
@@ -116,6 +133,7 @@ private enum HandReader {
                                     pointsToday: ints["points_today"]!, pointsPerRewardMinute: ints["points_per_reward_minute"]!,
                                     currentApp: texts["current_app"]!, currentCategory: texts["current_category"]!,
                                     currentCounts: texts["current_counts"]!, observers: observers, hooks: hooks, blindSpots: blindSpots)
+        s.blindSpotCodes = blindSpotCodes
         s.schedule = texts["schedule"]!
         s.currentSite = texts["current_site"]!
         s.currentTrusted = currentTrusted

@@ -9,7 +9,7 @@ public enum StatusFigures {
     /// The status of `engine`. `pointsToday`: the points earned today (the daemon reads them from
     /// its state); `notices`: the last ones told.
     public static func of(_ engine: Engine, pointsToday: Int64, hooks: [String], observers: ControlReply.Status.Observers,
-                          blindSpots: [String], notices: [ControlReply.Status.Notice]) -> ControlReply.Status {
+                          blindSpots: [BlindSpot], notices: [ControlReply.Status.Notice]) -> ControlReply.Status {
         let policy = engine.policy
         let r = engine.reward
         let app = engine.focusedApp
@@ -19,7 +19,8 @@ public enum StatusFigures {
             rewardUsedTodaySeconds: r.usedToday / Seconds.micro, learningTodaySeconds: engine.learningTodaySoFar / Seconds.micro,
             pointsToday: pointsToday, pointsPerRewardMinute: policy.points.perRewardMinute,
             currentApp: app?.name, currentCategory: app?.category.rawValue, currentCounts: app.map { counts($0.category, trusted: $0.trusted) },
-            observers: observers, hooks: hooks, blindSpots: blindSpots)
+            observers: observers, hooks: hooks, blindSpots: blindSpots.map { $0.words() })
+        if !blindSpots.isEmpty { status.blindSpotCodes = blindSpots }
         status.notices = notices
         if policy.rewards.childMayRedeem { status.childMayRedeem = true }
         status.currentSite = engine.focusedHost

@@ -414,7 +414,7 @@ extension Child {
         var status = StatusFigures.of(
             engine, pointsToday: (try? live.pointsEarned(from: engine.today.start, to: engine.today.end)) ?? 0, hooks: hooks,
             observers: .init(proc: true, logind: logind?.watching ?? false, focusHook: !hooks.isEmpty, notifications: blind.notifying),
-            blindSpots: blind.words(engine: engine), notices: recentNotices)
+            blindSpots: blind.spots(engine: engine), notices: recentNotices)
         (status.requests, status.chores) = familyStatus()
         status.household = blind.household
         return status

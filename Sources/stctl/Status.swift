@@ -182,7 +182,7 @@ struct Status: ParsableCommand {
         let rows = rows(s)
         let width = rows.map(\.label.count).max() ?? 0
         var lines = rows.map { $0.label + String(repeating: " ", count: width + 3 - $0.label.count) + $0.value }
-        lines += s.blindSpots.map { tr("Note: {note}", ["note": $0]) }
+        lines += blindSpotWords(s).map { tr("Note: {note}", ["note": $0]) }
         return lines.joined(separator: "\n")
     }
 
@@ -237,7 +237,7 @@ struct Status: ParsableCommand {
         let order: [Row.Key] = [.screenTime, .bedtime, .gameTimeNow, .gameTimeToday, .freeTimeToday, .redeemedLeft, .points, .learningToday, .inUse]
         let rows = rows(s).sorted { (order.firstIndex(of: $0.key) ?? order.count) < (order.firstIndex(of: $1.key) ?? order.count) }
         // The terminal's rows space their remarks out ("42   (+0 today; …)"); a tooltip needs one space.
-        let lines = rows.map { "\($0.label): \($0.value.replacing("   (", with: " ("))" } + s.blindSpots.map { tr("Note: {note}", ["note": $0]) }
+        let lines = rows.map { "\($0.label): \($0.value.replacing("   (", with: " ("))" } + blindSpotWords(s).map { tr("Note: {note}", ["note": $0]) }
         return lines.joined(separator: "\n")
     }
 

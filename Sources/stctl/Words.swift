@@ -66,3 +66,10 @@ func sentence(_ said: String) -> String {
     guard !said.isEmpty else { return "" }
     return said.prefix(1).uppercased() + said.dropFirst() + (said.hasSuffix(".") ? "" : ".")
 }
+
+/// What the daemon cannot see, in the caller's words (from the codes); its English when it sent
+/// no codes (older) or one not known here (newer).
+func blindSpotWords(_ s: ControlReply.Status) -> [String] {
+    guard let codes = s.blindSpotCodes, !codes.contains(where: { $0.code == .unknown }) else { return s.blindSpots }
+    return codes.map { $0.words(tr) }
+}

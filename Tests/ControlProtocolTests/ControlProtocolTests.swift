@@ -35,6 +35,16 @@ struct ControlProtocolTests {
             return s
         }()),
         ControlReply(ok: true, status: {
+            // What the daemon cannot see, as codes: one with figures, one without.
+            var s = ControlReply.Status(balance: 3, rewardAvailableSeconds: 60, rewardRemainingSeconds: 0, rewardTodayRemainingSeconds: 60,
+                                        rewardUsedTodaySeconds: 0, learningTodaySeconds: 0, pointsToday: 0, pointsPerRewardMinute: 2,
+                                        currentApp: nil, currentCategory: nil, currentCounts: nil,
+                                        observers: .init(proc: true, logind: false, focusHook: false, notifications: false), hooks: [],
+                                        blindSpots: ["no desktop session bus (/run/user/1001/bus): notices go to the journal only", "logind is not asked"])
+            s.blindSpotCodes = [BlindSpot(.noSessionBus, ["path": "/run/user/1001/bus"]), BlindSpot(.logindNotAsked)]
+            return s
+        }()),
+        ControlReply(ok: true, status: {
             var s = ControlReply.Status(balance: 3, rewardAvailableSeconds: 60, rewardRemainingSeconds: 0, rewardTodayRemainingSeconds: 60,
                                         rewardUsedTodaySeconds: 0, learningTodaySeconds: 0, pointsToday: 0, pointsPerRewardMinute: 2,
                                         currentApp: nil, currentCategory: nil, currentCounts: nil,

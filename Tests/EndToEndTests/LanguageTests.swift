@@ -1,4 +1,6 @@
+import ControlProtocol
 import Foundation
+import ScreenTimeWords
 import TestSupport
 import Testing
 
@@ -113,6 +115,11 @@ struct LanguageTests {
         #expect(german.contains("Spielzeit heute 0 s (gespielt: 0 s)"), "\(german)")
         #expect(german.contains("Ziel heute 0 s von 30 Min. (0 Tage hintereinander)"), "\(german)")
         #expect(german.contains { $0.hasPrefix("Anfrage 1 10 Min.: wartet bis ") }, "\(german)")
+        // What the daemon cannot see (no desktop hook here), from its code in the German catalog:
+        // no English note.
+        let de = Translator.forLanguages(["de"], folder: locales)
+        let noHook = [BlindSpot.Code.noHookNoLearning, .noHookCPU].map { de("Note: {note}", ["note": BlindSpot($0).words(de)]) }
+        #expect(german.contains { noHook.contains($0) } && !german.contains { $0.contains("desktop hook") }, "\(german)")
         let spanish = try status(["LANG=es_ES.UTF-8"])
         #expect(spanish.contains("Puntos 0 (+0 hoy; un minuto de juego cuesta 3)"), "\(spanish)")
         #expect(spanish.contains("Tiempo de juego ahora 0 s"), "\(spanish)")

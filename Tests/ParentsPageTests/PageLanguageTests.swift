@@ -55,7 +55,7 @@ struct PageLanguageTests {
         let tr = try Self.words("de")
         let login = LoginPage.page(csrf: "n", error: nil, tr: tr)
         #expect(login.contains("<html lang=\"de\""))
-        #expect(login.contains("Welcher Elternteil sind Sie?") && login.contains("Passwort der Eltern") && login.contains(">Anmelden</button>"), "\(login)")
+        #expect(login.contains("Welcher Elternteil bist du?") && login.contains("Passwort der Eltern") && login.contains(">Anmelden</button>"), "\(login)")
         #expect(!login.contains("Log in") && !login.contains("passphrase <"))
 
         let family = FamilyPage.page([Self.member()], csrf: "t0k", flash: nil, tr: tr)

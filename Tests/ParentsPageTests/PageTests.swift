@@ -204,13 +204,14 @@ struct PageTests {
     @Test("after a form: a refusal is an alert, in the page's words; what was done is a status; each is shown once")
     func refusalsAreErrors() throws {
         let member = ControlReply.FamilyMember(child: "emma", status: Self.status(balance: 10))
-        // What the daemon answers an approval the balance cannot pay, worded for stctl.
-        let daemon = "not approved: it costs 40 points and the balance is 10; approve it as a gift (--gift) or with fewer minutes (--minutes); the request still waits"
-        let refused = FamilyPage.page([member], csrf: "t0k", flash: .answer(ok: false, done: "Approved: 20 min for emma", error: daemon))
+        // What the daemon answers an approval the balance cannot pay: its code and figures (its
+        // English, worded for stctl, names --gift and --minutes).
+        let daemon = ControlReply.refused(Why(.notApprovedPoints, because: Why(.insufficientPoints, ["cost": "40", "balance": "10"])))
+        let refused = FamilyPage.page([member], csrf: "t0k", flash: .answer(daemon, done: "Approved: 20 min for emma"))
         #expect(refused.contains("<p class=\"error\" role=\"alert\">Not approved: it costs 40 points and the balance is 10: give it as a gift, or approve fewer minutes; the request still waits.</p>"), "\(refused)")
         #expect(!refused.contains("role=\"status\"") && !refused.contains("class=\"flash\""))
         #expect(!refused.contains("--gift") && !refused.contains("--minutes") && !refused.contains("Approved: 20 min"))
-        let done = FamilyPage.page([member], csrf: "t0k", flash: .answer(ok: true, done: "Approved: 20 min for emma", error: nil))
+        let done = FamilyPage.page([member], csrf: "t0k", flash: .answer(ControlReply(ok: true), done: "Approved: 20 min for emma"))
         #expect(done.contains("<p class=\"flash\" role=\"status\">Approved: 20 min for emma</p>"))
         #expect(!done.contains("role=\"alert\""))
         // The two look different: the style sheet gives the alert a red mark of its own.
@@ -220,34 +221,38 @@ struct PageTests {
         // The session keeps which it was, for the next page only.
         var sessions = WebSessions()
         let s = sessions.open(daemonToken: "d", children: ["emma"], lifetime: 60 * Seconds.micro, now: 1_000)
-        sessions.setFlash(.answer(ok: false, done: "Redeemed", error: "not redeemed: it costs 40 points and the balance is 10"), of: s.id)
+        sessions.setFlash(.answer(.refused(Why(.notRedeemed, because: Why(.insufficientPoints, ["cost": "40", "balance": "10"]))), done: "Redeemed"), of: s.id)
         #expect(sessions.takeFlash(of: s.id) == .refused("Not redeemed: it costs 40 points and the balance is 10."))
         #expect(sessions.takeFlash(of: s.id) == nil)
     }
 
-    /// Refusals a parent can meet on the page, as the daemon words them (screentimed's replies).
-    @Test("the daemon's refusals are said without stctl's commands and options", arguments: [
-        ("there is no request 7 (stctl requests lists them)",
-         "Not done: there is no request 7 (the requests still waiting are on the family page)."),
-        ("request 7 asked for 20 min: approve from 1 to 20 min (for more minutes, stctl redeem)",
+    /// Refusals a parent can meet on the page, as the daemon sends them (screentimed's replies:
+    /// codes and figures; their English words for stctl name its commands and options).
+    @Test("the daemon's refusals are said without stctl's commands and options, from their codes", arguments: [
+        (Why(.noSuchRequest, ["id": "7"]),
+         "Not done: there is no request 7 here (the requests still waiting are on the family page)."),
+        (Why(.approveMinutes, ["id": "7", "most": "20"]),
          "Not done: request 7 asked for 20 min: approve from 1 to 20 min (for more minutes, redeem points)."),
-        ("nothing to approve: dishes is not claimed", "Nothing to approve: dishes is not claimed."),
-        ("several children are watched here: name one with --user NAME (emma, tom)", "Not done: several children are watched here."),
-        ("you (dad) are not a parent of any child watched here; a parent by passphrase names the child with --user NAME",
-         "Not done: you (dad) are not a parent of any child watched here."),
-        ("approve is for parents: run it as root (sudo stctl …) or as a user in the policy's [parents] users or groups, or give the parent passphrase; you are emma (uid 1000)",
-         "Not done: approve is for parents: run it as root or as a user in the policy's [parents] users or groups, or give the parent passphrase; you are emma (uid 1000)."),
-        ("redeem: the family database is out of reach (no link to it); points are spent from the family's balance, which only it knows: try again when it answers (stctl status says)",
-         "Not done: redeem: the family database is out of reach (no link to it); points are spent from the family's balance, which only it knows: try again when it answers."),
-        ("request 9 was carried out before, but its answer cannot be read again; nothing more was changed: see stctl history",
-         "Not done: request 9 was carried out before, but its answer cannot be read again; nothing more was changed."),
-        ("a new stctl --frobnicate phrase (stctl frob) the page does not know yet; the request still waits",
-         "Not done: the request still waits."),
+        (Why(.nothingToDecide, because: Why(.choreNotClaimed, ["chore": "dishes"]), ["command": "approve"]),
+         "Nothing to approve: no claim of dishes waits for a parent."),
+        (Why(.notApprovedPoints, because: Why(.insufficientPoints, ["cost": "40", "balance": "10"])),
+         "Not approved: it costs 40 points and the balance is 10: give it as a gift, or approve fewer minutes; the request still waits."),
     ])
-    func pageWords(_ daemon: String, _ page: String) {
-        let said = PageWords.refusal(daemon)
+    func pageWords(_ why: Why, _ page: String) {
+        let said = PageWords.refusal(.refused(why))
         #expect(said == page)
         #expect(!said.contains("stctl") && !said.contains("--") && !said.contains("sudo"))
+    }
+
+    @Test("every refusal code the daemon has, in English and in German, without stctl's commands and options")
+    func everyCode() {
+        for code in Why.Code.allCases {
+            let said = PageWords.refusal(.refused(Why(code, ["id": "7", "most": "20", "command": "approve", "child": "emma", "minutes": "30"])))
+            #expect(!said.contains("stctl") && !said.contains(" --") && !said.contains("sudo"), "\(code): \(said)")
+        }
+        // A reply without a code (an older daemon): its words after "Not done:", its commands cut out.
+        #expect(PageWords.refusal(ControlReply(ok: false, error: "a new stctl --frobnicate phrase (stctl frob) the page does not know yet; the request still waits"))
+                == "Not done: the request still waits.")
     }
 
     @Test("a policy file sent as multipart/form-data: each part by name")
@@ -316,8 +321,7 @@ struct RunningFigureTests {
 
     @Test("the refusal before paying for minutes today has no room for, in the page's words")
     func beyondTodayWords() {
-        let said = PageWords.refusal("today's limits leave room for 10 more minutes of games, so 20 of these 30 minutes cannot be played today "
-                                     + "(they expire 7 d after they are given). Nothing was redeemed. To let emma play longer today, give bonus time instead; or go ahead anyway")
+        let said = PageWords.refusal(.refused(Why(.beyondToday, ["room": "10", "over": "20", "minutes": "30", "expires": "604800", "child": "emma"])))
         #expect(said.hasSuffix("give bonus time instead; or tick “Even beyond today's limits” and send it again."))
         #expect(!said.contains("--"))
     }

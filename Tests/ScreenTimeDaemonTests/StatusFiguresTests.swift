@@ -41,7 +41,7 @@ struct StatusFiguresTests {
         for e in events { engine.apply(e, into: &effects) }
         let now = engine.asOf(mono: 1_000 * Seconds.micro + Microseconds(s * 1e6))
         return StatusFigures.of(now, pointsToday: 0, hooks: ["x11"], observers: .init(proc: true, logind: true, focusHook: true, notifications: false),
-                                blindSpots: ["a blind spot"], notices: [])
+                                blindSpots: [BlindSpot(.noSessionBus, ["path": "/run/user/1001/bus"])], notices: [])
     }
 
     @Test("a game in front: game time used from the day's allowance first, counting down between events")
@@ -60,7 +60,8 @@ struct StatusFiguresTests {
         #expect(s.rewardAvailableSeconds == 10 * 60, "what is left of the allowance; nothing redeemed")
         #expect(s.goalSeconds == 30 * 60 && s.streakDays == 0)
         #expect(s.asOf?.hasPrefix("2026-11-23T14:05:00") == true, "\(s.asOf ?? "")")
-        #expect(s.hooks == ["x11"] && s.blindSpots == ["a blind spot"] && s.observers.logind)
+        #expect(s.hooks == ["x11"] && s.blindSpots == ["no desktop session bus (/run/user/1001/bus): notices go to the journal only"]
+                && s.blindSpotCodes == [BlindSpot(.noSessionBus, ["path": "/run/user/1001/bus"])] && s.observers.logind)
     }
 
     @Test("nothing in front, points redeemed: the balance after, the minutes on top of the allowance")

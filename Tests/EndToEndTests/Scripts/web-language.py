@@ -23,7 +23,7 @@ DAY = os.environ["DAY"]
 
 WORDS = {
     "de": {
-        "login": ["Welcher Elternteil sind Sie?", "Passwort der Eltern"], "log in": "Anmelden",
+        "login": ["Welcher Elternteil bist du?", "Passwort der Eltern"], "log in": "Anmelden",
         "family": "Familie", "figures": ["Spielzeit heute noch übrig", "Punkte", "Heute gelernt", "Gerade benutzt"], "log out": "Abmelden",
         "give": "Punkte einlösen oder ändern", "adjusted": f"Punkte von {CHILD} um 5 geändert: jetzt ",
         "day": "Montag, 23. November 2026", "week": "Die Woche bis 23. November 2026", "monday": "Mo 23.", "sunday": "So 22.",

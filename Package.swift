@@ -164,8 +164,8 @@ let package = Package(
         .executableTarget(name: "ReplayBenchmark", dependencies: ["ScreenTimeCore", "ScreenTimePolicy", "ScreenTimeStore",
                                                                  "ScreenTimeLinux", "ScreenTimeSystemd", "ControlProtocol"]),
         .testTarget(name: "ScreenTimeCoreTests", dependencies: ["ScreenTimeCore", "ScreenTimePolicy", "ControlProtocol"]),
-        .testTarget(name: "ScreenTimeWordsTests", dependencies: ["ScreenTimeWords"]),
-        .testTarget(name: "ScreenTimePolicyTests", dependencies: ["ScreenTimePolicy", "ScreenTimeCore", "ScreenTimeWords"],
+        .testTarget(name: "ScreenTimeWordsTests", dependencies: ["ScreenTimeWords", "TestSupport"]),
+        .testTarget(name: "ScreenTimePolicyTests", dependencies: ["ScreenTimePolicy", "ScreenTimeCore", "ScreenTimeWords", "TestSupport"],
                     exclude: ["Scripts"], resources: [.copy("Malformed")]),
         .testTarget(name: "ScreenTimeStoreTests", dependencies: ["ScreenTimeStore", "ScreenTimeCore", "ScreenTimePolicy"]),
         // Real components the tests run against (a D-Bus daemon with dbusmock's logind, …).

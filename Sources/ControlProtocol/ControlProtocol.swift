@@ -82,6 +82,7 @@ extension ControlRequest {
         if let gift { w.key("gift"); w.bool(gift) }
         if let hook { w.key("hook"); w.string(hook) }
         if let id { w.key("id"); w.string(id) }
+        if let language { w.key("language"); w.string(language) }
         if let minutes { w.key("minutes"); w.int(minutes) }
         if let parent { w.key("parent"); w.string(parent) }
         if let passphrase { w.key("passphrase"); w.string(passphrase) }
@@ -128,6 +129,7 @@ extension ControlRequest {
             case ("chore", .string(let s)): request.chore = s
             case ("gift", .bool(let b)): request.gift = b
             case ("policy", .string(let s)): request.policy = s
+            case ("language", .string(let s)): request.language = s
             case ("token", .string(let s)): request.token = s
             case ("until", .string(let s)): request.until = s
             case ("parent", .string(let s)): request.parent = s
@@ -158,7 +160,7 @@ extension ControlRequest {
             case ("preview", _), ("change_id", _), ("changes", _): throw Malformed()
             case ("v", _), ("command", _), ("minutes", _), ("points", _), ("reason", _), ("event", _), ("hook", _), ("days", _), ("day", _),
                  ("passphrase", _), ("user", _), ("id", _), ("request_id", _), ("chore", _), ("gift", _), ("policy", _), ("token", _),
-                 ("until", _), ("refund", _), ("anyway", _), ("bonus", _), ("parent", _), ("client", _), ("screen", _):
+                 ("until", _), ("refund", _), ("anyway", _), ("bonus", _), ("parent", _), ("client", _), ("screen", _), ("language", _):
                 throw Malformed()
             default: break
             }
@@ -411,6 +413,10 @@ public struct ControlRequest: Codable, Sendable, Equatable {
     public var preview: Bool?
     /// `policy_undo`: which change.
     public var changeID: Int64?
+    /// The caller's language (a gettext name: `de`, `es_MX`), for what the daemon puts in words
+    /// itself inside a refusal's figures: the policy file's problems of a `policy_change` or
+    /// `policy_undo`. Absent: English. Only a language with a catalog is used.
+    public var language: String?
 
     public struct PolicyChange: Codable, Sendable, Equatable {
         public var key: String

@@ -307,6 +307,7 @@ final class Site: Sendable {
         guard !changes.isEmpty else { return try await refusedChange(session, child: child, tr("Nothing was changed in the form."), tr) }
         var asked = ControlRequest(.policyChange)
         asked.changes = changes
+        asked.language = tr.language
         let apply = form["step"] == "apply"
         if !apply { asked.preview = true }
         let reply = try await ask(session, asked, child: child)
@@ -332,6 +333,7 @@ final class Site: Sendable {
         }
         var asked = ControlRequest(.policyChange)
         asked.changes = changes
+        asked.language = tr.language
         let reply = try await ask(session, asked, child: child)
         let name = form["domain"] ?? form["name"] ?? tr("it", context: "the program sorted")
         let values = ["name": name, "id": "\(reply.policyChange?.id ?? 0)"]
@@ -350,6 +352,7 @@ final class Site: Sendable {
         guard let id = form["change"].flatMap({ Int64($0) }) else { return Self.refused(.badRequest, tr("Which change? (the form names none)"), tr) }
         var asked = ControlRequest(.policyUndo)
         asked.changeID = id
+        asked.language = tr.language
         let reply = try await ask(session, asked, child: child)
         return changed(session, child: child, reply, done: tr("Change {undone} is undone (change {id}).", ["undone": "\(id)", "id": "\(reply.policyChange?.id ?? 0)"]), tr)
     }

@@ -494,6 +494,12 @@ struct Child {
         languages?.translator(for: user, now: SystemClock.monoMicros()) ?? .english
     }
 
+    /// The words of the language a request names, for what the daemon words inside a refusal's
+    /// figures (the policy's problems); English without one.
+    func words(forLanguage name: String?) -> Translator {
+        languages?.translator(forLanguage: name) ?? .english
+    }
+
     /// Sends a notice to the child's desktop: whether it got there, and what the journal line adds.
     private mutating func show(_ notice: Notice) -> (shown: Bool, words: String) {
         let actions = notice.ask.map { [(key: $0.key, label: $0.label(words(for: uid)))] } ?? []

@@ -36,6 +36,8 @@ extension Child {
     }
 
     private mutating func changePolicy(_ request: ControlRequest, by: String, announce: (Bool) -> Void) throws -> ControlReply {
+        // The policy's problems in the caller's words (they travel as a figure, `detail`).
+        let tr = words(forLanguage: request.language)
         guard let changes = request.changes, (1...50).contains(changes.count) else {
             return .refused(.policyChangeCount)
         }
@@ -44,10 +46,10 @@ extension Child {
         var lines: [Store.PolicyChangeRecord.Line] = []
         do {
             before = try policyFileText()
-            editor = PolicyEditor(text: before)
+            editor = PolicyEditor(text: before, tr: tr)
             for change in changes {
-                let key = try PolicyKey(parsing: change.key)
-                if let value = change.value, value.utf8.count > 4096 { throw PolicyEditError("\(key): a value of at most 4096 bytes, please") }
+                let key = try PolicyKey(parsing: change.key, tr: tr)
+                if let value = change.value, value.utf8.count > 4096 { throw PolicyEditError(tr("{key}: a value of at most 4096 bytes, please", ["key": "\(key)"])) }
                 let old = key.key == nil ? editor.entryText(of: key) : editor.value(of: key)
                 try editor.apply(PolicyEdit(key: key, value: change.value.map(PolicyEdit.value(typed:))))
                 lines.append(Self.hidingPassphrase(.init(key: change.key, before: old, after: key.key == nil ? nil : editor.value(of: key))))
@@ -58,7 +60,7 @@ extension Child {
         let after = editor.text
         guard after != before else { return .refused(.policySaysThat) }
         do {
-            _ = try PolicyLoader.parse(after, file: policyPath)
+            _ = try PolicyLoader.parse(after, file: policyPath, tr: tr)
         } catch {
             // The lines are those the file would have.
             return .refused(.policyWouldBreak, ["detail": error.description])
@@ -81,7 +83,7 @@ extension Child {
             return .refused(.changedSince, ["id": "\(id)"])
         }
         // The text before may have had a problem of its own (a hand edit never taken): not written back then.
-        do { _ = try PolicyLoader.parse(record.textBefore, file: policyPath) } catch {
+        do { _ = try PolicyLoader.parse(record.textBefore, file: policyPath, tr: words(forLanguage: request.language)) } catch {
             return .refused(.undoWouldBreak, ["id": "\(id)", "detail": error.description])
         }
         let back = record.lines.map { Store.PolicyChangeRecord.Line(key: $0.key, before: $0.after, after: $0.before) }

@@ -40,6 +40,16 @@ final class UserLanguages {
         return translator
     }
 
+    /// The words of a language a request names (`ControlRequest.language`); English for none, or
+    /// for a name longer than any language's. Its catalog is read once.
+    func translator(forLanguage name: String?) -> Translator {
+        guard let name, !name.isEmpty, name.utf8.count <= 32 else { return .english }
+        let languages = [name]
+        let translator = catalogs[languages] ?? Translator.forLanguages(languages, folder: folder)
+        if catalogs.count < 32 { catalogs[languages] = translator }
+        return translator
+    }
+
     static func languages(of uid: UInt32) -> [String] {
         if let name = UserAccount.name(of: uid), !name.contains("/"),
            let text = ProcFS.regularFileContents(of: "\(accountsFolder)/\(name)").map({ String(decoding: $0, as: UTF8.self) }) {

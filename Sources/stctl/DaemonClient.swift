@@ -39,6 +39,8 @@ struct DaemonClient {
     func send(_ request: ControlRequest) throws -> ControlReply {
         var request = request
         request.user = user ?? request.user
+        request.language = tr.language    // the policy's problems, when the daemon words them
+
         do { return try sendOnce(request) } catch let lost as LostAnswer {
             guard request.id != nil else { throw Failure(lost.description, code: 3) }
             // Once more, the same request with the same id; a daemon that is starting again (after

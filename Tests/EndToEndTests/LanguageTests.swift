@@ -219,4 +219,33 @@ struct LanguageTests {
         #expect((reply["error"] as? String)?.hasPrefix("redeem is for parents") == true, "\(reply)")
         #expect(try d.stop().status == 0)
     }
+
+    @Test("a policy change the daemon refuses: the policy file's problem in the caller's language, which the request names; English for C")
+    func policyProblemInCallersLanguage() throws {
+        let locales = try LanguageTests.compiledLocales()
+        defer { try? FileManager.default.removeItem(atPath: locales) }
+        let d = try ControlSocketTests.RunningDaemon(policy: """
+            version = 1
+            timezone = "UTC"
+            [points]
+            daily_goal = "30m"
+            """)
+        /// `stctl policy set points.daily_goal=soon` as root (a parent), refused: what it says.
+        func set(_ variables: [String]) throws -> String {
+            let r = try ReplayBinaryTests.runBinary("/usr/bin/env", ["-u", "LANGUAGE", "-u", "LC_ALL", "-u", "LC_MESSAGES", "-u", "LANG",
+                "SCREENTIME_LOCALEDIR=\(locales)"] + variables + [ControlSocketTests.stctl, "policy", "set", "points.daily_goal=soon", "--socket", d.socket], stdin: "")
+            #expect(r.status == 1, "\(r.stdout) \(r.stderr)")
+            return r.stderr
+        }
+        let english = try set(["LANG=C.UTF-8"])
+        #expect(english.contains("nothing was changed: with this change the policy would have a problem: ")
+                && english.contains(":4: 'daily_goal' is not a duration: \"soon\""), "\(english)")
+        // In German: the refusal and the problem inside it, the file's line kept.
+        let de = Translator.forLanguages(["de"], folder: locales)
+        let problem = de("'{key}' is not a duration: \"{value}\" (write it like \"90s\", \"10m\", \"2h\" or \"7d\")", ["key": "daily_goal", "value": "soon"])
+        let german = try set(["LANG=de_DE.UTF-8"])
+        #expect(de.language == "de" && !problem.contains("is not a duration"))
+        #expect(german.contains(":4: " + problem) && !german.contains("is not a duration") && !german.contains("nothing was changed"), "\(german)")
+        #expect(try d.stop().status == 0)
+    }
 }

@@ -2,6 +2,7 @@ import Foundation
 import ScreenTimeCore
 @testable import ScreenTimePolicy
 import ScreenTimeWords
+import TestSupport
 import Testing
 
 /// A policy's problems in the language of the person who reads them (`stctl policy check` gives
@@ -50,21 +51,6 @@ struct PolicyProblemLanguageTests {
         msgstr "{key}: diesen Eintrag gibt es nicht"
         """
 
-    /// A folder with `de/LC_MESSAGES/screentime.mo` compiled from `german`.
-    static func catalogs() throws -> String {
-        let folder = NSTemporaryDirectory() + "screentime-policy-words-\(UUID().uuidString)"
-        let dir = "\(folder)/de/LC_MESSAGES"
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        try german.write(toFile: dir + "/screentime.po", atomically: true, encoding: .utf8)
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/msgfmt")
-        p.arguments = ["--check", "-o", dir + "/screentime.mo", dir + "/screentime.po"]
-        try p.run()
-        p.waitUntilExit()
-        try #require(p.terminationStatus == 0, "msgfmt refused the catalog")
-        return folder
-    }
-
     static let bad = """
         version = 1
         timezone = "UTC"
@@ -79,7 +65,7 @@ struct PolicyProblemLanguageTests {
 
     @Test("a bad policy file's problems in German, each at its file and line; English where the catalog has none, and without a translator")
     func germanProblems() throws {
-        let folder = try Self.catalogs()
+        let folder = try compiledCatalogs(["de": Self.german])
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let de = Translator.forLanguages(["de_DE.UTF-8"], folder: folder)
         try #require(de.language == "de")
@@ -116,7 +102,7 @@ struct PolicyProblemLanguageTests {
 
     @Test("a policy key's and an edit's problems in German")
     func germanEdits() throws {
-        let folder = try Self.catalogs()
+        let folder = try compiledCatalogs(["de": Self.german])
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let de = Translator.forLanguages(["de"], folder: folder)
         let key = try #require(throws: PolicyEditError.self) { try PolicyKey(parsing: "rewards..x", tr: de) }

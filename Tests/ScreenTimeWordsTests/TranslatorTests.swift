@@ -1,28 +1,12 @@
 import Foundation
 import ScreenTimeWords
+import TestSupport
 import Testing
 
 /// Catalogs as `msgfmt` (GNU gettext, Debian's) compiles them, read by `MessageCatalog`; the
 /// languages a person's environment asks for; plural rules as languages write them.
 @Suite("Words in the family's language")
 struct TranslatorTests {
-    /// A folder of catalogs compiled by the real msgfmt from `po` (language → .po text).
-    static func catalogs(_ po: [String: String]) throws -> String {
-        let folder = NSTemporaryDirectory() + "screentime-words-\(UUID().uuidString)"
-        for (language, text) in po {
-            let dir = "\(folder)/\(language)/LC_MESSAGES"
-            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-            try text.write(toFile: dir + "/screentime.po", atomically: true, encoding: .utf8)
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: "/usr/bin/msgfmt")
-            p.arguments = ["--check", "-o", dir + "/screentime.mo", dir + "/screentime.po"]
-            try p.run()
-            p.waitUntilExit()
-            try #require(p.terminationStatus == 0, "msgfmt refused the \(language) catalog")
-        }
-        return folder
-    }
-
     static func po(plural: String, _ entries: String) -> String {
         """
         msgid ""
@@ -64,7 +48,7 @@ struct TranslatorTests {
 
     @Test("a catalog msgfmt compiled: messages, filled-in names in the translator's order, plural forms, contexts; English where there is no translation")
     func german() throws {
-        let folder = try Self.catalogs(["de": Self.german])
+        let folder = try compiledCatalogs(["de": Self.german])
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let de = Translator.forLanguages(["de_DE.UTF-8"], folder: folder)
         #expect(de.language == "de")
@@ -85,7 +69,7 @@ struct TranslatorTests {
 
     @Test("plural rules as languages write them: Polish's three forms, French's 0 and 1 alike, a rule that does not parse")
     func pluralRules() throws {
-        let folder = try Self.catalogs(["pl": Self.polish])
+        let folder = try compiledCatalogs(["pl": Self.polish])
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let pl = Translator.forLanguages(["pl_PL.UTF-8"], folder: folder)
         #expect([1, 2, 4, 5, 12, 22, 25, 101].map { pl.plural("one minute", "{n} minutes", $0) }
@@ -122,7 +106,7 @@ struct TranslatorTests {
 
     @Test("whose language: LANGUAGE's list first, then LC_ALL, LC_MESSAGES, LANG; C means English; a region falls back to its language; a file that is no catalog is none")
     func languages() throws {
-        let folder = try Self.catalogs(["de": Self.german])
+        let folder = try compiledCatalogs(["de": Self.german])
         defer { try? FileManager.default.removeItem(atPath: folder) }
         #expect(Translator.languages(environment: ["LANG": "de_DE.UTF-8"]) == ["de_DE.UTF-8"])
         #expect(Translator.languages(environment: ["LANG": "de_DE.UTF-8", "LC_MESSAGES": "fr_FR.UTF-8"]) == ["fr_FR.UTF-8"])

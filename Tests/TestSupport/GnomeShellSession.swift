@@ -47,6 +47,10 @@ public final class GnomeShellSession {
             gsettings set org.gnome.shell disable-user-extensions false
             gsettings set org.gnome.shell enabled-extensions "['\(Self.extensionUUID)', 'driver@screentime-test']"
             gsettings set org.gnome.desktop.session idle-delay \(idleDelay)
+            # systemd's user manager on the bus before the shell asks it (the shell's question does
+            # not start a service: the answer must be there already; writeSessionBus says why).
+            gdbus call --session --timeout 120 --dest org.freedesktop.systemd1 --object-path /org/freedesktop/systemd1 \\
+              --method org.freedesktop.systemd1.Manager.GetUnit org.freedesktop.IBus.session.GNOME.service >/dev/null || exit 1
             echo "$DBUS_SESSION_BUS_ADDRESS" > \(run)/session-bus.tmp && mv \(run)/session-bus.tmp \(run)/session-bus
             exec gnome-shell --headless --wayland --virtual-monitor 1024x768 --no-x11
             """.write(toFile: dir + "/shell.sh", atomically: true, encoding: .utf8)
@@ -102,7 +106,7 @@ public final class GnomeShellSession {
     /// The shell's session bus: Debian's session.conf and its session services, but for systemd's
     /// user manager, which answers as in a GNOME session that systemd runs (here none does): IBus
     /// is its unit (org.freedesktop.IBus.session.GNOME.service), so the shell leaves ibus-daemon to
-    /// it. Otherwise GNOME Shell 43 starts ibus-daemon itself with GLib.spawn_async and a child
+    /// it. (shell.sh starts it before the shell: the shell's question of it starts no service.) Otherwise GNOME Shell 43 starts ibus-daemon itself with GLib.spawn_async and a child
     /// setup written in JavaScript, which runs in the forked child: when another of the shell's
     /// threads held GObject's type lock at the fork, the child waits for it for good, and the
     /// shell with it, reading the child's exec report (seen here: the shell's main thread in

@@ -15,7 +15,8 @@ struct ControlSocketTests {
         var socket: String { base + "/run/control.sock" }
         var state: String { base + "/state" }
 
-        init(policy: String = "version = 1\ntimezone = \"UTC\"\n", arguments: [String] = []) throws {
+        /// `environment`: variables of the daemon's besides the test runner's (SCREENTIME_LOCALEDIR).
+        init(policy: String = "version = 1\ntimezone = \"UTC\"\n", arguments: [String] = [], environment: [String: String] = [:]) throws {
             let fm = FileManager.default
             base = fm.temporaryDirectory.appendingPathComponent("screentime-sock-\(UUID().uuidString)").path
             for dir in [base, base + "/run"] {
@@ -23,7 +24,8 @@ struct ControlSocketTests {
                 try fm.setAttributes([.ownerAccountID: 65534, .groupOwnerAccountID: 65534], ofItemAtPath: dir)
             }
             try policy.write(toFile: base + "/policy.toml", atomically: true, encoding: .utf8)
-            process = try CrashTests.asNobody([ReplayBinaryTests.binary, "--policy", base + "/policy.toml", "--state-dir", base + "/state",
+            process = try CrashTests.asNobody(["/usr/bin/env"] + environment.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+                                              + [ReplayBinaryTests.binary, "--policy", base + "/policy.toml", "--state-dir", base + "/state",
                                                "--socket", base + "/run/control.sock", "--sample-every", "200ms"] + arguments)
             // (Thrown with every property set: deinit ends the daemon.)
             try Wait.until("the daemon to make its socket \(socket)", within: 15) { fm.fileExists(atPath: socket) }

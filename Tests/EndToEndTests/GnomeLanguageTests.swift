@@ -118,7 +118,8 @@ struct GnomeLanguageTests {
             print(core.answerWords('ask', {ok: true, request: {minutes: 1}}).title);
             print(core.answerWords('ask', {ok: true, request: {minutes: 5, screen: true}}).title);
             print(core.indicatorView({reward_available_seconds: 3900, reward_today_remaining_seconds: 7200, learning_today_seconds: 45, balance: 1, points_today: 1}, 0).text);
-            // Refusals by their code and figures; one of a code not known here, as the daemon said it.
+            // Refusals by their code and figures; one of a code not known here: a plain sentence in the
+            // child's language, never the daemon's English.
             print(core.answerWords('redeem', {ok: false, code: 'not_redeemed', error: 'x', figures: {because: 'insufficient_points', cost: '40', balance: '10'}}).body);
             print(core.answerWords('chore_done', {ok: false, code: 'not_claimed', error: 'x', figures: {because: 'chore_waits', chore: 'Abwasch', period: 'day'}}).body);
             print(core.answerWords('ask', {ok: false, code: 'from_a_newer_daemon', error: 'something new'}).body);
@@ -131,17 +132,17 @@ struct GnomeLanguageTests {
         }
         #expect(try run(["LANG=de_DE.UTF-8"]) == ["A (0 Punkte)|B (1 Punkt)|C: geschafft, 2 Punkte", "Du hast um eine Minute mehr gebeten",
                                                  "Du hast um 5 Minuten mehr Bildschirmzeit gebeten", "1 Std. 5 Min. · 1 Pkt.",
-                                                 "Das kostet 40 Punkte, und du hast 10.", "Du hast Abwasch schon gemeldet: es wartet auf deine Eltern.", "Something new."])
+                                                 "Das kostet 40 Punkte, und du hast 10.", "Du hast Abwasch schon gemeldet: es wartet auf deine Eltern.", "Das hat diesmal nicht geklappt. Frag deine Eltern."])
         #expect(try run(["LANG=es_ES.UTF-8"]) == ["A (0 puntos)|B (1 punto)|C: hecho, 2 puntos", "Has pedido 1 minuto más",
                                                  "Has pedido 5 minutos más de pantalla", "1 h 5 min · 1 punto",
-                                                 "Cuesta 40 puntos, y tienes 10.", "Ya avisaste de Abwasch: espera a tus padres.", "Something new."])
+                                                 "Cuesta 40 puntos, y tienes 10.", "Ya avisaste de Abwasch: espera a tus padres.", "Esta vez no ha funcionado. Pregunta a tus padres."])
         #expect(try run(["LANG=fr_FR.UTF-8"]) == ["A (0 point)|B (1 point)|C : fait, 2 points", "Tu as demandé 1 minute de plus",
                                                  "Tu as demandé 5 minutes d’écran en plus", "1 h 5 min · 1 pt",
-                                                 "Ça coûte 40 points, et tu en as 10.", "Tu as déjà annoncé Abwasch : ça attend tes parents.", "Something new."])
+                                                 "Ça coûte 40 points, et tu en as 10.", "Tu as déjà annoncé Abwasch : ça attend tes parents.", "Ça n'a pas marché cette fois. Demande à tes parents."])
         // LANGUAGE first, as gettext has it; C, and a language without a catalog, in English.
         #expect(try run(["LANG=de_DE.UTF-8", "LANGUAGE=fr"])[1] == "Tu as demandé 1 minute de plus")
         let english = ["A (0 points)|B (1 point)|C: done, 2 points", "You asked for 1 more minute", "You asked for 5 more minutes of screen time", "1 h 5 min · 1 pt",
-                       "It costs 40 points, and you have 10.", "You already said Abwasch is done: it waits for your parents.", "Something new."]
+                       "It costs 40 points, and you have 10.", "You already said Abwasch is done: it waits for your parents.", "That did not work this time. Ask your parents."]
         #expect(try run(["LANG=C.UTF-8"]) == english)
         // (Without LANG, gjs prints in ASCII: LC_CTYPE alone keeps UTF-8 for the "·", and the messages C.)
         #expect(try run(["LC_CTYPE=C.UTF-8"]) == english)

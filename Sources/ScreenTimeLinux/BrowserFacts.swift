@@ -77,8 +77,9 @@ public struct BrowserFacts: Sendable {
     /// (`Extensions/<id>/<version>_<n>/`), where the child can write, and holds none of its files
     /// open; its own check of those files uses hashes it keeps beside them, which the child can
     /// write too. So root compares every such copy in the browser's `profiles` with the
-    /// package's unpacked files (`package`): each file byte for byte; the manifest, which Chromium
-    /// writes again in its own layout, as JSON; no file besides them but Chromium's `_metadata`.
+    /// package's unpacked files (`package`): each file byte for byte; the manifest and the words of
+    /// each language (`_locales/LANG/messages.json`), which Chromium writes again in its own
+    /// layout, as JSON; no file besides them but Chromium's `_metadata`.
     /// And the profile's preferences must load it from there, as the policy installed it (a
     /// `path` inside `Extensions/`, `location` 7: installed by policy), not from elsewhere.
     /// Nil when all is so.
@@ -110,7 +111,7 @@ public struct BrowserFacts: Sendable {
                 }
                 let same: Bool
                 if let copied = ProcFS.regularFileContents(of: copy + "/" + name) {
-                    same = name == "manifest.json" ? sameJSON(packaged, copied) : packaged == copied
+                    same = name.hasSuffix(".json") ? sameJSON(packaged, copied) : packaged == copied
                 } else {
                     same = false
                 }

@@ -247,6 +247,16 @@ struct LanguageTests {
         let german = try set(["LANG=de_DE.UTF-8"])
         #expect(de.language == "de" && !problem.contains("is not a duration"))
         #expect(german.contains(":4: " + problem) && !german.contains("is not a duration") && !german.contains("nothing was changed"), "\(german)")
+        // A language's name is a name, never a path: anything else is English.
+        let script = """
+            import json, socket, sys
+            s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1])
+            s.sendall(json.dumps({"v": 1, "command": "policy_change", "changes": [{"key": "points.daily_goal", "value": "soon"}],
+                                  "language": "de/../de"}).encode() + b"\\n")
+            print(json.loads(s.makefile().readline())["figures"]["detail"])
+            """
+        let raw = try ReplayBinaryTests.runBinary("/usr/bin/python3", ["-c", script, d.socket])
+        #expect(raw.stdout.contains("'daily_goal' is not a duration"), "\(raw.stdout) \(raw.stderr)")
         #expect(try d.stop().status == 0)
     }
 }

@@ -56,7 +56,8 @@ public struct Translator: Sendable {
     /// `de_DE.UTF-8@euro` → `de_DE`, `es-MX` → `es_MX`, `FR` → `fr`; nil for nothing.
     static func normalized(_ name: String) -> String? {
         let base = String(name.prefix { $0 != "." && $0 != "@" }).replacing("-", with: "_")
-        guard !base.isEmpty else { return nil }
+        // A name, never a path: it becomes a folder's name under the catalogs' folder.
+        guard !base.isEmpty, base.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }) else { return nil }
         if base == "C" || base == "POSIX" { return base }
         let parts = base.split(separator: "_", maxSplits: 1)
         return parts[0].lowercased() + (parts.count > 1 ? "_" + parts[1].uppercased() : "")

@@ -41,12 +41,10 @@ final class UserLanguages {
     }
 
     /// The words of a language a request names (`ControlRequest.language`); English for none, or
-    /// for what is no language's name (longer than any, or with more than letters, digits, `_`,
-    /// `-`, `.` and `@`: never a path). Its catalog is read once.
+    /// for a name longer than any language's (and for one that is no name: `Translator`). Its
+    /// catalog is read once.
     func translator(forLanguage name: String?) -> Translator {
-        guard let name, !name.isEmpty, name.utf8.count <= 32,
-              name.utf8.allSatisfy({ $0 < 128 && (Character(UnicodeScalar($0)).isLetter || Character(UnicodeScalar($0)).isNumber || "_-.@".utf8.contains($0)) })
-        else { return .english }
+        guard let name, !name.isEmpty, name.utf8.count <= 32 else { return .english }
         let languages = [name]
         let translator = catalogs[languages] ?? Translator.forLanguages(languages, folder: folder)
         if catalogs.count < 32 { catalogs[languages] = translator }

@@ -117,6 +117,9 @@ struct TranslatorTests {
         #expect(Translator.forLanguages(["de-CH"], folder: folder).language == "de")
         #expect(Translator.forLanguages(["sv_SE", "de"], folder: folder).language == "de")
         #expect(Translator.forLanguages(["en_GB.UTF-8", "de"], folder: folder).language == nil)
+        // A name, never a path (a child's account may say any language it likes): "de/" would
+        // have found the catalog of de.
+        for name in ["de/", "de/../de", "/de", "de\u{0}"] { #expect(Translator.forLanguages([name], folder: folder).language == nil, "\(name)") }
         try "not a catalog".write(toFile: folder + "/de/LC_MESSAGES/screentime.mo", atomically: true, encoding: .utf8)
         #expect(Translator.forLanguages(["de"], folder: folder).language == nil)
     }

@@ -61,6 +61,24 @@ struct LanguageTests {
         try "let a = tr(\"\\(n) minutes left\")\n".write(toFile: source + "/Sources/x/A.swift", atomically: true, encoding: .utf8)
         let refused = try ReplayBinaryTests.runBinary(source + "/tools/messages", ["extract"])
         #expect(refused.status != 0 && refused.stderr.contains("Sources/x/A.swift:1: a message with \\( … ) is never found in a catalog"), "\(refused.stderr)")
+
+        // Words a person reads that are no message, in the Swift sources people read: each named
+        // with its place; a mark says why one is not shown; a message, a command and a key pass.
+        try FileManager.default.createDirectory(atPath: source + "/Sources/stctl", withIntermediateDirectories: true)
+        try """
+            let ok = tr("Game time now")
+            let command = "stctl approve \\(id)"
+            let key = ["balance": 1]
+            print("Your game time is up")
+            let label = "Points"
+            let html = "<button aria-label=\\"Remove it\\">x</button>"
+            let fields = "the journal's words"   // not shown: a line for the journal
+            """.write(toFile: source + "/Sources/stctl/B.swift", atomically: true, encoding: .utf8)
+        let unmarked = try ReplayBinaryTests.runBinary(source + "/tools/messages", ["unmarked"])
+        #expect(unmarked.status != 0, "\(unmarked.stdout)")
+        #expect(unmarked.stdout.split(separator: "\n").map(String.init)
+                == ["Sources/stctl/B.swift:4: Your game time is up", "Sources/stctl/B.swift:5: Points", "Sources/stctl/B.swift:6: <button aria-label=\"Remove it\">x</button>"],
+                "\(unmarked.stdout)")
     }
 
     @Test("stctl status, sessions and ask in German and in Spanish from the real daemon's figures, a session's reasons in the child's words; LANGUAGE before LANG; C and an unknown language in English")

@@ -105,12 +105,14 @@ public final class GnomeShellSession {
 
     /// The shell's session bus: Debian's session.conf and its session services, but for systemd's
     /// user manager, which answers as in a GNOME session that systemd runs (here none does): IBus
-    /// is its unit (org.freedesktop.IBus.session.GNOME.service), so the shell leaves ibus-daemon to
-    /// it. (shell.sh starts it before the shell: the shell's question of it starts no service.) Otherwise GNOME Shell 43 starts ibus-daemon itself with GLib.spawn_async and a child
-    /// setup written in JavaScript, which runs in the forked child: when another of the shell's
-    /// threads held GObject's type lock at the fork, the child waits for it for good, and the
-    /// shell with it, reading the child's exec report (seen here: the shell's main thread in
-    /// g_spawn_async, its child in g_type_get_qdata; three CI runs lost the lock test to it).
+    /// is its unit (org.freedesktop.IBus.session.GNOME.service), so the shell leaves ibus-daemon
+    /// to it (shell.sh starts it before the shell: the shell's question of it starts no service).
+    /// Otherwise GNOME Shell 43 starts ibus-daemon itself with GLib.spawn_async and a child setup
+    /// written in JavaScript, which runs in the forked child: when another of the shell's threads
+    /// held GObject's type lock at the fork, the child waits for it for good, and the shell with
+    /// it, reading the child's exec report (seen here under load: the shell's main thread in
+    /// g_spawn_async from ibusManager.js, its child in g_type_get_qdata; two CI runs lost the lock
+    /// test to it, one seen as the Screencast service's activation timing out meanwhile).
     static func writeSessionBus(into dir: String) throws {
         let fm = FileManager.default
         let installed = "/usr/share/dbus-1/services", ours = dir + "/services"

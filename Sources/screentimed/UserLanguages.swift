@@ -33,10 +33,15 @@ final class UserLanguages {
         guard system else { return own }
         if let k = known[uid], now - k.at < Self.lookAgainAfter { return k.translator }
         // (A list is the user's to make: the first few are tried, as a person names one or two.)
-        let languages = Array(Self.languages(of: uid).prefix(8))
+        let translator = catalog(Array(Self.languages(of: uid).prefix(8)))
+        known[uid] = (translator, now)
+        return translator
+    }
+
+    /// The words of the first of `languages` with a catalog; each list's read once (32 at most kept).
+    private func catalog(_ languages: [String]) -> Translator {
         let translator = catalogs[languages] ?? Translator.forLanguages(languages, folder: folder)
         if catalogs.count < 32 { catalogs[languages] = translator }
-        known[uid] = (translator, now)
         return translator
     }
 
@@ -45,10 +50,7 @@ final class UserLanguages {
     /// catalog is read once.
     func translator(forLanguage name: String?) -> Translator {
         guard let name, !name.isEmpty, name.utf8.count <= 32 else { return .english }
-        let languages = [name]
-        let translator = catalogs[languages] ?? Translator.forLanguages(languages, folder: folder)
-        if catalogs.count < 32 { catalogs[languages] = translator }
-        return translator
+        return catalog([name])
     }
 
     static func languages(of uid: UInt32) -> [String] {
